@@ -1,0 +1,327 @@
+/*
+ * Active messages: packets, dispatch and credit-based flow control.
+ *
+ * Every (sender, receiver, channel) has a window of `credits` counted
+ * packets.  The receiver has buffer space for all of them (plus a few
+ * uncounted credit and barrier packets per peer), so nothing is buffered
+ * without bound and a sender never overruns a receiver.  Credits come back
+ * piggybacked on any packet going the other way, or in a credit packet
+ * when half a window is owed.  Credit packets travel on the reply channel,
+ * which every wait drains, so credits always return.
+ */
+#include <string.h>
+
+#include "am_internal.h"
+
+static void am_owe(int ch, int src)
+{
+    uint16_t *owe = &cm5i_ctx.owe[ch][src];
+
+    (*owe)++;
+    if (*owe >= cm5i_ctx.credits / 2 && !cm5i_ctx.flush_mark[src]) {
+        cm5i_ctx.flush_mark[src] = 1;
+        cm5i_ctx.flush_q[cm5i_ctx.nflush++] = src;
+    }
+}
+
+static void am_run_user(int ch, const cm5i_pkt_t *pkt)
+{
+    cm5i_href_t ref = {.obj = pkt->obj, .off = pkt->off};
+    cm5_am_handler_func_t h = (cm5_am_handler_func_t)cm5i_handler_decode(ref);
+    int was_req = cm5i_ctx.in_req_handler;
+
+    if (CM5I_UNLIKELY(!h))
+        cm5_fatal(ch == CM5I_CH_REQ ? "CMAML_request" : "CMAML_reply",
+                  "handler (object %08x, offset 0x%x) sent by node %d is "
+                  "not executable code in this process; not called",
+                  pkt->obj, pkt->off, pkt->src);
+    cm5i_ctx.in_handler++;
+    cm5i_ctx.in_req_handler = ch == CM5I_CH_REQ;
+    h(pkt->arg[0], pkt->arg[1], pkt->arg[2], pkt->arg[3]);
+    cm5i_ctx.in_req_handler = was_req;
+    cm5i_ctx.in_handler--;
+    if (ch == CM5I_CH_REQ)
+        cm5i_ctx.stats.requests_handled++;
+    else
+        cm5i_ctx.stats.replies_handled++;
+}
+
+static void am_run_internal(const cm5i_pkt_t *pkt)
+{
+    cm5i_internal_func_t fn =
+        pkt->obj < CM5I_INTERNAL_MAX ? cm5i_ctx.internal[pkt->obj] : NULL;
+
+    if (!fn)
+        cm5_fatal("cm5fab", "unknown internal message %u from node %d",
+                  pkt->obj, pkt->src);
+    cm5i_ctx.in_handler++;
+    fn(pkt->src, pkt->arg);
+    cm5i_ctx.in_handler--;
+    cm5i_ctx.stats.internal_handled++;
+}
+
+static void am_rx(void *arg, int ch, const void *buf, size_t len)
+{
+    cm5i_pkt_t pkt;
+
+    (void)arg;
+    if (CM5I_UNLIKELY(len != sizeof(pkt)))
+        goto foreign;
+    memcpy(&pkt, buf, sizeof(pkt));
+    if (CM5I_UNLIKELY(pkt.key != cm5i_ctx.key || pkt.src >= cm5i_ctx.size))
+        goto foreign;
+    for (int c = 0; c < CM5I_NCH; c++)
+        cm5i_ctx.tx_cred[c][pkt.src] += pkt.cred[c];
+    switch (pkt.type) {
+    case CM5I_PKT_USER:
+        am_run_user(ch, &pkt);
+        break;
+    case CM5I_PKT_INTERNAL:
+        am_run_internal(&pkt);
+        break;
+    case CM5I_PKT_RPC:
+        /* Credits bound the queue: owed only once the call has run. */
+        cm5i_ctx.rpc_q[cm5i_ctx.rpc_tail++ % cm5i_ctx.rpc_cap] = pkt;
+        return;
+    case CM5I_PKT_BARRIER:
+        if (pkt.arg[0] < CM5I_BARRIER_ROUNDS)
+            cm5i_ctx.bar_arrived[pkt.arg[0]]++;
+        cm5i_ctx.stats.internal_handled++;
+        return; /* uncounted */
+    case CM5I_PKT_CREDIT:
+        cm5i_ctx.stats.internal_handled++;
+        return; /* uncounted */
+    default:
+        goto foreign;
+    }
+    am_owe(ch, pkt.src);
+    return;
+foreign:
+    if (cm5i_ctx.stats.foreign_dropped++ % 1000 == 0)
+        cm5i_log(CM5I_LOG_WARN, "am",
+                 "dropped a packet that is not from this job (%zu bytes; "
+                 "%llu so far)",
+                 len, (unsigned long long)cm5i_ctx.stats.foreign_dropped);
+}
+
+static void am_take_owed(int node, cm5i_pkt_t *pkt)
+{
+    for (int c = 0; c < CM5I_NCH; c++) {
+        pkt->cred[c] = cm5i_ctx.owe[c][node];
+        cm5i_ctx.owe[c][node] = 0;
+    }
+}
+
+static void am_give_back(int node, const cm5i_pkt_t *pkt)
+{
+    for (int c = 0; c < CM5I_NCH; c++)
+        cm5i_ctx.owe[c][node] += pkt->cred[c];
+}
+
+void cm5i_flush_credits(void)
+{
+    int keep = 0;
+
+    for (int i = 0; i < cm5i_ctx.nflush; i++) {
+        int node = cm5i_ctx.flush_q[i];
+        cm5i_pkt_t pkt = {.key = cm5i_ctx.key,
+                          .src = (uint16_t)cm5i_ctx.rank,
+                          .type = CM5I_PKT_CREDIT};
+        cm5_status_t st;
+
+        am_take_owed(node, &pkt);
+        if (pkt.cred[0] == 0 && pkt.cred[1] == 0) {
+            cm5i_ctx.flush_mark[node] = 0;
+            continue; /* already piggybacked */
+        }
+        st = cm5i_fab_send(cm5i_ctx.fab, CM5I_CH_REP, node, &pkt, sizeof(pkt));
+        if (st == CM5_OK) {
+            cm5i_ctx.flush_mark[node] = 0;
+            cm5i_doorbell_ring(node);
+            continue;
+        }
+        am_give_back(node, &pkt);
+        if (st != CM5_ERR_AGAIN)
+            cm5_fatal("cm5fab", "cannot return credits to node %d: %s", node,
+                      cm5_status_string(st));
+        cm5i_ctx.flush_q[keep++] = node; /* retry at the next poll */
+    }
+    cm5i_ctx.nflush = keep;
+}
+
+static int am_run_rpcs(void)
+{
+    int n = 0;
+
+    while (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail) {
+        cm5i_pkt_t pkt = cm5i_ctx.rpc_q[cm5i_ctx.rpc_head++ % cm5i_ctx.rpc_cap];
+        cm5i_href_t ref = {.obj = pkt.obj, .off = pkt.off};
+        cm5_am_handler_func_t h =
+            (cm5_am_handler_func_t)cm5i_handler_decode(ref);
+
+        if (!h)
+            cm5_fatal("CMAML_rpc",
+                      "function (object %08x, offset 0x%x) sent by node %d "
+                      "is not executable code in this process; not called",
+                      pkt.obj, pkt.off, pkt.src);
+        h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
+        am_owe(CM5I_CH_REQ, pkt.src);
+        cm5i_ctx.stats.requests_handled++;
+        n++;
+    }
+    return n;
+}
+
+int cm5i_progress(int chmask)
+{
+    int n = 0;
+
+    /* Replies first: they complete work and return credits. */
+    for (int c = CM5I_NCH - 1; c >= 0; c--) {
+        int r;
+
+        if (!(chmask & CM5I_CH_BIT(c)))
+            continue;
+        r = cm5i_fab_poll(cm5i_ctx.fab, c, am_rx, NULL);
+        if (CM5I_UNLIKELY(r < 0))
+            cm5_fatal("cm5fab", "network failure on the %s channel: %s "
+                      "(a node may have died)",
+                      c == CM5I_CH_REQ ? "request" : "reply",
+                      cm5_status_string(r));
+        n += r;
+    }
+    if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail && !cm5i_ctx.in_handler)
+        n += am_run_rpcs();
+    if (cm5i_ctx.nflush)
+        cm5i_flush_credits();
+    return n;
+}
+
+/* While a handler runs, only the reply channel may be served: request
+ * handlers never nest. */
+static int am_wait_mask(void)
+{
+    return cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
+}
+
+cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
+{
+    int counted = pkt->type == CM5I_PKT_USER ||
+                  pkt->type == CM5I_PKT_INTERNAL || pkt->type == CM5I_PKT_RPC;
+    uint16_t *cred = &cm5i_ctx.tx_cred[ch][node];
+    cm5i_waiter_t w;
+    cm5_status_t st;
+
+    pkt->key = cm5i_ctx.key;
+    pkt->src = (uint16_t)cm5i_ctx.rank;
+    if (counted && CM5I_UNLIKELY(*cred == 0)) {
+        cm5i_ctx.stats.credit_waits++;
+        cm5i_waiter_init(&w);
+        while (*cred == 0)
+            cm5i_wait_step(&w, am_wait_mask());
+    }
+    for (cm5i_waiter_t *wp = NULL;;) {
+        am_take_owed(node, pkt);
+        st = cm5i_fab_send(cm5i_ctx.fab, ch, node, pkt, sizeof(*pkt));
+        if (CM5I_LIKELY(st == CM5_OK))
+            break;
+        am_give_back(node, pkt);
+        if (st != CM5_ERR_AGAIN)
+            return st;
+        if (!wp) {
+            wp = &w;
+            cm5i_waiter_init(wp);
+        }
+        cm5i_wait_step(wp, am_wait_mask());
+    }
+    if (counted)
+        (*cred)--;
+    cm5i_doorbell_ring(node);
+    return CM5_OK;
+}
+
+static cm5_status_t am_user(int ch, int type, int node,
+                            cm5_am_handler_func_t h, const uint32_t arg[4])
+{
+    cm5i_pkt_t pkt = {.type = (uint8_t)type};
+    cm5i_href_t ref;
+    cm5_status_t st;
+
+    cm5i_ensure_init();
+    if (CM5I_UNLIKELY(node < 0 || node >= cm5i_ctx.size))
+        return CM5_ERR_RANGE;
+    st = cm5i_handler_encode((const void *)h, &ref);
+    if (CM5I_UNLIKELY(st != CM5_OK))
+        return st;
+    pkt.obj = ref.obj;
+    pkt.off = ref.off;
+    memcpy(pkt.arg, arg, sizeof(pkt.arg));
+    return cm5i_am_send(ch, node, &pkt);
+}
+
+cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t h, uint32_t a0,
+                            uint32_t a1, uint32_t a2, uint32_t a3)
+{
+    const uint32_t arg[4] = {a0, a1, a2, a3};
+    cm5_status_t st;
+
+    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
+        return CM5_ERR_STATE;
+    st = am_user(CM5I_CH_REQ, CM5I_PKT_USER, node, h, arg);
+    if (st == CM5_OK)
+        cm5i_ctx.stats.requests_sent++;
+    return st;
+}
+
+cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
+                          uint32_t a1, uint32_t a2, uint32_t a3)
+{
+    const uint32_t arg[4] = {a0, a1, a2, a3};
+    cm5_status_t st;
+
+    if (CM5I_UNLIKELY(cm5i_ctx.in_handler && !cm5i_ctx.in_req_handler))
+        return CM5_ERR_STATE;
+    st = am_user(CM5I_CH_REP, CM5I_PKT_USER, node, h, arg);
+    if (st == CM5_OK)
+        cm5i_ctx.stats.replies_sent++;
+    return st;
+}
+
+cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t h, uint32_t a0,
+                        uint32_t a1, uint32_t a2, uint32_t a3)
+{
+    const uint32_t arg[4] = {a0, a1, a2, a3};
+    cm5_status_t st;
+
+    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
+        return CM5_ERR_STATE;
+    st = am_user(CM5I_CH_REQ, CM5I_PKT_RPC, node, h, arg);
+    if (st == CM5_OK)
+        cm5i_ctx.stats.requests_sent++;
+    return st;
+}
+
+cm5_status_t cm5_am_handler_check(const void *handler)
+{
+    cm5i_href_t ref;
+
+    return cm5i_handler_encode(handler, &ref);
+}
+
+cm5_status_t cm5i_am_internal(int node, int index, const uint32_t arg[4])
+{
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_INTERNAL, .obj = (uint32_t)index};
+
+    memcpy(pkt.arg, arg, sizeof(pkt.arg));
+    return cm5i_am_send(CM5I_CH_REQ, node, &pkt);
+}
+
+void cm5i_am_register_internal(int index, cm5i_internal_func_t fn)
+{
+    cm5i_ctx.internal[index] = fn;
+}
+
+int cm5_in_handler(void)
+{
+    return cm5i_ctx.in_handler > 0;
+}

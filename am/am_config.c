@@ -1,0 +1,108 @@
+/*
+ * Configuration table.  Every CM5_* variable is declared here, once;
+ * cm5info -e prints this table and doc/env.md is generated from it.
+ */
+#include "am_config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "am_log.h"
+#include "cm5/cm5.h"
+
+extern char **environ;
+
+static const cm5_config_var_t config_table[] = {
+    {"CM5_PROVIDER", "",
+     "libfabric provider (shm, tcp, udp, sockets, ...); empty: shm for a "
+     "cm5run job on one host, else libfabric's first choice"},
+    {"CM5_LOG_LEVEL", "warn", "log level: none, error, warn, info, debug"},
+    {"CM5_VERBOSE_ENV", "0",
+     "1: node 0 prints every CM5_* variable and the value it uses"},
+    {"CM5_AM_CREDITS", "32",
+     "active messages in flight per peer and channel (flow control window)"},
+    {"CM5_SPIN_US", "auto",
+     "microseconds a wait polls before yielding (auto: 50, or 0 when the "
+     "job has more nodes than CPUs)"},
+    {"CM5_YIELDS", "16", "sched_yield() calls a wait makes before sleeping"},
+    {"CM5_SLEEP_MS", "5",
+     "longest single sleep of a waiting node, in milliseconds"},
+    {"CM5_TIMEOUT", "0", "cm5run: default --timeout in seconds (0: none)"},
+    {"CM5_LAUNCHER", "", "set by cm5run: the launcher that started the node"},
+    {"CM5_RANK", "", "set by cm5run: this node's number"},
+    {"CM5_SIZE", "", "set by cm5run: number of nodes"},
+    {"CM5_BOOT_FD", "", "set by cm5run: bootstrap socket"},
+    {"CM5_JOB_KEY", "",
+     "set by cm5run: the job's random key; packets without it are dropped"},
+    {"CM5_DOORBELL_FD", "",
+     "set by cm5run: shared memory where sleeping nodes are woken"},
+};
+
+#define CONFIG_N ((int)(sizeof(config_table) / sizeof(*config_table)))
+
+int cm5_config_count(void)
+{
+    return CONFIG_N;
+}
+
+const cm5_config_var_t *cm5_config_var(int index)
+{
+    return index >= 0 && index < CONFIG_N ? &config_table[index] : NULL;
+}
+
+static const cm5_config_var_t *config_find(const char *name, size_t len)
+{
+    for (int i = 0; i < CONFIG_N; i++)
+        if (strlen(config_table[i].name) == len &&
+            strncmp(config_table[i].name, name, len) == 0)
+            return &config_table[i];
+    return NULL;
+}
+
+const char *cm5i_config_str(const char *name)
+{
+    const cm5_config_var_t *v = config_find(name, strlen(name));
+    const char *env = getenv(name);
+
+    if (env)
+        return env;
+    return v ? v->default_value : "";
+}
+
+long cm5i_config_long(const char *name, long min, long max)
+{
+    const char *s = cm5i_config_str(name);
+    const cm5_config_var_t *v = config_find(name, strlen(name));
+    char *end;
+    long val;
+
+    errno = 0;
+    val = strtol(s, &end, 10);
+    if (*s && !errno && !*end && val >= min && val <= max)
+        return val;
+    if (v && strcmp(s, v->default_value) != 0)
+        cm5i_log(CM5I_LOG_WARN, "config",
+                 "%s=%s is not a number in [%ld, %ld]; using %s", name, s,
+                 min, max, v->default_value);
+    val = v ? strtol(v->default_value, NULL, 10) : min;
+    return val < min ? min : val;
+}
+
+void cm5i_config_check(int print)
+{
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+
+        if (strncmp(*e, "CM5_", 4) != 0 || !eq)
+            continue;
+        if (!config_find(*e, (size_t)(eq - *e)))
+            cm5i_log(CM5I_LOG_WARN, "config",
+                     "unknown variable %.*s (cm5info -e lists them)",
+                     (int)(eq - *e), *e);
+    }
+    for (int i = 0; print && i < CONFIG_N; i++)
+        cm5i_log(CM5I_LOG_WARN, "config", "%s=%s%s", config_table[i].name,
+                 cm5i_config_str(config_table[i].name),
+                 getenv(config_table[i].name) ? "" : " (default)");
+}

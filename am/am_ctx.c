@@ -1,0 +1,304 @@
+/*
+ * Start-up and shut-down of a node: bootstrap, endpoints, address
+ * exchange, configuration; errors that stop the job.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "am_config.h"
+#include "am_internal.h"
+
+cm5i_ctx_t cm5i_ctx;
+
+static const char *status_names[] = {
+    "success",
+    "invalid argument",
+    "out of memory",
+    "libfabric error",
+    "bootstrap failed",
+    "node outside the partition",
+    "resource busy, try again",
+    "handler is not executable code",
+    "no usable libfabric provider",
+    "call not allowed in this state",
+    "peer lost",
+};
+
+const char *cm5_status_string(cm5_status_t status)
+{
+    int i = -(int)status;
+
+    if (i < 0 || i >= (int)(sizeof(status_names) / sizeof(*status_names)))
+        return "unknown status";
+    return status_names[i];
+}
+
+void cm5_fatal(const char *call, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    cm5i_log_level = cm5i_log_level < CM5I_LOG_ERROR ? CM5I_LOG_ERROR
+                                                     : cm5i_log_level;
+    cm5i_vlog(CM5I_LOG_ERROR, call, fmt, ap);
+    va_end(ap);
+    cm5i_ctx.failed = 1;
+    fflush(NULL);
+    /* Exit without the collective shut-down: cm5run (or the PMIx launcher)
+     * sees the status and stops the other nodes. */
+    _exit(1);
+}
+
+/* Provider precedence: API argument > cm5run --provider > CM5_PROVIDER
+ * (cm5run passes --provider as CM5_PROVIDER) > shm for one-host jobs >
+ * libfabric's ranking. */
+static const char *ctx_pick_provider(const char *api)
+{
+    const char *env = cm5i_config_str("CM5_PROVIDER");
+
+    if (api && *api)
+        return api;
+    if (*env)
+        return env;
+    if (cm5i_ctx.boot.local) {
+        cm5i_log(CM5I_LOG_INFO, "init",
+                 "all nodes on one host: using the shm provider");
+        return "shm";
+    }
+    return NULL;
+}
+
+static void ctx_read_config(void)
+{
+    const char *lvl = getenv("CM5_LOG_LEVEL");
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *spin = cm5i_config_str("CM5_SPIN_US");
+
+    if (lvl && cm5i_log_parse_level(lvl) < 0)
+        cm5i_log(CM5I_LOG_WARN, "config", "CM5_LOG_LEVEL=%s is unknown", lvl);
+    else if (lvl)
+        cm5i_log_level = cm5i_log_parse_level(lvl);
+    cm5i_ctx.credits = (uint16_t)cm5i_config_long("CM5_AM_CREDITS", 2, 4096);
+    cm5i_ctx.yields = (int)cm5i_config_long("CM5_YIELDS", 0, 1000000);
+    cm5i_ctx.sleep_ms = (int)cm5i_config_long("CM5_SLEEP_MS", 1, 1000);
+    if (strcmp(spin, "auto") == 0)
+        cm5i_ctx.spin_s = cm5i_ctx.size > ncpu ? 0 : 50e-6;
+    else
+        cm5i_ctx.spin_s = cm5i_config_long("CM5_SPIN_US", 0, 10000000) * 1e-6;
+}
+
+static cm5_status_t ctx_alloc_flow(void)
+{
+    size_t n = (size_t)cm5i_ctx.size;
+
+    for (int c = 0; c < CM5I_NCH; c++) {
+        cm5i_ctx.tx_cred[c] = malloc(n * sizeof(uint16_t));
+        cm5i_ctx.owe[c] = calloc(n, sizeof(uint16_t));
+        if (!cm5i_ctx.tx_cred[c] || !cm5i_ctx.owe[c])
+            return CM5_ERR_NO_MEMORY;
+        for (size_t k = 0; k < n; k++)
+            cm5i_ctx.tx_cred[c][k] = cm5i_ctx.credits;
+    }
+    cm5i_ctx.rpc_cap = (uint32_t)(n * cm5i_ctx.credits);
+    cm5i_ctx.rpc_q = malloc(cm5i_ctx.rpc_cap * sizeof(cm5i_pkt_t));
+    if (!cm5i_ctx.rpc_q)
+        return CM5_ERR_NO_MEMORY;
+    cm5i_ctx.flush_q = malloc(n * sizeof(int));
+    cm5i_ctx.flush_mark = calloc(n, 1);
+    return cm5i_ctx.flush_q && cm5i_ctx.flush_mark ? CM5_OK
+                                                   : CM5_ERR_NO_MEMORY;
+}
+
+static cm5_status_t ctx_open_fabric(const char *provider)
+{
+    cm5i_fab_params_t p = {.provider = ctx_pick_provider(provider),
+                           .msg_size = sizeof(cm5i_pkt_t)};
+    char tag[64];
+
+    snprintf(tag, sizeof(tag), "cm5-%016llx-%d",
+             (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
+    p.name_tag = tag;
+    p.rx_bytes = (size_t)cm5i_ctx.size *
+                 (cm5i_ctx.credits + CM5I_UNCOUNTED_SLACK) * p.msg_size;
+    return cm5i_fab_open(&p, &cm5i_ctx.fab);
+}
+
+static cm5_status_t ctx_exchange(void)
+{
+    char *mine = calloc(1, CM5I_ADDR_REC);
+    char *all = malloc((size_t)cm5i_ctx.size * CM5I_ADDR_REC);
+    cm5_status_t st = CM5_ERR_NO_MEMORY;
+
+    if (!mine || !all)
+        goto out;
+    st = CM5_ERR_FABRIC;
+    if (!cm5i_fab_address(cm5i_ctx.fab, mine, CM5I_ADDR_REC))
+        goto out;
+    /* The provider name leads the record: every node must use the same. */
+    st = cm5i_boot_allgather(&cm5i_ctx.boot, mine, CM5I_ADDR_REC, all);
+    if (st == CM5_OK)
+        st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.size, all,
+                                CM5I_ADDR_REC);
+out:
+    free(mine);
+    free(all);
+    return st;
+}
+
+static void ctx_atexit(void)
+{
+    cm5_finalize();
+}
+
+static cm5_status_t ctx_start(const char *provider)
+{
+    cm5_status_t st;
+
+    st = cm5i_boot_init(&cm5i_ctx.boot);
+    if (st != CM5_OK)
+        return st;
+    cm5i_ctx.rank = cm5i_ctx.boot.rank;
+    cm5i_ctx.size = cm5i_ctx.boot.size;
+    cm5i_ctx.key = cm5i_ctx.boot.key;
+    cm5i_log_rank = cm5i_ctx.rank;
+    ctx_read_config();
+    cm5i_config_check(cm5i_ctx.rank == 0 &&
+                      cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
+    cm5i_handler_refresh();
+    if ((st = ctx_alloc_flow()) != CM5_OK ||
+        (st = ctx_open_fabric(provider)) != CM5_OK ||
+        (st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK ||
+        (st = cm5i_barrier_setup()) != CM5_OK)
+        return st;
+    snprintf(cm5i_ctx.provider, sizeof(cm5i_ctx.provider), "%s",
+             cm5i_fab_provider(cm5i_ctx.fab));
+    cm5i_log(CM5I_LOG_INFO, "init", "node %d of %d, bootstrap %s, provider %s",
+             cm5i_ctx.rank, cm5i_ctx.size, cm5i_ctx.boot.method,
+             cm5i_ctx.provider);
+    cm5i_ctx.ready = 1;
+    atexit(ctx_atexit);
+    return CM5_OK;
+}
+
+cm5_status_t cm5_init(const char *provider)
+{
+    cm5_status_t st;
+
+    if (cm5i_ctx.ready) {
+        if (provider && *provider && strcmp(provider, cm5i_ctx.provider) &&
+            strncmp(cm5i_ctx.provider, provider, strlen(provider)) != 0) {
+            cm5i_log(CM5I_LOG_ERROR, "cm5_init",
+                     "already running on provider %s (cm5run started the "
+                     "node); use cm5run --provider %s",
+                     cm5i_ctx.provider, provider);
+            return CM5_ERR_STATE;
+        }
+        return CM5_OK;
+    }
+    st = ctx_start(provider);
+    if (st != CM5_OK)
+        cm5i_log(CM5I_LOG_ERROR, "init", "cannot start node: %s",
+                 cm5_status_string(st));
+    return st;
+}
+
+void cm5i_lazy_init(void)
+{
+    if (cm5_init(NULL) != CM5_OK)
+        cm5_fatal("cm5fab", "initialization failed (see above)");
+}
+
+/* Under cm5run every node bootstraps at load time, so nodes that never
+ * communicate still join the job. */
+__attribute__((constructor)) static void ctx_auto_init(void)
+{
+    if (getenv("CM5_BOOT_FD") && !cm5i_ctx.ready)
+        cm5i_lazy_init();
+}
+
+void cm5_finalize(void)
+{
+    if (!cm5i_ctx.ready || cm5i_ctx.failed)
+        return;
+    /* Messages may still be in flight to us: serve them until every node
+     * has come here, then close. */
+    if (cm5i_ctx.size > 1)
+        cm5_barrier();
+    cm5i_ctx.ready = 0;
+    cm5i_fab_close(cm5i_ctx.fab);
+    cm5i_ctx.fab = NULL;
+    cm5i_boot_fini(&cm5i_ctx.boot);
+    for (int c = 0; c < CM5I_NCH; c++) {
+        free(cm5i_ctx.tx_cred[c]);
+        free(cm5i_ctx.owe[c]);
+        cm5i_ctx.tx_cred[c] = cm5i_ctx.owe[c] = NULL;
+    }
+    free(cm5i_ctx.flush_q);
+    free(cm5i_ctx.flush_mark);
+    free(cm5i_ctx.rpc_q);
+    cm5i_ctx.rpc_q = NULL;
+    cm5i_ctx.flush_q = NULL;
+    cm5i_ctx.flush_mark = NULL;
+}
+
+int cm5_rank(void)
+{
+    cm5i_ensure_init();
+    return cm5i_ctx.rank;
+}
+
+int cm5_size(void)
+{
+    cm5i_ensure_init();
+    return cm5i_ctx.size;
+}
+
+const char *cm5_provider(void)
+{
+    cm5i_ensure_init();
+    return cm5i_ctx.provider;
+}
+
+const char *cm5_bootstrap(void)
+{
+    cm5i_ensure_init();
+    return cm5i_ctx.boot.method;
+}
+
+void cm5_stats(cm5_stats_t *out)
+{
+    *out = cm5i_ctx.stats;
+}
+
+double cm5_wtime(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double cm5_cputime(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* For cm5info: list providers without starting a node. */
+int cm5_fabric_list(void (*cb)(void *, const char *, int,
+                                          const char *),
+                               void *arg)
+{
+    return cm5i_fab_list(cb, arg);
+}
+
+const char *cm5_fabric_version(void)
+{
+    return cm5i_fab_version();
+}

@@ -1,0 +1,136 @@
+/*
+ * Internals of the active-message core shared by the am/ sources.
+ */
+#ifndef CM5_AM_INTERNAL_H
+#define CM5_AM_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "am_handler.h"
+#include "am_log.h"
+#include "boot/boot.h"
+#include "cm5/cm5.h"
+#include "fabric/fab.h"
+
+#define CM5I_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CM5I_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CM5I_ADDR_REC (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX))
+#define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
+#define CM5I_BARRIER_ROUNDS 32
+
+/* Packet types. */
+enum {
+    CM5I_PKT_USER = 1,     /* user handler (obj, off) */
+    CM5I_PKT_INTERNAL = 2, /* runtime handler, index in obj; counted */
+    CM5I_PKT_CREDIT = 3,   /* only returns credits; uncounted */
+    CM5I_PKT_BARRIER = 4,  /* barrier round; uncounted */
+    CM5I_PKT_RPC = 5       /* user handler run outside handlers; counted */
+};
+
+/* The wire format of an active message: 48 bytes. */
+typedef struct {
+    uint64_t key;    /* the job's key: packets from elsewhere are dropped */
+    uint32_t obj;    /* handler object id, or internal handler index */
+    uint32_t off;    /* handler offset in its object */
+    uint32_t arg[4]; /* the four argument words */
+    uint32_t seq;    /* barrier epoch */
+    uint16_t src;    /* sending node */
+    uint8_t type;
+    uint8_t pad;
+    uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
+    uint32_t pad2;
+} cm5i_pkt_t;
+
+/* Runtime-internal handlers (collectives and the like), by index. */
+typedef void (*cm5i_internal_func_t)(int src, const uint32_t *arg);
+enum { CM5I_INTERNAL_MAX = 32 };
+
+/* Doorbell slot of one node in the job's shared memory. */
+typedef struct {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleeping;
+    char pad[56];
+} cm5i_doorbell_t;
+
+typedef struct {
+    int ready;
+    int failed;
+    int rank;
+    int size;
+    uint64_t key;
+    cm5i_boot_t boot;
+    cm5i_fab_t *fab;
+    char provider[64];
+
+    /* Flow control: credits we hold for each peer, and credits we owe. */
+    uint16_t credits;
+    uint16_t *tx_cred[CM5I_NCH];
+    uint16_t *owe[CM5I_NCH];
+    int *flush_q;
+    int nflush;
+    uint8_t *flush_mark;
+
+    /* Remote procedure calls wait here until the node is outside every
+     * handler; credits bound them to size * credits. */
+    cm5i_pkt_t *rpc_q;
+    uint32_t rpc_head, rpc_tail, rpc_cap;
+
+    int in_handler;     /* depth: >0 while a handler runs */
+    int in_req_handler; /* a request handler is running */
+
+    /* Waiting. */
+    double spin_s;
+    int yields;
+    int sleep_ms;
+    int wait_fds[CM5I_NCH];
+    int nwait_fds;
+    cm5i_doorbell_t *doorbell;
+    size_t doorbell_len;
+
+    /* Barrier. */
+    uint32_t bar_epoch;
+    uint32_t bar_arrived[CM5I_BARRIER_ROUNDS];
+
+    cm5i_internal_func_t internal[CM5I_INTERNAL_MAX];
+    cm5_stats_t stats;
+} cm5i_ctx_t;
+
+extern cm5i_ctx_t cm5i_ctx;
+
+/* Initialize on first use when the launcher did not. */
+void cm5i_lazy_init(void);
+static inline void cm5i_ensure_init(void)
+{
+    if (CM5I_UNLIKELY(!cm5i_ctx.ready))
+        cm5i_lazy_init();
+}
+
+/* Send a packet on a channel, waiting for credits and provider room. */
+cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt);
+/* Send an internal (runtime) request to node. */
+cm5_status_t cm5i_am_internal(int node, int index, const uint32_t arg[4]);
+void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
+/* Poll the channels in chmask (bit per channel); returns messages run. */
+int cm5i_progress(int chmask);
+/* Send the credit packets we owe, without blocking. */
+void cm5i_flush_credits(void);
+
+/* One step of a wait: progress, then spin, yield or sleep. */
+typedef struct {
+    double t0;
+    int empty;
+    int yields;
+    int sleep_us;
+} cm5i_waiter_t;
+void cm5i_waiter_init(cm5i_waiter_t *w);
+void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
+void cm5i_doorbell_ring(int node);
+cm5_status_t cm5i_wait_setup(void);
+
+cm5_status_t cm5i_barrier_setup(void);
+
+#define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
+#define CM5I_CH_BIT(c) (1 << (c))
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * Waiting that shares the CPU.  A wait polls, then spins a little, then
+ * yields, then sleeps: on the provider's wait object (a file descriptor)
+ * where it has one, otherwise on the job's doorbell (a futex in memory
+ * shared by cm5run's nodes), otherwise with a bounded backoff.  Jobs of
+ * 32-64 nodes on 2 cores progress because idle nodes give the CPU away.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "am_internal.h"
+
+static long wait_futex(_Atomic uint32_t *addr, int op, uint32_t val,
+                       const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+cm5_status_t cm5i_wait_setup(void)
+{
+    size_t len = 64 * ((size_t)cm5i_ctx.size + 1);
+    void *p;
+
+    cm5i_ctx.nwait_fds = cm5i_fab_wait_fds(cm5i_ctx.fab, cm5i_ctx.wait_fds);
+    if (cm5i_ctx.nwait_fds || cm5i_ctx.boot.doorbell_fd < 0)
+        return CM5_OK;
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+             cm5i_ctx.boot.doorbell_fd, 0);
+    if (p == MAP_FAILED) {
+        cm5i_log(CM5I_LOG_WARN, "wait",
+                 "cannot map the doorbell (%m): waits will back off");
+        return CM5_OK;
+    }
+    cm5i_ctx.doorbell = (cm5i_doorbell_t *)p + 1;
+    cm5i_ctx.doorbell_len = len;
+    return CM5_OK;
+}
+
+void cm5i_doorbell_ring(int node)
+{
+    cm5i_doorbell_t *d;
+
+    if (!cm5i_ctx.doorbell)
+        return;
+    d = &cm5i_ctx.doorbell[node];
+    if (atomic_load(&d->sleeping)) {
+        atomic_fetch_add(&d->seq, 1);
+        wait_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
+static int wait_sleep_doorbell(int chmask, int ms)
+{
+    cm5i_doorbell_t *d = &cm5i_ctx.doorbell[cm5i_ctx.rank];
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    uint32_t seq;
+    int n;
+
+    atomic_store(&d->sleeping, 1);
+    seq = atomic_load(&d->seq);
+    /* A sender that saw sleeping == 0 delivered before this poll. */
+    n = cm5i_progress(chmask);
+    if (n == 0)
+        wait_futex(&d->seq, FUTEX_WAIT, seq, &ts);
+    atomic_store(&d->sleeping, 0);
+    return n;
+}
+
+static int wait_sleep_fds(int chmask, int ms)
+{
+    struct pollfd pfd[CM5I_NCH];
+    int n = 0;
+
+    if (!cm5i_fab_trywait(cm5i_ctx.fab))
+        return cm5i_progress(chmask);
+    for (int c = 0; c < CM5I_NCH; c++) {
+        if (!(chmask & CM5I_CH_BIT(c)))
+            continue;
+        pfd[n].fd = cm5i_ctx.wait_fds[c];
+        pfd[n].events = POLLIN;
+        n++;
+    }
+    if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR)
+        cm5i_log(CM5I_LOG_WARN, "wait", "poll: %m");
+    return 0;
+}
+
+void cm5i_waiter_init(cm5i_waiter_t *w)
+{
+    w->t0 = -1;
+    w->empty = 0;
+    w->yields = 0;
+    w->sleep_us = 20;
+}
+
+static void wait_sleep(cm5i_waiter_t *w, int chmask)
+{
+    cm5i_ctx.stats.sleeps++;
+    if (cm5i_ctx.nwait_fds) {
+        wait_sleep_fds(chmask, cm5i_ctx.sleep_ms);
+    } else if (cm5i_ctx.doorbell) {
+        wait_sleep_doorbell(chmask, cm5i_ctx.sleep_ms);
+    } else {
+        struct timespec ts = {0, w->sleep_us * 1000L};
+
+        nanosleep(&ts, NULL);
+        if (w->sleep_us < cm5i_ctx.sleep_ms * 1000)
+            w->sleep_us *= 2;
+    }
+}
+
+void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
+{
+    if (cm5i_progress(chmask) > 0) {
+        cm5i_waiter_init(w);
+        return;
+    }
+    if (w->empty++ == 0) {
+        w->t0 = cm5_wtime();
+        return;
+    }
+    if (cm5i_ctx.spin_s > 0 && cm5_wtime() - w->t0 < cm5i_ctx.spin_s)
+        return;
+    if (w->yields < cm5i_ctx.yields) {
+        w->yields++;
+        sched_yield();
+        return;
+    }
+    wait_sleep(w, chmask);
+}
+
+/* A legacy program may spin on CMAML_poll itself: after many empty polls
+ * in a row, cm5_poll starts to yield and then sleep, like a wait. */
+static cm5i_waiter_t poll_waiter = {.t0 = -1, .sleep_us = 20};
+
+int cm5_poll(void)
+{
+    int n;
+
+    cm5i_ensure_init();
+    if (cm5i_ctx.in_handler) /* handlers never nest in request handlers */
+        return cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
+    if (poll_waiter.empty < 64) {
+        n = cm5i_progress(CM5I_CH_ALL);
+        poll_waiter.empty = n ? 0 : poll_waiter.empty + 1;
+        return n;
+    }
+    n = cm5i_progress(CM5I_CH_ALL);
+    if (n) {
+        cm5i_waiter_init(&poll_waiter);
+        return n;
+    }
+    cm5i_wait_step(&poll_waiter, CM5I_CH_ALL);
+    return 0;
+}
+
+void cm5_wait_until(int (*pred)(void *arg), void *arg)
+{
+    cm5i_waiter_t w;
+
+    cm5i_ensure_init();
+    cm5i_waiter_init(&w);
+    while (!pred(arg))
+        cm5i_wait_step(&w, CM5I_CH_ALL);
+}
+
+void cm5_wait_while_lt(volatile int *flag, int value)
+{
+    cm5i_waiter_t w;
+
+    cm5i_ensure_init();
+    cm5i_waiter_init(&w);
+    while (*flag < value)
+        cm5i_wait_step(&w, cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP)
+                                               : CM5I_CH_ALL);
+}

@@ -1,0 +1,134 @@
+/*
+ * cm5fab native API: CM-5 style active messages over libfabric.
+ *
+ * A job is a set of processes ("nodes") 0..cm5_size()-1.  The runtime starts
+ * by itself when the library is loaded (cm5run, PMIx or a 1-node partition),
+ * so a program never has to call cm5_init(); it may, to pick a provider.
+ * Every call that can fail returns a cm5_status_t (CM5_OK or a negative
+ * CM5_ERR_*); cm5_status_string() names it.
+ */
+#ifndef CM5_CM5_H
+#define CM5_CM5_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CM5_EXPORT __attribute__((visibility("default")))
+#define CM5_NORETURN __attribute__((noreturn))
+#define CM5_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CM5_EXPORT
+#define CM5_NORETURN
+#define CM5_PRINTF(f, a)
+#endif
+
+typedef enum {
+    CM5_OK = 0,
+    CM5_ERR_INVALID = -1,   /* bad argument */
+    CM5_ERR_NO_MEMORY = -2, /* allocation failed */
+    CM5_ERR_FABRIC = -3,    /* libfabric call failed */
+    CM5_ERR_BOOT = -4,      /* bootstrap (cm5run socket, PMIx) failed */
+    CM5_ERR_RANGE = -5,     /* node outside the partition */
+    CM5_ERR_AGAIN = -6,     /* resource busy: retry after progress */
+    CM5_ERR_HANDLER = -7,   /* handler is not executable code */
+    CM5_ERR_NO_PROVIDER = -8, /* no usable libfabric provider */
+    CM5_ERR_STATE = -9,     /* call not allowed in this state */
+    CM5_ERR_PEER = -10      /* a peer is gone */
+} cm5_status_t;
+
+/* An active-message handler: four 32-bit argument words (16 bytes). */
+typedef void (*cm5_am_handler_func_t)(uint32_t a0, uint32_t a1, uint32_t a2,
+                                      uint32_t a3);
+
+/* Human-readable name of a status. */
+CM5_EXPORT const char *cm5_status_string(cm5_status_t status);
+
+/* Start the runtime (done automatically at load).  provider: a libfabric
+ * provider name, or NULL for cm5run --provider > CM5_PROVIDER > default. */
+CM5_EXPORT cm5_status_t cm5_init(const char *provider);
+/* Synchronize with every node, then close the endpoints (run at exit). */
+CM5_EXPORT void cm5_finalize(void);
+
+CM5_EXPORT int cm5_rank(void); /* this node's number */
+CM5_EXPORT int cm5_size(void); /* number of nodes in the partition */
+/* libfabric provider in use, e.g. "shm" or "tcp;ofi_rxm". */
+CM5_EXPORT const char *cm5_provider(void);
+/* How the job was started: "cm5run", "pmix" or "single". */
+CM5_EXPORT const char *cm5_bootstrap(void);
+
+/* Send a request active message: handler(a0..a3) runs on node.  Blocks
+ * (while serving incoming messages) only when flow control says so. */
+CM5_EXPORT cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t handler,
+                                       uint32_t a0, uint32_t a1, uint32_t a2,
+                                       uint32_t a3);
+/* Send a reply active message (on the reply channel).  Legal from a request
+ * handler and from user code; reply handlers must not send. */
+CM5_EXPORT cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t handler,
+                                     uint32_t a0, uint32_t a1, uint32_t a2,
+                                     uint32_t a3);
+/* Remote procedure call: fn(a0..a3) runs on node when that node polls
+ * outside every handler, so fn may send requests and replies itself. */
+CM5_EXPORT cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t fn,
+                                   uint32_t a0, uint32_t a1, uint32_t a2,
+                                   uint32_t a3);
+/* Check that handler is executable code this process can name on the wire. */
+CM5_EXPORT cm5_status_t cm5_am_handler_check(const void *handler);
+
+/* Run every handler that has arrived; returns how many ran. */
+CM5_EXPORT int cm5_poll(void);
+/* Serve messages until *flag >= value (spin, then yield, then sleep). */
+CM5_EXPORT void cm5_wait_while_lt(volatile int *flag, int value);
+/* Serve messages until pred(arg) returns non-zero. */
+CM5_EXPORT void cm5_wait_until(int (*pred)(void *arg), void *arg);
+/* Non-zero while a handler runs on this node. */
+CM5_EXPORT int cm5_in_handler(void);
+
+/* Barrier across all nodes (dissemination, log2(P) rounds). */
+CM5_EXPORT cm5_status_t cm5_barrier(void);
+
+/* Report "cm5[node:pid] error <call>: <message>" and stop the whole job
+ * with a non-zero status. */
+CM5_EXPORT CM5_NORETURN void cm5_fatal(const char *call, const char *fmt, ...)
+    CM5_PRINTF(2, 3);
+
+/* Wall clock and CPU time of this process, in seconds. */
+CM5_EXPORT double cm5_wtime(void);
+CM5_EXPORT double cm5_cputime(void);
+
+/* Counters of this node's active-message traffic. */
+typedef struct {
+    uint64_t requests_sent, replies_sent;
+    uint64_t requests_handled, replies_handled;
+    uint64_t internal_handled; /* barrier and flow-control packets */
+    uint64_t foreign_dropped;  /* packets without this job's key */
+    uint64_t credit_waits;     /* sends that waited for flow control */
+    uint64_t sleeps;           /* waits that slept */
+} cm5_stats_t;
+CM5_EXPORT void cm5_stats(cm5_stats_t *out);
+
+/* List the libfabric providers on this host: cb(arg, name, usable, why)
+ * once per provider, usable != 0 if cm5fab's endpoints open on it. */
+CM5_EXPORT int cm5_fabric_list(void (*cb)(void *arg, const char *provider,
+                                          int usable, const char *why),
+                               void *arg);
+/* libfabric's version, "major.minor". */
+CM5_EXPORT const char *cm5_fabric_version(void);
+
+/* The CM5_* configuration table (for cm5info -e). */
+typedef struct {
+    const char *name;
+    const char *default_value;
+    const char *help;
+} cm5_config_var_t;
+CM5_EXPORT int cm5_config_count(void);
+CM5_EXPORT const cm5_config_var_t *cm5_config_var(int index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CM5_CM5_H */

@@ -1,0 +1,31 @@
+/*
+ * Bootstrap: who am I, how many are we, and an allgather to exchange
+ * endpoint addresses.  Local jobs use cm5run's socket; a program started
+ * alone is a 1-node partition.
+ */
+#ifndef CM5_BOOT_H
+#define CM5_BOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm5/cm5.h"
+
+typedef struct {
+    int rank;
+    int size;
+    uint64_t key;       /* the job's random key */
+    int fd;             /* cm5run socket, or -1 */
+    int doorbell_fd;    /* cm5run shared doorbell memory, or -1 */
+    int local;          /* every node on this host */
+    const char *method; /* "cm5run" or "single" */
+} cm5i_boot_t;
+
+cm5_status_t cm5i_boot_init(cm5i_boot_t *boot);
+/* Every node contributes len bytes; all receives size * len bytes, in
+ * node order.  Every node must pass the same len. */
+cm5_status_t cm5i_boot_allgather(cm5i_boot_t *boot, const void *mine,
+                                 size_t len, void *all);
+void cm5i_boot_fini(cm5i_boot_t *boot);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * Local bootstrap through cm5run's socket (see tools/cm5run.c): each round,
+ * every node writes a length-prefixed record; cm5run answers with all the
+ * records in node order once every node has written.
+ */
+#include "boot/boot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "am_log.h"
+
+static int boot_env_int(const char *name, int *out)
+{
+    const char *s = getenv(name);
+    char *end;
+    long v;
+
+    if (!s)
+        return 0;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > 1 << 20) {
+        cm5i_log(CM5I_LOG_ERROR, "boot", "%s=%s is not a valid number", name,
+                 s);
+        return -1;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+static cm5_status_t boot_single(cm5i_boot_t *b)
+{
+    b->rank = 0;
+    b->size = 1;
+    b->fd = -1;
+    b->doorbell_fd = -1;
+    b->local = 1;
+    b->method = "single";
+    if (getrandom(&b->key, sizeof(b->key), 0) != sizeof(b->key))
+        b->key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+    return CM5_OK;
+}
+
+cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
+{
+    const char *key = getenv("CM5_JOB_KEY");
+    int ok = 1;
+
+    memset(b, 0, sizeof(*b));
+    if (!getenv("CM5_BOOT_FD"))
+        return boot_single(b);
+    b->doorbell_fd = -1;
+    ok &= boot_env_int("CM5_BOOT_FD", &b->fd) == 1;
+    ok &= boot_env_int("CM5_RANK", &b->rank) == 1;
+    ok &= boot_env_int("CM5_SIZE", &b->size) == 1;
+    if (!ok || b->size < 1 || b->rank >= b->size || !key ||
+        sscanf(key, "%16llx", (unsigned long long *)&b->key) != 1) {
+        cm5i_log(CM5I_LOG_ERROR, "boot",
+                 "CM5_BOOT_FD is set but CM5_RANK, CM5_SIZE or CM5_JOB_KEY "
+                 "is missing or wrong: start the program with cm5run");
+        return CM5_ERR_BOOT;
+    }
+    if (boot_env_int("CM5_DOORBELL_FD", &b->doorbell_fd) != 1)
+        b->doorbell_fd = -1;
+    if (fcntl(b->fd, F_GETFD) < 0) {
+        cm5i_log(CM5I_LOG_ERROR, "boot", "bootstrap socket %d: %m", b->fd);
+        return CM5_ERR_BOOT;
+    }
+    fcntl(b->fd, F_SETFD, FD_CLOEXEC);
+    b->local = 1;
+    b->method = "cm5run";
+    return CM5_OK;
+}
+
+static int boot_io(int fd, void *buf, size_t len, int wr)
+{
+    char *p = buf;
+
+    while (len > 0) {
+        ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+cm5_status_t cm5i_boot_allgather(cm5i_boot_t *b, const void *mine, size_t len,
+                                 void *all)
+{
+    uint32_t l32 = (uint32_t)len, n;
+
+    if (b->fd < 0) {
+        memcpy(all, mine, len);
+        return CM5_OK;
+    }
+    if (boot_io(b->fd, &l32, 4, 1) || boot_io(b->fd, (void *)mine, len, 1) ||
+        boot_io(b->fd, &n, 4, 0))
+        goto err_io;
+    if (n != (uint32_t)b->size)
+        goto err_proto;
+    for (uint32_t k = 0; k < n; k++) {
+        if (boot_io(b->fd, &l32, 4, 0))
+            goto err_io;
+        if (l32 != len)
+            goto err_proto;
+        if (boot_io(b->fd, (char *)all + k * len, len, 0))
+            goto err_io;
+    }
+    return CM5_OK;
+err_io:
+    cm5i_log(CM5I_LOG_ERROR, "boot", "bootstrap socket: %s",
+             errno ? strerror(errno) : "closed by cm5run");
+    return CM5_ERR_BOOT;
+err_proto:
+    cm5i_log(CM5I_LOG_ERROR, "boot",
+             "bootstrap records disagree (different cm5fab builds or "
+             "providers in one job?)");
+    return CM5_ERR_BOOT;
+}
+
+void cm5i_boot_fini(cm5i_boot_t *b)
+{
+    if (b->fd >= 0)
+        close(b->fd);
+    if (b->doorbell_fd >= 0)
+        close(b->doorbell_fd);
+    b->fd = b->doorbell_fd = -1;
+}

@@ -1,0 +1,544 @@
+/*
+ * libfabric endpoints, receive buffers and completion handling.
+ */
+#include "fabric/fab.h"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "am_log.h"
+
+#define FAB_API FI_VERSION(1, 10)
+#define FAB_NRXBUF 4  /* multi-receive buffers per channel */
+#define FAB_CQ_BATCH 32
+
+typedef struct {
+    struct fi_context ctx; /* must be first: completions return it */
+    int kind;              /* FAB_CTX_RX or FAB_CTX_TX */
+    void *buf;
+    size_t len;
+    struct fab_txslot *next;
+} fab_op_t;
+
+enum { FAB_CTX_RX = 1, FAB_CTX_TX = 2 };
+
+typedef struct fab_txslot {
+    fab_op_t op;
+} fab_txslot_t;
+
+typedef struct {
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    int wait_fd;
+    fab_op_t rx[FAB_NRXBUF];
+    fab_txslot_t *tx_slots;
+    fab_txslot_t *tx_free;
+} fab_chan_t;
+
+struct cm5i_fab {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    fab_chan_t ch[CM5I_NCH];
+    fi_addr_t *peers; /* node * CM5I_NCH + ch */
+    int npeers;
+    size_t inject_size;
+    size_t msg_size;
+    size_t addrlen;
+    char *rx_mem;
+    char *tx_mem;
+    char prov[64];
+};
+
+/* Known provider quirks (checked by tests/unit/am/test_fab.c):
+ * - Debian's libfabric 1.17 shm crashes when FI_OPT_MIN_MULTI_RECV is set
+ *   before fi_enable (ofiwg/libfabric#10591): we always set it after. */
+
+static cm5_status_t fab_err(const char *what, int rc)
+{
+    cm5i_log(CM5I_LOG_ERROR, "fab", "%s: %s (%d)", what, fi_strerror(-rc),
+             rc);
+    return rc == -FI_ENODATA ? CM5_ERR_NO_PROVIDER : CM5_ERR_FABRIC;
+}
+
+static struct fi_info *fab_hints(const char *provider)
+{
+    struct fi_info *hints = fi_allocinfo();
+
+    if (!hints)
+        return NULL;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG | FI_MULTI_RECV;
+    hints->mode = FI_CONTEXT;
+    hints->domain_attr->mr_mode =
+        FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->av_type = FI_AV_TABLE;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    if (provider && *provider) {
+        hints->fabric_attr->prov_name = strdup(provider);
+        if (!hints->fabric_attr->prov_name) {
+            fi_freeinfo(hints);
+            return NULL;
+        }
+    }
+    return hints;
+}
+
+static int fab_open_cq(cm5i_fab_t *fab, fab_chan_t *ch)
+{
+    struct fi_cq_attr attr = {
+        .format = FI_CQ_FORMAT_DATA,
+        .size = 0,
+        .wait_obj = FI_WAIT_FD,
+    };
+    int rc = fi_cq_open(fab->domain, &attr, &ch->cq, NULL);
+
+    ch->wait_fd = -1;
+    if (rc == 0) {
+        if (fi_control(&ch->cq->fid, FI_GETWAIT, &ch->wait_fd) != 0)
+            ch->wait_fd = -1;
+        return 0;
+    }
+    /* No file descriptor (shm, udp): the runtime's doorbell or backoff. */
+    attr.wait_obj = FI_WAIT_NONE;
+    return fi_cq_open(fab->domain, &attr, &ch->cq, NULL);
+}
+
+static int fab_post_rx(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
+{
+    struct iovec iov = {.iov_base = op->buf, .iov_len = op->len};
+    struct fi_msg msg = {
+        .msg_iov = &iov,
+        .iov_count = 1,
+        .addr = FI_ADDR_UNSPEC,
+        .context = &op->ctx,
+    };
+    int rc;
+
+    (void)fab;
+    do {
+        rc = (int)fi_recvmsg(ch->ep, &msg, FI_MULTI_RECV);
+    } while (rc == -FI_EAGAIN);
+    return rc;
+}
+
+static int fab_setup_rx(cm5i_fab_t *fab, int c, size_t rx_bytes)
+{
+    fab_chan_t *ch = &fab->ch[c];
+    size_t per = rx_bytes / (FAB_NRXBUF - 1) + fab->msg_size;
+    size_t min = fab->msg_size;
+    int rc;
+
+    /* After fi_enable: see the quirk table above. */
+    rc = fi_setopt(&ch->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min,
+                   sizeof(min));
+    if (rc)
+        return rc;
+    for (int i = 0; i < FAB_NRXBUF; i++) {
+        fab_op_t *op = &ch->rx[i];
+
+        op->kind = FAB_CTX_RX;
+        op->buf = fab->rx_mem + ((size_t)c * FAB_NRXBUF + i) * per;
+        op->len = per;
+        rc = fab_post_rx(fab, ch, op);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int fab_setup_tx(cm5i_fab_t *fab, int c, size_t nslots)
+{
+    fab_chan_t *ch = &fab->ch[c];
+
+    ch->tx_slots = calloc(nslots, sizeof(*ch->tx_slots));
+    if (!ch->tx_slots)
+        return -FI_ENOMEM;
+    for (size_t i = 0; i < nslots; i++) {
+        fab_txslot_t *s = &ch->tx_slots[i];
+
+        s->op.kind = FAB_CTX_TX;
+        s->op.buf = fab->tx_mem + ((size_t)c * nslots + i) * fab->msg_size;
+        s->op.next = ch->tx_free;
+        ch->tx_free = s;
+    }
+    return 0;
+}
+
+static int fab_open_ep(cm5i_fab_t *fab, int c, const char *name_tag)
+{
+    fab_chan_t *ch = &fab->ch[c];
+    int rc;
+
+    rc = fi_endpoint(fab->domain, fab->info, &ch->ep, NULL);
+    if (rc)
+        return rc;
+    rc = fab_open_cq(fab, ch);
+    if (rc)
+        return rc;
+    rc = fi_ep_bind(ch->ep, &fab->av->fid, 0);
+    if (!rc)
+        rc = fi_ep_bind(ch->ep, &ch->cq->fid, FI_TRANSMIT | FI_RECV);
+    if (rc)
+        return rc;
+    if (fab->info->addr_format == FI_ADDR_STR && name_tag) {
+        /* String-addressed providers (shm) name their shared-memory files
+         * after the endpoint: use the job's name, so cm5run can remove
+         * whatever a killed job leaves behind. */
+        char name[CM5I_FAB_NAME_MAX];
+
+        snprintf(name, sizeof(name), "%s-%d", name_tag, c);
+        if (fi_setname(&ch->ep->fid, name, strlen(name) + 1))
+            cm5i_log(CM5I_LOG_DEBUG, "fab", "cannot name endpoint %s", name);
+    }
+    return fi_enable(ch->ep);
+}
+
+static int fab_open_info(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
+{
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
+    size_t nslots = fab->info->tx_attr->size ? fab->info->tx_attr->size : 64;
+    size_t per = p->rx_bytes / (FAB_NRXBUF - 1) + fab->msg_size;
+    int rc;
+
+    if (nslots > 256)
+        nslots = 256;
+    fab->inject_size = fab->info->tx_attr->inject_size;
+    rc = fi_fabric(fab->info->fabric_attr, &fab->fabric, NULL);
+    if (!rc)
+        rc = fi_domain(fab->fabric, fab->info, &fab->domain, NULL);
+    if (!rc)
+        rc = fi_av_open(fab->domain, &av_attr, &fab->av, NULL);
+    if (rc)
+        return rc;
+    fab->rx_mem = malloc(per * FAB_NRXBUF * CM5I_NCH);
+    fab->tx_mem = malloc(nslots * fab->msg_size * CM5I_NCH);
+    if (!fab->rx_mem || !fab->tx_mem)
+        return -FI_ENOMEM;
+    for (int c = 0; c < CM5I_NCH; c++) {
+        rc = fab_open_ep(fab, c, p->name_tag);
+        if (!rc)
+            rc = fab_setup_tx(fab, c, nslots);
+        if (!rc)
+            rc = fab_setup_rx(fab, c, p->rx_bytes);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void fab_close_parts(cm5i_fab_t *fab)
+{
+    for (int c = 0; c < CM5I_NCH; c++) {
+        if (fab->ch[c].ep)
+            fi_close(&fab->ch[c].ep->fid);
+        if (fab->ch[c].cq)
+            fi_close(&fab->ch[c].cq->fid);
+        free(fab->ch[c].tx_slots);
+        memset(&fab->ch[c], 0, sizeof(fab->ch[c]));
+    }
+    if (fab->av)
+        fi_close(&fab->av->fid);
+    if (fab->domain)
+        fi_close(&fab->domain->fid);
+    if (fab->fabric)
+        fi_close(&fab->fabric->fid);
+    fab->av = NULL;
+    fab->domain = NULL;
+    fab->fabric = NULL;
+    free(fab->rx_mem);
+    free(fab->tx_mem);
+    fab->rx_mem = fab->tx_mem = NULL;
+}
+
+static void fab_no_match(const char *provider)
+{
+    const char *env = getenv("FI_PROVIDER");
+
+    cm5i_log(CM5I_LOG_ERROR, "fab",
+             "no libfabric provider gives a reliable-datagram endpoint with "
+             "multi-receive for provider '%s'%s%s%s; run cm5info to see "
+             "what is usable",
+             provider && *provider ? provider : "(any)",
+             env ? " (FI_PROVIDER=" : "", env ? env : "", env ? ")" : "");
+}
+
+cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
+{
+    struct fi_info *hints, *list = NULL;
+    cm5i_fab_t *fab;
+    int rc;
+
+    fab = calloc(1, sizeof(*fab));
+    hints = fab_hints(p->provider);
+    if (!fab || !hints) {
+        free(fab);
+        fi_freeinfo(hints);
+        return CM5_ERR_NO_MEMORY;
+    }
+    fab->msg_size = p->msg_size;
+    rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (rc) {
+        if (rc == -FI_ENODATA)
+            fab_no_match(p->provider);
+        else
+            fab_err("fi_getinfo", rc);
+        free(fab);
+        return rc == -FI_ENODATA ? CM5_ERR_NO_PROVIDER : CM5_ERR_FABRIC;
+    }
+    /* Take the first offer, in libfabric's ranking, that really opens. */
+    for (struct fi_info *i = list; i; i = i->next) {
+        fab->info = fi_dupinfo(i);
+        if (!fab->info)
+            break;
+        rc = fab_open_info(fab, p);
+        if (rc == 0)
+            break;
+        cm5i_log(CM5I_LOG_INFO, "fab", "provider %s unusable: %s",
+                 i->fabric_attr->prov_name, fi_strerror(-rc));
+        fab_close_parts(fab);
+        fi_freeinfo(fab->info);
+        fab->info = NULL;
+    }
+    fi_freeinfo(list);
+    if (!fab->info) {
+        fab_no_match(p->provider);
+        free(fab);
+        return CM5_ERR_NO_PROVIDER;
+    }
+    snprintf(fab->prov, sizeof(fab->prov), "%s",
+             fab->info->fabric_attr->prov_name);
+    *out = fab;
+    return CM5_OK;
+}
+
+void cm5i_fab_close(cm5i_fab_t *fab)
+{
+    if (!fab)
+        return;
+    fab_close_parts(fab);
+    free(fab->peers);
+    fi_freeinfo(fab->info);
+    free(fab);
+}
+
+const char *cm5i_fab_provider(const cm5i_fab_t *fab)
+{
+    return fab->prov;
+}
+
+/* Address record: for each channel, a 16-bit length and the name. */
+size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
+{
+    char *p = buf;
+    size_t used = 0;
+
+    for (int c = 0; c < CM5I_NCH; c++) {
+        size_t len = CM5I_FAB_NAME_MAX;
+        uint16_t l16;
+
+        if (used + 2 + len > size)
+            return 0;
+        if (fi_getname(&fab->ch[c].ep->fid, p + used + 2, &len))
+            return 0;
+        l16 = (uint16_t)len;
+        memcpy(p + used, &l16, 2);
+        used += 2 + len;
+    }
+    return used;
+}
+
+cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
+                                size_t stride)
+{
+    fab->peers = calloc((size_t)n * CM5I_NCH, sizeof(*fab->peers));
+    if (!fab->peers)
+        return CM5_ERR_NO_MEMORY;
+    fab->npeers = n;
+    for (int k = 0; k < n; k++) {
+        const char *rec = (const char *)addrs + (size_t)k * stride;
+        size_t used = 0;
+
+        for (int c = 0; c < CM5I_NCH; c++) {
+            uint16_t len;
+            int rc;
+
+            memcpy(&len, rec + used, 2);
+            rc = fi_av_insert(fab->av, rec + used + 2, 1,
+                              &fab->peers[k * CM5I_NCH + c], 0, NULL);
+            if (rc != 1) {
+                cm5i_log(CM5I_LOG_ERROR, "fab",
+                         "fi_av_insert of node %d failed (%d)", k, rc);
+                return CM5_ERR_FABRIC;
+            }
+            used += 2 + len;
+        }
+    }
+    return CM5_OK;
+}
+
+cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
+                           size_t len)
+{
+    fab_chan_t *ch = &fab->ch[c];
+    fi_addr_t dest = fab->peers[node * CM5I_NCH + c];
+    fab_txslot_t *s;
+    ssize_t rc;
+
+    if (len <= fab->inject_size) {
+        rc = fi_inject(ch->ep, msg, len, dest);
+        if (rc == 0)
+            return CM5_OK;
+        return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_inject", (int)rc);
+    }
+    s = ch->tx_free;
+    if (!s)
+        return CM5_ERR_AGAIN;
+    memcpy(s->op.buf, msg, len);
+    rc = fi_send(ch->ep, s->op.buf, len, NULL, dest, &s->op.ctx);
+    if (rc == 0) {
+        ch->tx_free = s->op.next;
+        return CM5_OK;
+    }
+    return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_send", (int)rc);
+}
+
+static int fab_cq_error(fab_chan_t *ch)
+{
+    struct fi_cq_err_entry err = {0};
+
+    if (fi_cq_readerr(ch->cq, &err, 0) < 0)
+        return fab_err("fi_cq_readerr", -FI_EOTHER);
+    cm5i_log(CM5I_LOG_ERROR, "fab", "completion error: %s (%s)",
+             fi_strerror(err.err),
+             fi_cq_strerror(ch->cq, err.prov_errno, err.err_data, NULL, 0));
+    return err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
+}
+
+static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
+                         const struct fi_cq_data_entry *e,
+                         cm5i_fab_rx_func_t cb, void *arg, int *nrx)
+{
+    fab_op_t *op = e->op_context;
+
+    if (op && op->kind == FAB_CTX_TX) {
+        op->next = ch->tx_free;
+        ch->tx_free = (fab_txslot_t *)op;
+        return;
+    }
+    if ((e->flags & FI_RECV) && e->len > 0) {
+        cb(arg, c, e->buf, e->len);
+        (*nrx)++;
+    }
+    if ((e->flags & FI_MULTI_RECV) && op) {
+        int rc = fab_post_rx(fab, ch, op);
+
+        if (rc)
+            fab_err("fi_recvmsg (repost)", rc);
+    }
+}
+
+int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
+{
+    fab_chan_t *ch = &fab->ch[c];
+    struct fi_cq_data_entry e[FAB_CQ_BATCH];
+    int nrx = 0;
+    ssize_t n;
+
+    n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
+    if (n == -FI_EAGAIN)
+        return 0;
+    if (n == -FI_EAVAIL)
+        return fab_cq_error(ch);
+    if (n < 0)
+        return fab_err("fi_cq_read", (int)n);
+    for (ssize_t i = 0; i < n; i++)
+        fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
+    return nrx;
+}
+
+int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
+{
+    for (int c = 0; c < CM5I_NCH; c++) {
+        if (fab->ch[c].wait_fd < 0)
+            return 0;
+        fds[c] = fab->ch[c].wait_fd;
+    }
+    return CM5I_NCH;
+}
+
+int cm5i_fab_trywait(cm5i_fab_t *fab)
+{
+    struct fid *fids[CM5I_NCH];
+
+    for (int c = 0; c < CM5I_NCH; c++)
+        fids[c] = &fab->ch[c].cq->fid;
+    return fi_trywait(fab->fabric, fids, CM5I_NCH) == FI_SUCCESS;
+}
+
+/* cm5info: which providers offer what we need, and why not the others. */
+static int fab_try(const char *prov, char *why, size_t whylen)
+{
+    cm5i_fab_params_t p = {.provider = prov, .msg_size = 64,
+                           .rx_bytes = 4096};
+    cm5i_fab_t *fab = NULL;
+    int level = cm5i_log_level;
+    cm5_status_t st;
+
+    cm5i_log_level = CM5I_LOG_NONE;
+    st = cm5i_fab_open(&p, &fab);
+    cm5i_log_level = level;
+    if (st == CM5_OK) {
+        cm5i_fab_close(fab);
+        return 1;
+    }
+    snprintf(why, whylen, "%s",
+             st == CM5_ERR_NO_PROVIDER
+                 ? "no reliable-datagram endpoint with multi-receive"
+                 : "endpoint does not open here");
+    return 0;
+}
+
+int cm5i_fab_list(cm5i_fab_list_func_t cb, void *arg)
+{
+    struct fi_info *list = NULL;
+    char seen[32][64];
+    int nseen = 0;
+
+    if (fi_getinfo(FAB_API, NULL, NULL, 0, NULL, &list))
+        return 0;
+    for (struct fi_info *i = list; i && nseen < 32; i = i->next) {
+        const char *name = i->fabric_attr->prov_name;
+        char why[128] = "";
+        int dup = 0;
+
+        for (int k = 0; k < nseen; k++)
+            dup |= strcmp(seen[k], name) == 0;
+        if (dup)
+            continue;
+        snprintf(seen[nseen++], sizeof(seen[0]), "%s", name);
+        cb(arg, name, fab_try(name, why, sizeof(why)), why);
+    }
+    fi_freeinfo(list);
+    return nseen;
+}
+
+const char *cm5i_fab_version(void)
+{
+    static char v[32];
+    uint32_t ver = fi_version();
+
+    snprintf(v, sizeof(v), "%u.%u", FI_MAJOR(ver), FI_MINOR(ver));
+    return v;
+}

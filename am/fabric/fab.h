@@ -1,0 +1,68 @@
+/*
+ * The libfabric layer: the only code in cm5fab that includes <rdma/fabric.h>.
+ *
+ * A node owns two reliable-datagram (FI_EP_RDM) endpoints, one per channel:
+ * requests and replies travel apart, like the CM-5's two data networks, so a
+ * reply is never queued behind requests.  Both endpoints receive into
+ * FI_MULTI_RECV buffers and share one address vector.
+ */
+#ifndef CM5_FAB_H
+#define CM5_FAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm5/cm5.h"
+
+#define CM5I_NCH 2
+enum { CM5I_CH_REQ = 0, CM5I_CH_REP = 1 };
+#define CM5I_FAB_NAME_MAX 128
+
+typedef struct cm5i_fab cm5i_fab_t;
+
+/* Called for every received message; buf is valid only during the call. */
+typedef void (*cm5i_fab_rx_func_t)(void *arg, int ch, const void *buf,
+                                   size_t len);
+
+typedef struct {
+    const char *provider; /* NULL: libfabric's choice */
+    const char *name_tag; /* names string-addressed endpoints (shm files) */
+    size_t msg_size;      /* largest message this layer carries */
+    size_t rx_bytes;      /* receive buffer space per channel */
+} cm5i_fab_params_t;
+
+cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *params,
+                           cm5i_fab_t **out);
+void cm5i_fab_close(cm5i_fab_t *fab);
+
+/* Provider name as libfabric reports it ("shm", "tcp;ofi_rxm", ...). */
+const char *cm5i_fab_provider(const cm5i_fab_t *fab);
+/* Serialized address of both endpoints; returns its length or 0. */
+size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size);
+/* Insert the addresses of nodes 0..n-1 (each as returned by
+ * cm5i_fab_address, stride bytes apart). */
+cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
+                                size_t stride);
+
+/* Send one message; CM5_ERR_AGAIN when the provider has no room now. */
+cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int ch, int node,
+                           const void *msg, size_t len);
+/* Read completions of a channel, calling cb for each received message.
+ * Returns the number of messages received, or a negative status. */
+int cm5i_fab_poll(cm5i_fab_t *fab, int ch, cm5i_fab_rx_func_t cb, void *arg);
+
+/* Wait objects: up to CM5I_NCH file descriptors, or 0 if the provider has
+ * none.  cm5i_fab_trywait() returns 1 when it is safe to sleep on them. */
+int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds);
+int cm5i_fab_trywait(cm5i_fab_t *fab);
+
+/* List the providers libfabric offers; cb gets each name once, with
+ * usable != 0 if an endpoint of the kind cm5fab needs opens, else the
+ * reason it does not. */
+typedef void (*cm5i_fab_list_func_t)(void *arg, const char *provider,
+                                     int usable, const char *why);
+int cm5i_fab_list(cm5i_fab_list_func_t cb, void *arg);
+/* libfabric's version string. */
+const char *cm5i_fab_version(void);
+
+#endif

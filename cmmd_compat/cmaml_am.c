@@ -1,0 +1,81 @@
+/*
+ * CMAML active messages on the native cm5_am_* calls.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "cm/cmmd.h"
+#include "cm5/cm5.h"
+
+typedef cm5_status_t (*cmaml_send_func_t)(int, cm5_am_handler_func_t,
+                                          uint32_t, uint32_t, uint32_t,
+                                          uint32_t);
+
+/* Report a failed send with the call's name, the node and the fault. */
+static void cmaml_check(const char *call, cm5_status_t st, int node,
+                        CMAML_handler_t h)
+{
+    switch (st) {
+    case CM5_OK:
+        return;
+    case CM5_ERR_RANGE:
+        cm5_fatal(call, "node %d is outside the partition (0..%d)", node,
+                  cm5_size() - 1);
+    case CM5_ERR_HANDLER:
+        cm5_fatal(call, "handler %p is not a function (not in executable "
+                  "code of any loaded object)", (void *)(uintptr_t)h);
+    case CM5_ERR_STATE:
+        cm5_fatal(call, "not allowed here: %s",
+                  cm5_in_handler()
+                      ? "handlers may send only one kind of message (a "
+                        "request handler may CMAML_reply; nothing else may "
+                        "be sent from a handler)"
+                      : "the runtime is not running");
+    default:
+        cm5_fatal(call, "sending to node %d failed: %s", node,
+                  cm5_status_string(st));
+    }
+}
+
+/* Legacy code passes 0 to 4 int words; the handler gets four.  Words the
+ * caller did not pass are unspecified, as on the CM-5. */
+#define CMAML_SEND(call, fn, node, handler)                                   \
+    do {                                                                      \
+        va_list ap;                                                           \
+        uint32_t w[4];                                                        \
+        va_start(ap, handler);                                                \
+        for (int i_ = 0; i_ < 4; i_++)                                        \
+            w[i_] = (uint32_t)va_arg(ap, int);                                \
+        va_end(ap);                                                           \
+        cmaml_check(call,                                                     \
+                    fn(node, (cm5_am_handler_func_t)(void (*)(void))handler,  \
+                       w[0], w[1], w[2], w[3]),                               \
+                    node, handler);                                           \
+    } while (0)
+
+void CMAML_request(int node, CMAML_handler_t handler, ...)
+{
+    CMAML_SEND("CMAML_request", cm5_am_request, node, handler);
+}
+
+void CMAML_reply(int node, CMAML_handler_t handler, ...)
+{
+    CMAML_SEND("CMAML_reply", cm5_am_reply, node, handler);
+}
+
+void CMAML_rpc(int node, CMAML_handler_t handler, ...)
+{
+    CMAML_SEND("CMAML_rpc", cm5_am_rpc, node, handler);
+}
+
+void CMAML_poll(void)
+{
+    cm5_poll();
+}
+
+void CMAML_poll_while_lt(volatile int *flag, int value)
+{
+    if (!flag)
+        cm5_fatal("CMAML_poll_while_lt", "flag is a null pointer");
+    cm5_wait_while_lt(flag, value);
+}

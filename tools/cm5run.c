@@ -1,0 +1,1244 @@
+/*
+ * cm5run - start a local cm5fab job of N nodes.
+ *
+ * cm5run forks N processes ("nodes") of a program, gives each one a
+ * bootstrap socket, a shared doorbell segment and a job key through the
+ * environment, serves the bootstrap allgather rounds over the sockets,
+ * forwards the nodes' output line by line, and stops the whole job as
+ * soon as one node fails, on a timeout or on a signal.
+ *
+ * Everything is driven by a single poll() loop: the bootstrap sockets,
+ * the output pipes and a signalfd for SIGCHLD/SIGINT/SIGTERM/SIGHUP.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#ifdef PACKAGE_VERSION
+#define CM5RUN_VERSION PACKAGE_VERSION
+#else
+#define CM5RUN_VERSION "dev"
+#endif
+
+#define MAX_NODES       1024
+#define MAX_BOOT_MSG    (1024u * 1024u) /* largest bootstrap payload */
+#define LINE_BUF        (64 * 1024)     /* longest line kept whole */
+#define DOORBELL_STRIDE 64              /* bytes per doorbell slot */
+#define KILL_GRACE_MS   1000            /* SIGTERM -> SIGKILL */
+#define DRAIN_GRACE_MS  500             /* pipes kept open by others */
+#define DRAIN_READS     64              /* reads per pipe at node exit */
+#define EXIT_TIMEOUT    124
+#define EXIT_USAGE      2
+
+/* Command-line settings. */
+struct opts {
+    int nodes;
+    const char *provider;
+    int label;
+    double timeout;             /* seconds, 0 = no limit */
+    char **argv;                /* PROGRAM and its arguments */
+};
+
+/* One round's allgather answer, shared by all nodes until sent. */
+struct reply {
+    size_t len;
+    size_t refs;
+    unsigned char data[];
+};
+
+/* A node's stdout or stderr pipe. */
+struct stream {
+    int fd;                     /* read end, -1 once closed */
+    int out_fd;                 /* where it goes: 1 or 2 */
+    int at_bol;                 /* next byte starts a line */
+    size_t len;                 /* bytes held in buf */
+    char *buf;                  /* LINE_BUF bytes, allocated lazily */
+};
+
+struct node {
+    int rank;
+    pid_t pid;                  /* 0 if never started */
+    int alive;                  /* started and not yet reaped */
+    int status;                 /* wait status once reaped */
+    int boot_fd;                /* our end of the bootstrap socket */
+    int rx_eof;                 /* the node closed its end */
+    unsigned char hdr[4];       /* length prefix being received */
+    size_t hdr_got;
+    uint32_t msg_len;
+    size_t msg_got;
+    unsigned char *msg;         /* this round's payload */
+    int joined;                 /* contributed to the current round */
+    struct reply *tx;           /* answer being sent, or NULL */
+    size_t tx_off;
+    struct stream out[2];
+};
+
+struct job {
+    const struct opts *o;
+    struct node *nodes;
+    int launched;               /* nodes[0..launched) were forked */
+    int alive;                  /* nodes not yet reaped */
+    int joined;                 /* nodes that joined this round */
+    int sigfd;
+    int doorbell_fd;
+    char key[17];               /* job key, 16 hex digits */
+    pid_t self;
+    int stopping;
+    int killed;                 /* SIGKILL already sent */
+    int exit_code;
+    int64_t deadline;           /* timeout, 0 = none */
+    int64_t kill_at;
+    int64_t drain_at;
+    struct pollfd *pfd;
+    int *pslot;                 /* pfd index -> rank*3 + kind */
+    sigset_t old_mask;
+    struct sigaction old_pipe;
+    struct sigaction old_chld;
+    struct rlimit old_nofile;
+};
+
+enum { SLOT_BOOT, SLOT_OUT, SLOT_ERR, SLOT_KINDS };
+
+static char stage[2 * LINE_BUF];  /* output being assembled */
+static size_t stage_len;
+static int stage_fd = -1;
+static int out_broken[3];         /* our stdout/stderr went away */
+
+/* ------------------------------------------------------------------ */
+/* Messages and small helpers                                          */
+/* ------------------------------------------------------------------ */
+
+static void msg(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    fprintf(stderr, "cm5run: %s\n", line);
+}
+
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("cm5run: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'cm5run --help' for more information.\n", stderr);
+    exit(EXIT_USAGE);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+static const char *plural(int n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* ------------------------------------------------------------------ */
+/* Command line                                                        */
+/* ------------------------------------------------------------------ */
+
+static void print_help(void)
+{
+    printf(
+"Usage: cm5run -n N [OPTIONS] [--] PROGRAM [ARGS...]\n"
+"Start N local nodes of PROGRAM as one cm5fab (CM-5 CMMD/CMAML) job.\n"
+"\n"
+"Options:\n"
+"  -n, -np, --nodes N     number of nodes to start (1 to %d)\n"
+"  -p, --provider NAME    libfabric provider to use (sets CM5_PROVIDER)\n"
+"  -l, --label            prefix each output line with \"[RANK] \"\n"
+"  -t, --timeout SECONDS  stop the job after SECONDS (fractions allowed,\n"
+"                         default $CM5_TIMEOUT, 0 means no limit)\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"\n"
+"Exit status: 0 if every node exits 0; otherwise that of the first node\n"
+"that failed (128+SIG if killed by signal SIG), 124 on timeout, 128+SIG\n"
+"if cm5run itself got signal SIG, 2 on bad usage.\n",
+        MAX_NODES);
+}
+
+static int parse_nodes(const char *s)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > MAX_NODES)
+        usage_error("invalid number of nodes '%s' (expected 1 to %d)",
+                    s, MAX_NODES);
+    return (int)v;
+}
+
+static double parse_timeout(const char *s, const char *what)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0)
+        usage_error("invalid %s '%s' (expected seconds >= 0)", what, s);
+    if (v > 1e9)
+        v = 1e9;
+    return v;
+}
+
+/*
+ * Match argv[*i] against option SHRT ("-n") or LNG ("--nodes", may be
+ * NULL).  The value may be attached ("-n4", "--nodes=4") or be the next
+ * word.  Returns 1 and sets *val on a match.
+ */
+static int match_opt(int argc, char **argv, int *i, const char *shrt,
+                     const char *lng, const char **val)
+{
+    const char *a = argv[*i];
+    size_t sl = strlen(shrt);
+    size_t ll = lng ? strlen(lng) : 0;
+
+    if (lng && strncmp(a, lng, ll) == 0 && a[ll] == '=') {
+        *val = a + ll + 1;
+        return 1;
+    }
+    if (strcmp(a, shrt) == 0 || (lng && strcmp(a, lng) == 0)) {
+        if (*i + 1 >= argc)
+            usage_error("option '%s' requires an argument", a);
+        *i += 1;
+        *val = argv[*i];
+        return 1;
+    }
+    if (strncmp(a, shrt, sl) == 0 && a[sl] != '\0') {
+        *val = a + sl;
+        return 1;
+    }
+    return 0;
+}
+
+static int match_flag(const char *a, const char *shrt, const char *lng)
+{
+    return strcmp(a, shrt) == 0 || strcmp(a, lng) == 0;
+}
+
+/* Handle one option at argv[*i]; returns 0 if it is not an option. */
+static int parse_one(int argc, char **argv, int *i, struct opts *o)
+{
+    const char *a = argv[*i];
+    const char *v;
+
+    if (a[0] != '-' || a[1] == '\0')
+        return 0;
+    if (match_flag(a, "-h", "--help")) {
+        print_help();
+        exit(0);
+    }
+    if (match_flag(a, "-V", "--version")) {
+        printf("cm5run (cm5fab) %s\n", CM5RUN_VERSION);
+        exit(0);
+    }
+    if (match_flag(a, "-l", "--label"))
+        o->label = 1;
+    else if (match_opt(argc, argv, i, "-np", "--np", &v) ||
+             match_opt(argc, argv, i, "-n", "--nodes", &v))
+        o->nodes = parse_nodes(v);
+    else if (match_opt(argc, argv, i, "-p", "--provider", &v)) {
+        if (*v == '\0')
+            usage_error("empty provider name");
+        o->provider = v;
+    } else if (match_opt(argc, argv, i, "-t", "--timeout", &v))
+        o->timeout = parse_timeout(v, "timeout");
+    else
+        usage_error("unrecognized option '%s'", a);
+    return 1;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+    const char *env = getenv("CM5_TIMEOUT");
+    int i;
+
+    memset(o, 0, sizeof(*o));
+    if (env && *env)
+        o->timeout = parse_timeout(env, "CM5_TIMEOUT value");
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if (!parse_one(argc, argv, &i, o))
+            break;
+    }
+    if (o->nodes == 0)
+        usage_error("missing the number of nodes (-n N)");
+    if (i >= argc)
+        usage_error("missing the program to run");
+    o->argv = argv + i;
+}
+
+/* ------------------------------------------------------------------ */
+/* Job setup                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Make sure fds 0-2 are open so that no pipe or socket lands there. */
+static void ensure_std_fds(void)
+{
+    int fd;
+
+    while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+        ;
+    if (fd > 2)
+        close(fd);
+}
+
+/* Three descriptors per node: raise the soft limit as far as allowed. */
+static void raise_nofile(struct job *j)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &j->old_nofile) < 0)
+        return;
+    rl = j->old_nofile;
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int setup_signals(struct job *j)
+{
+    struct sigaction sa;
+    sigset_t set;
+
+    memset(&sa, 0, sizeof(sa));
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &j->old_pipe);
+    sa.sa_handler = SIG_DFL;    /* an ignored SIGCHLD breaks waitpid() */
+    sigaction(SIGCHLD, &sa, &j->old_chld);
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &set, &j->old_mask) < 0)
+        return -1;
+    j->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    return j->sigfd < 0 ? -1 : 0;
+}
+
+static int make_job_key(struct job *j)
+{
+    uint64_t key;
+    ssize_t r;
+
+    do
+        r = getrandom(&key, sizeof(key), 0);
+    while (r < 0 && errno == EINTR);
+    if (r != (ssize_t)sizeof(key))
+        return -1;
+    snprintf(j->key, sizeof(j->key), "%016" PRIx64, key);
+    return 0;
+}
+
+static int make_doorbell(struct job *j)
+{
+    off_t size = (off_t)DOORBELL_STRIDE * (j->o->nodes + 1);
+
+    j->doorbell_fd = memfd_create("cm5-doorbell", MFD_CLOEXEC);
+    if (j->doorbell_fd < 0)
+        return -1;
+    return ftruncate(j->doorbell_fd, size);
+}
+
+static int set_env_int(const char *name, long v)
+{
+    char buf[32];
+
+    snprintf(buf, sizeof(buf), "%ld", v);
+    return setenv(name, buf, 1);
+}
+
+/* Environment shared by all nodes; set in cm5run before forking. */
+static int prepare_env(const struct job *j)
+{
+    const struct opts *o = j->o;
+
+    if (set_env_int("CM5_SIZE", o->nodes) < 0 ||
+        set_env_int("CM5_DOORBELL_FD", j->doorbell_fd) < 0 ||
+        setenv("CM5_JOB_KEY", j->key, 1) < 0 ||
+        setenv("CM5_LAUNCHER", "cm5run", 1) < 0 ||
+        setenv("FI_TCP_IFACE", "lo", 0) < 0 ||
+        setenv("FI_SOCKETS_IFACE", "lo", 0) < 0)
+        return -1;
+    if (o->provider && setenv("CM5_PROVIDER", o->provider, 1) < 0)
+        return -1;
+    return 0;
+}
+
+static int job_init(struct job *j, const struct opts *o)
+{
+    int n = o->nodes;
+    int i;
+
+    memset(j, 0, sizeof(*j));
+    j->o = o;
+    j->sigfd = -1;
+    j->doorbell_fd = -1;
+    j->self = getpid();
+    j->nodes = calloc(n, sizeof(*j->nodes));
+    if (!j->nodes)
+        return -1;
+    for (i = 0; i < n; i++) {
+        struct node *nd = &j->nodes[i];
+
+        nd->rank = i;
+        nd->boot_fd = -1;
+        nd->out[0].fd = -1;
+        nd->out[0].out_fd = 1;
+        nd->out[0].at_bol = 1;
+        nd->out[1].fd = -1;
+        nd->out[1].out_fd = 2;
+        nd->out[1].at_bol = 1;
+    }
+    j->pfd = calloc(1 + SLOT_KINDS * n, sizeof(*j->pfd));
+    j->pslot = calloc(1 + SLOT_KINDS * n, sizeof(*j->pslot));
+    return j->pfd && j->pslot ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting the nodes                                                  */
+/* ------------------------------------------------------------------ */
+
+static void child_signals(const struct job *j)
+{
+    sigaction(SIGPIPE, &j->old_pipe, NULL);
+    sigaction(SIGCHLD, &j->old_chld, NULL);
+    sigprocmask(SIG_SETMASK, &j->old_mask, NULL);
+}
+
+static void child_fds(int rank, int boot, int out_w, int err_w, int bell)
+{
+    int fd;
+
+    if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+        _exit(127);
+    if (rank != 0) {
+        fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || dup2(fd, 0) < 0)
+            _exit(127);
+    }
+    /* These must survive exec; everything else of ours is CLOEXEC. */
+    if (fcntl(boot, F_SETFD, 0) < 0 || fcntl(bell, F_SETFD, 0) < 0)
+        _exit(127);
+}
+
+/* In the child after fork: never returns. */
+static void child_exec(const struct job *j, int rank, int boot,
+                       int out_w, int err_w)
+{
+    char **argv = j->o->argv;
+
+    setpgid(0, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != j->self)
+        _exit(127);
+    child_signals(j);
+    setrlimit(RLIMIT_NOFILE, &j->old_nofile);
+    child_fds(rank, boot, out_w, err_w, j->doorbell_fd);
+    if (set_env_int("CM5_RANK", rank) < 0 ||
+        set_env_int("CM5_BOOT_FD", boot) < 0)
+        _exit(127);
+    execvp(argv[0], argv);
+    fprintf(stderr, "cm5run: cannot execute %s: %s\n",
+            argv[0], strerror(errno));
+    _exit(127);
+}
+
+static void node_attach(struct node *nd, pid_t pid, int boot, int out_r,
+                        int err_r)
+{
+    nd->pid = pid;
+    nd->alive = 1;
+    nd->boot_fd = boot;
+    nd->out[0].fd = out_r;
+    nd->out[1].fd = err_r;
+    set_nonblock(boot);
+    set_nonblock(out_r);
+    set_nonblock(err_r);
+}
+
+static int spawn_node(struct job *j, int rank)
+{
+    int sv[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+    const char *what = "create its bootstrap socket";
+    pid_t pid;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        goto err_close;
+    what = "create its output pipes";
+    if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)
+        goto err_close;
+    what = "fork";
+    pid = fork();
+    if (pid < 0)
+        goto err_close;
+    if (pid == 0)
+        child_exec(j, rank, sv[1], po[1], pe[1]);
+    setpgid(pid, pid);      /* also done by the child: avoids the race */
+    close(sv[1]);
+    close(po[1]);
+    close(pe[1]);
+    node_attach(&j->nodes[rank], pid, sv[0], po[0], pe[0]);
+    return 0;
+
+err_close:
+    msg("cannot start node %d: %s: %s", rank, what, strerror(errno));
+    close_fd(&sv[0]);
+    close_fd(&sv[1]);
+    close_fd(&po[0]);
+    close_fd(&po[1]);
+    close_fd(&pe[0]);
+    close_fd(&pe[1]);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stopping                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Signal every node's process group (also of nodes already reaped, to
+ * catch their leftover children). */
+static void signal_nodes(struct job *j, int sig)
+{
+    int i;
+
+    for (i = 0; i < j->launched; i++) {
+        struct node *nd = &j->nodes[i];
+
+        if (nd->pid <= 0)
+            continue;
+        if (kill(-nd->pid, sig) < 0 && nd->alive)
+            kill(nd->pid, sig);
+    }
+}
+
+static void stop_job(struct job *j, int code)
+{
+    if (j->stopping)
+        return;
+    j->stopping = 1;
+    j->exit_code = code;
+    j->kill_at = now_ms() + KILL_GRACE_MS;
+    signal_nodes(j, SIGTERM);
+}
+
+static void check_timers(struct job *j)
+{
+    int64_t t = now_ms();
+
+    if (!j->stopping && j->deadline && t >= j->deadline) {
+        msg("timeout after %g s; stopping %d running node%s",
+            j->o->timeout, j->alive, plural(j->alive));
+        stop_job(j, EXIT_TIMEOUT);
+    }
+    if (j->stopping && !j->killed && t >= j->kill_at) {
+        signal_nodes(j, SIGKILL);
+        j->killed = 1;
+    }
+}
+
+/* Milliseconds until the next timer, or -1. */
+static int poll_timeout(const struct job *j)
+{
+    int64_t next = INT64_MAX, d;
+
+    if (!j->stopping && j->deadline)
+        next = j->deadline;
+    if (j->stopping && !j->killed && j->kill_at < next)
+        next = j->kill_at;
+    if (j->alive == 0 && j->drain_at < next)
+        next = j->drain_at;
+    if (next == INT64_MAX)
+        return -1;
+    d = next - now_ms();
+    if (d < 0)
+        return 0;
+    return d > INT_MAX ? INT_MAX : (int)d;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output forwarding                                                   */
+/* ------------------------------------------------------------------ */
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    struct pollfd pf = { .fd = fd, .events = POLLOUT };
+    ssize_t r;
+
+    while (n > 0 && !out_broken[fd]) {
+        r = write(fd, p, n);
+        if (r >= 0) {
+            p += r;
+            n -= (size_t)r;
+        } else if (errno == EAGAIN) {
+            poll(&pf, 1, -1);
+        } else if (errno != EINTR) {
+            out_broken[fd] = 1;     /* e.g. EPIPE: drop the output */
+        }
+    }
+}
+
+static void stage_flush(void)
+{
+    if (stage_len > 0)
+        write_all(stage_fd, stage, stage_len);
+    stage_len = 0;
+}
+
+static void stage_put(int fd, const char *p, size_t n)
+{
+    if (fd != stage_fd || stage_len + n > sizeof(stage))
+        stage_flush();
+    stage_fd = fd;
+    memcpy(stage + stage_len, p, n);
+    stage_len += n;
+}
+
+/* Forward one line or piece of a line. */
+static void emit(const struct job *j, int rank, struct stream *s,
+                 const char *p, size_t n)
+{
+    char pre[16];
+    int len;
+
+    if (j->o->label && s->at_bol) {
+        len = snprintf(pre, sizeof(pre), "[%d] ", rank);
+        stage_put(s->out_fd, pre, (size_t)len);
+    }
+    stage_put(s->out_fd, p, n);
+    s->at_bol = p[n - 1] == '\n';
+}
+
+/* Forward the complete lines held in s (everything if eof). */
+static void stream_emit(const struct job *j, int rank, struct stream *s,
+                        int eof)
+{
+    char *p = s->buf, *end = s->buf + s->len, *nl;
+    size_t n;
+
+    while (p < end) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl)
+            n = (size_t)(nl - p) + 1;
+        else if (eof || (p == s->buf && s->len == LINE_BUF))
+            n = (size_t)(end - p);
+        else
+            break;
+        emit(j, rank, s, p, n);
+        p += n;
+    }
+    if (eof && j->o->label && !s->at_bol)
+        emit(j, rank, s, "\n", 1);
+    stage_flush();
+    s->len = (size_t)(end - p);
+    memmove(s->buf, p, s->len);
+}
+
+static void stream_close(const struct job *j, int rank, struct stream *s)
+{
+    if (s->buf)
+        stream_emit(j, rank, s, 1);
+    close_fd(&s->fd);
+    free(s->buf);
+    s->buf = NULL;
+    s->len = 0;
+}
+
+/* Read once from a node's pipe.  Returns 1 if data was forwarded. */
+static int stream_read(const struct job *j, int rank, struct stream *s)
+{
+    ssize_t r;
+
+    if (s->fd < 0)
+        return 0;
+    if (!s->buf && !(s->buf = malloc(LINE_BUF))) {
+        msg("out of memory; dropping output of node %d", rank);
+        close_fd(&s->fd);
+        return 0;
+    }
+    do
+        r = read(s->fd, s->buf + s->len, LINE_BUF - s->len);
+    while (r < 0 && errno == EINTR);
+    if (r > 0) {
+        s->len += (size_t)r;
+        stream_emit(j, rank, s, 0);
+        return 1;
+    }
+    if (r < 0 && errno == EAGAIN)
+        return 0;
+    stream_close(j, rank, s);       /* EOF or error */
+    return 0;
+}
+
+/* A node exited: forward what it wrote before it went. */
+static void drain_output(const struct job *j, struct node *nd)
+{
+    int k, i;
+
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < DRAIN_READS; i++)
+            if (!stream_read(j, nd->rank, &nd->out[k]))
+                break;
+}
+
+static int open_streams(const struct job *j)
+{
+    int i, n = 0;
+
+    for (i = 0; i < j->launched; i++)
+        n += (j->nodes[i].out[0].fd >= 0) + (j->nodes[i].out[1].fd >= 0);
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Bootstrap allgather                                                 */
+/* ------------------------------------------------------------------ */
+
+static void reply_release(struct node *nd)
+{
+    if (nd->tx && --nd->tx->refs == 0)
+        free(nd->tx);
+    nd->tx = NULL;
+    nd->tx_off = 0;
+}
+
+/* A round is in progress once any node has sent part of its message. */
+static int round_active(const struct job *j)
+{
+    int i;
+
+    if (j->joined > 0)
+        return 1;
+    for (i = 0; i < j->launched; i++)
+        if (j->nodes[i].hdr_got > 0)
+            return 1;
+    return 0;
+}
+
+static int boot_wants_read(const struct job *j, const struct node *nd)
+{
+    return nd->boot_fd >= 0 && !j->stopping && !nd->rx_eof &&
+           !nd->joined && !nd->tx;
+}
+
+static void put_u32(unsigned char **p, uint32_t v)
+{
+    memcpy(*p, &v, sizeof(v));
+    *p += sizeof(v);
+}
+
+static struct reply *build_reply(struct job *j)
+{
+    size_t size = sizeof(uint32_t);
+    struct reply *rp;
+    unsigned char *p;
+    int i;
+
+    for (i = 0; i < j->o->nodes; i++)
+        size += sizeof(uint32_t) + j->nodes[i].msg_len;
+    rp = malloc(sizeof(*rp) + size);
+    if (!rp)
+        return NULL;
+    rp->len = size;
+    rp->refs = 0;
+    p = rp->data;
+    put_u32(&p, (uint32_t)j->o->nodes);
+    for (i = 0; i < j->o->nodes; i++) {
+        struct node *nd = &j->nodes[i];
+
+        put_u32(&p, nd->msg_len);
+        if (nd->msg_len)
+            memcpy(p, nd->msg, nd->msg_len);
+        p += nd->msg_len;
+    }
+    return rp;
+}
+
+/* Every node joined: queue the answer and start the next round. */
+static void complete_round(struct job *j)
+{
+    struct reply *rp = build_reply(j);
+    int i;
+
+    if (!rp) {
+        msg("out of memory in the bootstrap; stopping the job");
+        stop_job(j, 1);
+        return;
+    }
+    for (i = 0; i < j->o->nodes; i++) {
+        struct node *nd = &j->nodes[i];
+
+        free(nd->msg);
+        nd->msg = NULL;
+        nd->msg_len = 0;
+        nd->msg_got = 0;
+        nd->hdr_got = 0;
+        nd->joined = 0;
+        if (nd->boot_fd >= 0) {
+            nd->tx = rp;
+            nd->tx_off = 0;
+            rp->refs++;
+        }
+    }
+    j->joined = 0;
+    if (rp->refs == 0)
+        free(rp);
+}
+
+static void boot_reset_rx(struct node *nd)
+{
+    free(nd->msg);
+    nd->msg = NULL;
+    nd->msg_len = 0;
+    nd->msg_got = 0;
+    nd->hdr_got = 0;
+}
+
+/* The length prefix is complete: check it and make room. */
+static int boot_header(struct job *j, struct node *nd)
+{
+    memcpy(&nd->msg_len, nd->hdr, sizeof(nd->msg_len));
+    if (nd->msg_len > MAX_BOOT_MSG) {
+        msg("node %d sent a bootstrap message of %" PRIu32
+            " bytes (limit %u); stopping the job",
+            nd->rank, nd->msg_len, MAX_BOOT_MSG);
+        stop_job(j, 1);
+        return -1;
+    }
+    nd->msg = malloc(nd->msg_len ? nd->msg_len : 1);
+    if (!nd->msg) {
+        msg("out of memory in the bootstrap; stopping the job");
+        stop_job(j, 1);
+        return -1;
+    }
+    return 0;
+}
+
+static void boot_joined(struct job *j, struct node *nd)
+{
+    nd->joined = 1;
+    if (++j->joined == j->o->nodes)
+        complete_round(j);
+}
+
+/* Read what a node's socket holds (without blocking). */
+static void boot_read(struct job *j, struct node *nd)
+{
+    ssize_t r;
+
+    while (boot_wants_read(j, nd)) {
+        if (nd->hdr_got < sizeof(nd->hdr))
+            r = read(nd->boot_fd, nd->hdr + nd->hdr_got,
+                     sizeof(nd->hdr) - nd->hdr_got);
+        else
+            r = read(nd->boot_fd, nd->msg + nd->msg_got,
+                     nd->msg_len - nd->msg_got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            return;
+        if (r <= 0) {               /* EOF or error: stop listening */
+            nd->rx_eof = 1;
+            boot_reset_rx(nd);
+            return;
+        }
+        if (nd->hdr_got < sizeof(nd->hdr)) {
+            nd->hdr_got += (size_t)r;
+            if (nd->hdr_got == sizeof(nd->hdr) && boot_header(j, nd) < 0)
+                return;
+        } else {
+            nd->msg_got += (size_t)r;
+        }
+        if (nd->hdr_got == sizeof(nd->hdr) && nd->msg_got == nd->msg_len)
+            boot_joined(j, nd);
+    }
+}
+
+/* Send as much of the pending answer as the socket takes. */
+static void boot_write(struct node *nd)
+{
+    ssize_t r;
+
+    while (nd->tx) {
+        r = send(nd->boot_fd, nd->tx->data + nd->tx_off,
+                 nd->tx->len - nd->tx_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            return;
+        if (r < 0) {                /* the node is gone: drop it */
+            reply_release(nd);
+            nd->rx_eof = 1;
+            return;
+        }
+        nd->tx_off += (size_t)r;
+        if (nd->tx_off == nd->tx->len)
+            reply_release(nd);
+    }
+}
+
+/* A round is waiting for a node that has already exited. */
+static void boot_check(struct job *j)
+{
+    int i;
+
+    if (j->stopping || !round_active(j))
+        return;
+    for (i = 0; i < j->launched; i++) {
+        struct node *nd = &j->nodes[i];
+
+        if (nd->alive || nd->joined)
+            continue;
+        msg("node %d exited before joining the bootstrap "
+            "(pid %ld, exit status 0); stopping the job",
+            i, (long)nd->pid);
+        stop_job(j, 1);
+        return;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Node exits and signals                                              */
+/* ------------------------------------------------------------------ */
+
+/* Describe a wait status; *code gets the matching exit code. */
+static void describe_status(int st, char *buf, size_t size, int *code)
+{
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+
+        snprintf(buf, size, "killed by signal %d (%s)", sig,
+                 strsignal(sig));
+        *code = 128 + sig;
+    } else {
+        snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
+        *code = WEXITSTATUS(st);
+    }
+}
+
+static void node_failed(struct job *j, struct node *nd)
+{
+    char what[128];
+    int code;
+
+    describe_status(nd->status, what, sizeof(what), &code);
+    if (round_active(j) && !nd->joined)
+        msg("node %d exited before joining the bootstrap (pid %ld, %s); "
+            "stopping the job", nd->rank, (long)nd->pid, what);
+    else
+        msg("node %d (pid %ld) %s; stopping the job",
+            nd->rank, (long)nd->pid, what);
+    stop_job(j, code ? code : 1);
+}
+
+static void node_exited(struct job *j, struct node *nd, int st)
+{
+    nd->alive = 0;
+    nd->status = st;
+    j->alive--;
+    drain_output(j, nd);
+    if (!j->stopping && nd->boot_fd >= 0) {
+        reply_release(nd);          /* nobody left to read it */
+        boot_read(j, nd);           /* it may have joined just before */
+    }
+    if (!j->stopping && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        node_failed(j, nd);
+    if (j->alive == 0)
+        j->drain_at = now_ms() + DRAIN_GRACE_MS;
+}
+
+static struct node *find_node(struct job *j, pid_t pid)
+{
+    int i;
+
+    for (i = 0; i < j->launched; i++)
+        if (j->nodes[i].pid == pid && j->nodes[i].alive)
+            return &j->nodes[i];
+    return NULL;
+}
+
+static void reap_children(struct job *j)
+{
+    struct node *nd;
+    pid_t pid;
+    int st;
+
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+        if ((nd = find_node(j, pid)))
+            node_exited(j, nd, st);
+}
+
+static void on_signal(struct job *j, int sig)
+{
+    if (!j->stopping) {
+        msg("caught signal %d (%s); stopping %d running node%s",
+            sig, strsignal(sig), j->alive, plural(j->alive));
+        stop_job(j, 128 + sig);
+    } else if (!j->killed) {
+        j->kill_at = now_ms();      /* asked again: kill right away */
+    }
+}
+
+static void handle_signals(struct job *j)
+{
+    struct signalfd_siginfo si;
+
+    while (read(j->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+        if (si.ssi_signo != SIGCHLD)
+            on_signal(j, (int)si.ssi_signo);
+    reap_children(j);
+}
+
+/* ------------------------------------------------------------------ */
+/* Main loop                                                           */
+/* ------------------------------------------------------------------ */
+
+static void add_poll(struct job *j, nfds_t *n, int fd, short ev, int slot)
+{
+    j->pfd[*n].fd = fd;
+    j->pfd[*n].events = ev;
+    j->pfd[*n].revents = 0;
+    j->pslot[*n] = slot;
+    (*n)++;
+}
+
+static nfds_t build_poll(struct job *j)
+{
+    nfds_t n = 0;
+    int i;
+
+    add_poll(j, &n, j->sigfd, POLLIN, -1);
+    for (i = 0; i < j->launched; i++) {
+        struct node *nd = &j->nodes[i];
+
+        if (nd->boot_fd >= 0 && !j->stopping && nd->tx)
+            add_poll(j, &n, nd->boot_fd, POLLOUT, i * SLOT_KINDS);
+        else if (boot_wants_read(j, nd))
+            add_poll(j, &n, nd->boot_fd, POLLIN, i * SLOT_KINDS);
+        if (nd->out[0].fd >= 0)
+            add_poll(j, &n, nd->out[0].fd, POLLIN, i * SLOT_KINDS + 1);
+        if (nd->out[1].fd >= 0)
+            add_poll(j, &n, nd->out[1].fd, POLLIN, i * SLOT_KINDS + 2);
+    }
+    return n;
+}
+
+static void dispatch(struct job *j, nfds_t n)
+{
+    nfds_t k;
+
+    for (k = 1; k < n; k++) {
+        struct node *nd = &j->nodes[j->pslot[k] / SLOT_KINDS];
+        int kind = j->pslot[k] % SLOT_KINDS;
+
+        if (!j->pfd[k].revents)
+            continue;
+        if (kind != SLOT_BOOT) {
+            stream_read(j, nd->rank, &nd->out[kind - 1]);
+            continue;
+        }
+        if (j->stopping)
+            continue;
+        if (nd->tx)
+            boot_write(nd);
+        boot_read(j, nd);
+    }
+    if (j->pfd[0].revents)
+        handle_signals(j);
+}
+
+static int loop_done(const struct job *j)
+{
+    if (j->alive > 0)
+        return 0;
+    return open_streams(j) == 0 || now_ms() >= j->drain_at;
+}
+
+static int run_loop(struct job *j)
+{
+    nfds_t n;
+    int r;
+
+    while (!loop_done(j)) {
+        n = build_poll(j);
+        r = poll(j->pfd, n, poll_timeout(j));
+        if (r < 0 && errno != EINTR) {
+            msg("poll: %s; stopping the job", strerror(errno));
+            stop_job(j, 1);
+            j->kill_at = now_ms();
+        } else if (r > 0) {
+            dispatch(j, n);
+        }
+        boot_check(j);
+        check_timers(j);
+    }
+    return j->exit_code;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cleanup                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Remove the shared-memory files the job's endpoints left behind. */
+static void remove_shm(const struct job *j)
+{
+    char pat[32];
+    struct dirent *de;
+    DIR *d;
+
+    if (!j->key[0] || !(d = opendir("/dev/shm")))
+        return;
+    snprintf(pat, sizeof(pat), "cm5-%s", j->key);
+    while ((de = readdir(d)))
+        if (strstr(de->d_name, pat))
+            unlinkat(dirfd(d), de->d_name, 0);
+    closedir(d);
+}
+
+static void job_free(struct job *j)
+{
+    int i;
+
+    for (i = 0; j->nodes && i < j->o->nodes; i++) {
+        struct node *nd = &j->nodes[i];
+
+        stream_close(j, i, &nd->out[0]);
+        stream_close(j, i, &nd->out[1]);
+        close_fd(&nd->boot_fd);
+        reply_release(nd);
+        free(nd->msg);
+    }
+    close_fd(&j->sigfd);
+    close_fd(&j->doorbell_fd);
+    remove_shm(j);
+    free(j->nodes);
+    free(j->pfd);
+    free(j->pslot);
+}
+
+static int job_setup(struct job *j)
+{
+    raise_nofile(j);
+    if (setup_signals(j) < 0) {
+        msg("cannot set up signal handling: %s", strerror(errno));
+        return -1;
+    }
+    if (make_job_key(j) < 0) {
+        msg("cannot make a job key: %s", strerror(errno));
+        return -1;
+    }
+    if (make_doorbell(j) < 0) {
+        msg("cannot create the doorbell segment: %s", strerror(errno));
+        return -1;
+    }
+    if (prepare_env(j) < 0) {
+        msg("cannot set up the environment: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void launch(struct job *j)
+{
+    int i;
+
+    for (i = 0; i < j->o->nodes; i++) {
+        if (spawn_node(j, i) < 0) {
+            stop_job(j, 1);
+            break;
+        }
+        j->launched++;
+        j->alive++;
+    }
+    if (j->o->timeout > 0)
+        j->deadline = now_ms() + (int64_t)(j->o->timeout * 1000.0 + 0.5);
+    if (j->alive == 0)
+        j->drain_at = now_ms();
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    struct job j;
+    int rc = 1;
+
+    parse_args(argc, argv, &o);
+    ensure_std_fds();
+    if (job_init(&j, &o) < 0) {
+        msg("out of memory");
+        goto err_free;
+    }
+    if (job_setup(&j) < 0)
+        goto err_free;
+    launch(&j);
+    rc = run_loop(&j);
+
+err_free:
+    job_free(&j);
+    return rc;
+}
