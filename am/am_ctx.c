@@ -225,9 +225,17 @@ void cm5_finalize(void)
     if (!cm5i_ctx.ready || cm5i_ctx.failed)
         return;
     /* Messages may still be in flight to us: serve them until every node
-     * has come here, then close. */
-    if (cm5i_ctx.size > 1)
+     * has come here, and close only when our own last messages have
+     * left (their send completions arrived). */
+    cm5i_fab_track_sends(cm5i_ctx.fab);
+    if (cm5i_ctx.size > 1) {
+        cm5i_waiter_t w;
+
         cm5_barrier();
+        cm5i_waiter_init(&w);
+        while (cm5i_fab_sends_pending(cm5i_ctx.fab) > 0)
+            cm5i_wait_step(&w, CM5I_CH_ALL);
+    }
     cm5i_ctx.ready = 0;
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_ctx.fab = NULL;

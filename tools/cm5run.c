@@ -122,6 +122,7 @@ struct job {
     struct sigaction old_pipe;
     struct sigaction old_chld;
     struct rlimit old_nofile;
+    int nofile_raised;          /* restore old_nofile in the nodes */
 };
 
 enum { SLOT_BOOT, SLOT_OUT, SLOT_ERR, SLOT_KINDS };
@@ -356,7 +357,9 @@ static void raise_nofile(struct job *j)
         return;
     rl = j->old_nofile;
     rl.rlim_cur = rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur != j->old_nofile.rlim_cur &&
+        setrlimit(RLIMIT_NOFILE, &rl) == 0)
+        j->nofile_raised = 1;
 }
 
 static int setup_signals(struct job *j)
@@ -498,7 +501,8 @@ static void child_exec(const struct job *j, int rank, int boot,
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != j->self)
         _exit(127);
     child_signals(j);
-    setrlimit(RLIMIT_NOFILE, &j->old_nofile);
+    if (j->nofile_raised)
+        setrlimit(RLIMIT_NOFILE, &j->old_nofile);
     child_fds(rank, boot, out_w, err_w, j->doorbell_fd);
     if (set_env_int("CM5_RANK", rank) < 0 ||
         set_env_int("CM5_BOOT_FD", boot) < 0)
@@ -591,7 +595,7 @@ static void check_timers(struct job *j)
 {
     int64_t t = now_ms();
 
-    if (!j->stopping && j->deadline && t >= j->deadline) {
+    if (!j->stopping && j->alive > 0 && j->deadline && t >= j->deadline) {
         msg("timeout after %g s; stopping %d running node%s",
             j->o->timeout, j->alive, plural(j->alive));
         stop_job(j, EXIT_TIMEOUT);
@@ -607,7 +611,7 @@ static int poll_timeout(const struct job *j)
 {
     int64_t next = INT64_MAX, d;
 
-    if (!j->stopping && j->deadline)
+    if (!j->stopping && j->alive > 0 && j->deadline)
         next = j->deadline;
     if (j->stopping && !j->killed && j->kill_at < next)
         next = j->kill_at;

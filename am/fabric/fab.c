@@ -53,6 +53,8 @@ struct cm5i_fab {
     size_t inject_size;
     size_t msg_size;
     size_t addrlen;
+    int tracked;     /* send with completions (shut-down) */
+    long tx_pending; /* sends not yet completed */
     char *rx_mem;
     char *tx_mem;
     char prov[64];
@@ -60,7 +62,16 @@ struct cm5i_fab {
 
 /* Known provider quirks (checked by tests/unit/am/test_fab.c):
  * - Debian's libfabric 1.17 shm crashes when FI_OPT_MIN_MULTI_RECV is set
- *   before fi_enable (ofiwg/libfabric#10591): we always set it after. */
+ *   before fi_enable (ofiwg/libfabric#10591): we always set it after.
+ * - ofi_rxm allocates pools of FI_OFI_RXM_BUFFER_SIZE (16 KiB) buffers at
+ *   fi_enable, ~140 MB per process with two endpoints, which makes a
+ *   32-node tcp job on one host take 20 s to start.  Unless the user set
+ *   it, we use 2 KiB: active messages are 48 bytes, and larger messages
+ *   take rxm's segmentation and rendezvous paths anyway. */
+static void fab_quirk_env(void)
+{
+    setenv("FI_OFI_RXM_BUFFER_SIZE", "2048", 0);
+}
 
 static cm5_status_t fab_err(const char *what, int rc)
 {
@@ -82,6 +93,11 @@ static struct fi_info *fab_hints(const char *provider)
         FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     hints->domain_attr->av_type = FI_AV_TABLE;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    /* Small queues: we post a few multi-receive buffers and flow control
+     * bounds what is in flight; providers size their pools from these
+     * (tcp;ofi_rxm takes ~140 MB per process with its defaults). */
+    hints->tx_attr->size = 256;
+    hints->rx_attr->size = 64;
     hints->tx_attr->msg_order = FI_ORDER_SAS;
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     if (provider && *provider) {
@@ -287,6 +303,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
         return CM5_ERR_NO_MEMORY;
     }
     fab->msg_size = p->msg_size;
+    fab_quirk_env();
     rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
     if (rc) {
@@ -319,6 +336,11 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     }
     snprintf(fab->prov, sizeof(fab->prov), "%s",
              fab->info->fabric_attr->prov_name);
+    cm5i_log(CM5I_LOG_DEBUG, "fab",
+             "provider %s: inject %zu, tx queue %zu, rx queue %zu, "
+             "wait fd %s",
+             fab->prov, fab->inject_size, fab->info->tx_attr->size,
+             fab->info->rx_attr->size, fab->ch[0].wait_fd >= 0 ? "yes" : "no");
     *out = fab;
     return CM5_OK;
 }
@@ -396,7 +418,7 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
     fab_txslot_t *s;
     ssize_t rc;
 
-    if (len <= fab->inject_size) {
+    if (len <= fab->inject_size && !fab->tracked) {
         rc = fi_inject(ch->ep, msg, len, dest);
         if (rc == 0)
             return CM5_OK;
@@ -409,6 +431,7 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
     rc = fi_send(ch->ep, s->op.buf, len, NULL, dest, &s->op.ctx);
     if (rc == 0) {
         ch->tx_free = s->op.next;
+        fab->tx_pending++;
         return CM5_OK;
     }
     return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_send", (int)rc);
@@ -433,6 +456,7 @@ static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
     fab_op_t *op = e->op_context;
 
     if (op && op->kind == FAB_CTX_TX) {
+        fab->tx_pending--;
         op->next = ch->tx_free;
         ch->tx_free = (fab_txslot_t *)op;
         return;
@@ -466,6 +490,16 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
     for (ssize_t i = 0; i < n; i++)
         fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
     return nrx;
+}
+
+void cm5i_fab_track_sends(cm5i_fab_t *fab)
+{
+    fab->tracked = 1;
+}
+
+long cm5i_fab_sends_pending(const cm5i_fab_t *fab)
+{
+    return fab->tx_pending;
 }
 
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
@@ -516,6 +550,7 @@ int cm5i_fab_list(cm5i_fab_list_func_t cb, void *arg)
     char seen[32][64];
     int nseen = 0;
 
+    fab_quirk_env();
     if (fi_getinfo(FAB_API, NULL, NULL, 0, NULL, &list))
         return 0;
     for (struct fi_info *i = list; i && nseen < 32; i = i->next) {

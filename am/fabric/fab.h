@@ -51,6 +51,13 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int ch, int node,
  * Returns the number of messages received, or a negative status. */
 int cm5i_fab_poll(cm5i_fab_t *fab, int ch, cm5i_fab_rx_func_t cb, void *arg);
 
+/* From now on send with completions (no fi_inject), so that
+ * cm5i_fab_sends_pending() tells when every message has left: a provider
+ * may still hold an injected message when fi_inject returns, and closing
+ * the endpoint then would lose it. */
+void cm5i_fab_track_sends(cm5i_fab_t *fab);
+long cm5i_fab_sends_pending(const cm5i_fab_t *fab);
+
 /* Wait objects: up to CM5I_NCH file descriptors, or 0 if the provider has
  * none.  cm5i_fab_trywait() returns 1 when it is safe to sleep on them. */
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds);
