@@ -149,6 +149,8 @@ void cm5i_flush_credits(void)
     cm5i_ctx.nflush = keep;
 }
 
+static int am_run_deferred(void);
+
 static int am_run_rpcs(void)
 {
     int n = 0;
@@ -190,8 +192,12 @@ int cm5i_progress(int chmask)
                       cm5_status_string(r));
         n += r;
     }
-    if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail && !cm5i_ctx.in_handler)
-        n += am_run_rpcs();
+    if (!cm5i_ctx.in_handler) {
+        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail)
+            n += am_run_rpcs();
+        if (cm5i_ctx.defer_head)
+            n += am_run_deferred();
+    }
     if (cm5i_ctx.nflush)
         cm5i_flush_credits();
     return n;
@@ -308,12 +314,39 @@ cm5_status_t cm5_am_handler_check(const void *handler)
     return cm5i_handler_encode(handler, &ref);
 }
 
-cm5_status_t cm5i_am_internal(int node, int index, const uint32_t arg[4])
+cm5_status_t cm5i_am_internal(int ch, int node, int index,
+                              const uint32_t arg[4])
 {
     cm5i_pkt_t pkt = {.type = CM5I_PKT_INTERNAL, .obj = (uint32_t)index};
 
     memcpy(pkt.arg, arg, sizeof(pkt.arg));
-    return cm5i_am_send(CM5I_CH_REQ, node, &pkt);
+    return cm5i_am_send(ch, node, &pkt);
+}
+
+void cm5i_defer(cm5i_deferred_t *work)
+{
+    work->next = NULL;
+    if (cm5i_ctx.defer_tail)
+        cm5i_ctx.defer_tail->next = work;
+    else
+        cm5i_ctx.defer_head = work;
+    cm5i_ctx.defer_tail = work;
+}
+
+static int am_run_deferred(void)
+{
+    int n = 0;
+
+    while (cm5i_ctx.defer_head) {
+        cm5i_deferred_t *w = cm5i_ctx.defer_head;
+
+        cm5i_ctx.defer_head = w->next;
+        if (!cm5i_ctx.defer_head)
+            cm5i_ctx.defer_tail = NULL;
+        w->run(w); /* may send, wait, and so defer more */
+        n++;
+    }
+    return n;
 }
 
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn)

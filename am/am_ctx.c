@@ -47,6 +47,7 @@ void cm5_fatal(const char *call, const char *fmt, ...)
     cm5i_vlog(CM5I_LOG_ERROR, call, fmt, ap);
     va_end(ap);
     cm5i_ctx.failed = 1;
+    cm5i_fab_abandon(cm5i_ctx.fab);
     fflush(NULL);
     /* Exit without the collective shut-down: cm5run (or the PMIx launcher)
      * sees the status and stops the other nodes. */
@@ -156,6 +157,7 @@ static void ctx_atexit(void)
 
 static cm5_status_t ctx_start(const char *provider)
 {
+    double t0 = cm5_wtime(), t1;
     cm5_status_t st;
 
     st = cm5i_boot_init(&cm5i_ctx.boot);
@@ -170,15 +172,19 @@ static cm5_status_t ctx_start(const char *provider)
                       cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
     cm5i_handler_refresh();
     if ((st = ctx_alloc_flow()) != CM5_OK ||
-        (st = ctx_open_fabric(provider)) != CM5_OK ||
-        (st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK ||
-        (st = cm5i_barrier_setup()) != CM5_OK)
+        (st = ctx_open_fabric(provider)) != CM5_OK)
+        return st;
+    t1 = cm5_wtime();
+    if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK ||
+        (st = cm5i_barrier_setup()) != CM5_OK || (st = cm5i_msg_setup()) != CM5_OK)
         return st;
     snprintf(cm5i_ctx.provider, sizeof(cm5i_ctx.provider), "%s",
              cm5i_fab_provider(cm5i_ctx.fab));
-    cm5i_log(CM5I_LOG_INFO, "init", "node %d of %d, bootstrap %s, provider %s",
+    cm5i_log(CM5I_LOG_INFO, "init",
+             "node %d of %d, bootstrap %s, provider %s; endpoints opened in "
+             "%.3f s, addresses exchanged in %.3f s",
              cm5i_ctx.rank, cm5i_ctx.size, cm5i_ctx.boot.method,
-             cm5i_ctx.provider);
+             cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
     cm5i_ctx.ready = 1;
     atexit(ctx_atexit);
     return CM5_OK;
@@ -222,6 +228,8 @@ __attribute__((constructor)) static void ctx_auto_init(void)
 
 void cm5_finalize(void)
 {
+    double t0 = cm5_wtime(), t1;
+
     if (!cm5i_ctx.ready || cm5i_ctx.failed)
         return;
     /* Messages may still be in flight to us: serve them until every node
@@ -236,8 +244,11 @@ void cm5_finalize(void)
         while (cm5i_fab_sends_pending(cm5i_ctx.fab) > 0)
             cm5i_wait_step(&w, CM5I_CH_ALL);
     }
+    t1 = cm5_wtime();
     cm5i_ctx.ready = 0;
     cm5i_fab_close(cm5i_ctx.fab);
+    cm5i_log(CM5I_LOG_DEBUG, "fini", "exit barrier %.3f s, close %.3f s",
+             t1 - t0, cm5_wtime() - t1);
     cm5i_ctx.fab = NULL;
     cm5i_boot_fini(&cm5i_ctx.boot);
     for (int c = 0; c < CM5I_NCH; c++) {

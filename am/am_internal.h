@@ -44,7 +44,20 @@ typedef struct {
 
 /* Runtime-internal handlers (collectives and the like), by index. */
 typedef void (*cm5i_internal_func_t)(int src, const uint32_t *arg);
-enum { CM5I_INTERNAL_MAX = 32 };
+enum {
+    CM5I_INT_MSG_RTS = 1, /* a message is ready to send */
+    CM5I_INT_MSG_CTS = 2, /* the receiver is ready for it */
+    CM5I_INT_MSG_FIN = 3, /* the receiver has it */
+    CM5I_INTERNAL_MAX = 32
+};
+
+/* Work that may send or block, queued by handlers and completion
+ * callbacks (which may not) and run outside every handler. */
+typedef struct cm5i_deferred {
+    struct cm5i_deferred *next;
+    void (*run)(struct cm5i_deferred *self);
+} cm5i_deferred_t;
+void cm5i_defer(cm5i_deferred_t *work);
 
 /* Doorbell slot of one node in the job's shared memory. */
 typedef struct {
@@ -75,6 +88,8 @@ typedef struct {
      * handler; credits bound them to size * credits. */
     cm5i_pkt_t *rpc_q;
     uint32_t rpc_head, rpc_tail, rpc_cap;
+
+    cm5i_deferred_t *defer_head, *defer_tail;
 
     int in_handler;     /* depth: >0 while a handler runs */
     int in_req_handler; /* a request handler is running */
@@ -108,8 +123,9 @@ static inline void cm5i_ensure_init(void)
 
 /* Send a packet on a channel, waiting for credits and provider room. */
 cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt);
-/* Send an internal (runtime) request to node. */
-cm5_status_t cm5i_am_internal(int node, int index, const uint32_t arg[4]);
+/* Send an internal (runtime) message to node on channel ch. */
+cm5_status_t cm5i_am_internal(int ch, int node, int index,
+                              const uint32_t arg[4]);
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 /* Poll the channels in chmask (bit per channel); returns messages run. */
 int cm5i_progress(int chmask);
@@ -129,6 +145,7 @@ void cm5i_doorbell_ring(int node);
 cm5_status_t cm5i_wait_setup(void);
 
 cm5_status_t cm5i_barrier_setup(void);
+cm5_status_t cm5i_msg_setup(void);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

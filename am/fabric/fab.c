@@ -8,10 +8,13 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "am_log.h"
 
@@ -27,7 +30,13 @@ typedef struct {
     struct fab_txslot *next;
 } fab_op_t;
 
-enum { FAB_CTX_RX = 1, FAB_CTX_TX = 2 };
+enum { FAB_CTX_RX = 1, FAB_CTX_TX = 2, FAB_CTX_USER = 3 };
+
+_Static_assert(sizeof(((cm5i_fab_op_t *)0)->fi_ctx) ==
+                   sizeof(struct fi_context),
+               "cm5i_fab_op_t must hold a struct fi_context");
+_Static_assert(offsetof(cm5i_fab_op_t, kind) == offsetof(fab_op_t, kind),
+               "operation kinds must line up");
 
 typedef struct fab_txslot {
     fab_op_t op;
@@ -37,6 +46,7 @@ typedef struct {
     struct fid_ep *ep;
     struct fid_cq *cq;
     int wait_fd;
+    char name[CM5I_FAB_NAME_MAX]; /* set for string-addressed endpoints */
     fab_op_t rx[FAB_NRXBUF];
     fab_txslot_t *tx_slots;
     fab_txslot_t *tx_free;
@@ -87,7 +97,7 @@ static struct fi_info *fab_hints(const char *provider)
     if (!hints)
         return NULL;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG | FI_MULTI_RECV;
+    hints->caps = FI_MSG | FI_MULTI_RECV | FI_TAGGED;
     hints->mode = FI_CONTEXT;
     hints->domain_attr->mr_mode =
         FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
@@ -97,7 +107,7 @@ static struct fi_info *fab_hints(const char *provider)
      * bounds what is in flight; providers size their pools from these
      * (tcp;ofi_rxm takes ~140 MB per process with its defaults). */
     hints->tx_attr->size = 256;
-    hints->rx_attr->size = 64;
+    hints->rx_attr->size = 1024;
     hints->tx_attr->msg_order = FI_ORDER_SAS;
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     if (provider && *provider) {
@@ -211,11 +221,12 @@ static int fab_open_ep(cm5i_fab_t *fab, int c, const char *name_tag)
         /* String-addressed providers (shm) name their shared-memory files
          * after the endpoint: use the job's name, so cm5run can remove
          * whatever a killed job leaves behind. */
-        char name[CM5I_FAB_NAME_MAX];
-
-        snprintf(name, sizeof(name), "%s-%d", name_tag, c);
-        if (fi_setname(&ch->ep->fid, name, strlen(name) + 1))
-            cm5i_log(CM5I_LOG_DEBUG, "fab", "cannot name endpoint %s", name);
+        snprintf(ch->name, sizeof(ch->name), "%s-%d", name_tag, c);
+        if (fi_setname(&ch->ep->fid, ch->name, strlen(ch->name) + 1)) {
+            cm5i_log(CM5I_LOG_DEBUG, "fab", "cannot name endpoint %s",
+                     ch->name);
+            ch->name[0] = '\0';
+        }
     }
     return fi_enable(ch->ep);
 }
@@ -355,6 +366,13 @@ void cm5i_fab_close(cm5i_fab_t *fab)
     free(fab);
 }
 
+void cm5i_fab_abandon(cm5i_fab_t *fab)
+{
+    for (int c = 0; fab && c < CM5I_NCH; c++)
+        if (fab->ch[c].name[0])
+            shm_unlink(fab->ch[c].name);
+}
+
 const char *cm5i_fab_provider(const cm5i_fab_t *fab)
 {
     return fab->prov;
@@ -437,12 +455,50 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
     return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_send", (int)rc);
 }
 
+cm5_status_t cm5i_fab_tsend(cm5i_fab_t *fab, int node, uint64_t tag,
+                            const void *buf, size_t len, cm5i_fab_op_t *op)
+{
+    fi_addr_t dest = fab->peers[node * CM5I_NCH + CM5I_CH_REQ];
+    ssize_t rc;
+
+    op->kind = FAB_CTX_USER;
+    rc = fi_tsend(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, dest, tag,
+                  op->fi_ctx);
+    if (rc == 0)
+        return CM5_OK;
+    return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_tsend", (int)rc);
+}
+
+cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
+                            size_t len, cm5i_fab_op_t *op)
+{
+    ssize_t rc;
+
+    op->kind = FAB_CTX_USER;
+    rc = fi_trecv(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, FI_ADDR_UNSPEC,
+                  tag, 0, op->fi_ctx);
+    if (rc == 0)
+        return CM5_OK;
+    return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_trecv", (int)rc);
+}
+
 static int fab_cq_error(fab_chan_t *ch)
 {
     struct fi_cq_err_entry err = {0};
+    cm5i_fab_op_t *uop;
 
     if (fi_cq_readerr(ch->cq, &err, 0) < 0)
         return fab_err("fi_cq_readerr", -FI_EOTHER);
+    uop = err.op_context;
+    if (uop && uop->kind == FAB_CTX_USER) {
+        /* A bulk transfer failed: its owner reports it. */
+        cm5i_log(CM5I_LOG_DEBUG, "fab", "bulk transfer failed: %s",
+                 fi_strerror(err.err));
+        uop->done(uop->arg,
+                  err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER,
+                  err.len);
+        return 0;
+    }
     cm5i_log(CM5I_LOG_ERROR, "fab", "completion error: %s (%s)",
              fi_strerror(err.err),
              fi_cq_strerror(ch->cq, err.prov_errno, err.err_data, NULL, 0));
@@ -455,6 +511,12 @@ static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
 {
     fab_op_t *op = e->op_context;
 
+    if (op && op->kind == FAB_CTX_USER) {
+        cm5i_fab_op_t *uop = e->op_context;
+
+        uop->done(uop->arg, 0, e->len);
+        return;
+    }
     if (op && op->kind == FAB_CTX_TX) {
         fab->tx_pending--;
         op->next = ch->tx_free;

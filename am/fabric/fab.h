@@ -20,6 +20,17 @@ enum { CM5I_CH_REQ = 0, CM5I_CH_REP = 1 };
 
 typedef struct cm5i_fab cm5i_fab_t;
 
+/* A bulk (tagged) operation in flight.  done(arg, status, len) runs from
+ * inside cm5i_fab_poll when it completes (status 0, or a negative
+ * CM5_ERR_*); it must not send: it should only record the event. */
+typedef void (*cm5i_fab_done_func_t)(void *arg, int status, size_t len);
+typedef struct {
+    void *fi_ctx[4]; /* libfabric's context: first, as the layer needs */
+    int kind;        /* the layer's own */
+    cm5i_fab_done_func_t done;
+    void *arg;
+} cm5i_fab_op_t;
+
 /* Called for every received message; buf is valid only during the call. */
 typedef void (*cm5i_fab_rx_func_t)(void *arg, int ch, const void *buf,
                                    size_t len);
@@ -34,6 +45,9 @@ typedef struct {
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *params,
                            cm5i_fab_t **out);
 void cm5i_fab_close(cm5i_fab_t *fab);
+/* The process is about to die without closing: remove the shared-memory
+ * files a string-addressed provider (shm) made for our endpoints. */
+void cm5i_fab_abandon(cm5i_fab_t *fab);
 
 /* Provider name as libfabric reports it ("shm", "tcp;ofi_rxm", ...). */
 const char *cm5i_fab_provider(const cm5i_fab_t *fab);
@@ -47,6 +61,14 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
 /* Send one message; CM5_ERR_AGAIN when the provider has no room now. */
 cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int ch, int node,
                            const void *msg, size_t len);
+/* Bulk data: tagged messages on the request endpoint.  The receiver picks
+ * tags that are unique among its receives in flight; its data never
+ * passes through the active-message buffers. */
+cm5_status_t cm5i_fab_tsend(cm5i_fab_t *fab, int node, uint64_t tag,
+                            const void *buf, size_t len, cm5i_fab_op_t *op);
+cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
+                            size_t len, cm5i_fab_op_t *op);
+
 /* Read completions of a channel, calling cb for each received message.
  * Returns the number of messages received, or a negative status. */
 int cm5i_fab_poll(cm5i_fab_t *fab, int ch, cm5i_fab_rx_func_t cb, void *arg);

@@ -91,6 +91,57 @@ CM5_EXPORT int cm5_in_handler(void);
 /* Barrier across all nodes (dissemination, log2(P) rounds). */
 CM5_EXPORT cm5_status_t cm5_barrier(void);
 
+/* ---- Point-to-point messages (the CMMD block messages) ----------------
+ * A message is matched at the receiver by source node and tag, either of
+ * which may be a wildcard; between one sender and one receiver, messages
+ * with one tag arrive in order.  Data moves as one libfabric tagged
+ * message after a rendezvous, never as a train of active messages. */
+#define CM5_ANY_NODE (-1)
+#define CM5_ANY_TAG (-1)
+
+typedef struct cm5_msg *cm5_msg_h;
+/* Runs outside every handler when the message is done (or failed). */
+typedef void (*cm5_msg_done_func_t)(cm5_msg_h msg, void *arg);
+
+enum {
+    CM5_MSG_COPY = 1 /* send from a private copy: buf is free on return */
+};
+
+typedef struct {
+    int is_send;
+    int node;     /* the peer (the actual sender, once a receive matched) */
+    int tag;      /* the actual tag, once matched */
+    size_t bytes; /* bytes of the message (a receive: as sent) */
+    size_t size;  /* send: bytes; receive: the buffer's size */
+    void *buf;
+    int done;
+    cm5_status_t status; /* CM5_ERR_INVALID: longer than the buffer */
+} cm5_msg_info_t;
+
+/* Start a send; done when the receiver has all the data. */
+CM5_EXPORT cm5_status_t cm5_msg_send(int node, int tag, const void *buf,
+                                     size_t len, unsigned flags,
+                                     cm5_msg_done_func_t done, void *arg,
+                                     cm5_msg_h *out);
+/* Start a receive from node (or CM5_ANY_NODE) with tag (or CM5_ANY_TAG).
+ * A message longer than len completes the receive with CM5_ERR_INVALID
+ * and is not delivered. */
+CM5_EXPORT cm5_status_t cm5_msg_recv(int node, int tag, void *buf,
+                                     size_t len, cm5_msg_done_func_t done,
+                                     void *arg, cm5_msg_h *out);
+/* Non-zero when the message is done (serves the network once). */
+CM5_EXPORT int cm5_msg_test(cm5_msg_h msg);
+/* Serve the network until the message is done; returns its status. */
+CM5_EXPORT cm5_status_t cm5_msg_wait(cm5_msg_h msg);
+/* Release a handle; legal while in flight (released once done). */
+CM5_EXPORT void cm5_msg_free(cm5_msg_h msg);
+CM5_EXPORT void cm5_msg_info(cm5_msg_h msg, cm5_msg_info_t *out);
+/* Is a message from node with tag (wildcards allowed) waiting to be
+ * received?  1 and its description, or 0. */
+CM5_EXPORT int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out);
+/* Messages started and not yet done on this node. */
+CM5_EXPORT int cm5_msg_active(int sends);
+
 /* Report "cm5[node:pid] error <call>: <message>" and stop the whole job
  * with a non-zero status. */
 CM5_EXPORT CM5_NORETURN void cm5_fatal(const char *call, const char *fmt, ...)

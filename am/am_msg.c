@@ -1,0 +1,483 @@
+/*
+ * Point-to-point messages: a rendezvous on active messages, data as one
+ * libfabric tagged message straight into the receiver's buffer.
+ *
+ *   sender                         receiver
+ *   RTS(tag, len, sid) ----------> match a posted receive (or keep it as
+ *                                  unexpected until one is posted); check
+ *                                  the length; post the tagged receive
+ *                      <---------- CTS(sid, rid)         (reply channel)
+ *   tagged send to tag rid ======> data lands in the buffer
+ *                      <---------- FIN(sid)              (reply channel)
+ *   done: the receiver has it      done
+ *
+ * Handlers and completion callbacks only record events; whatever sends or
+ * may block (posting the tagged operations, CTS, FIN, user callbacks) runs
+ * as deferred work outside every handler.  Messages are named on the wire
+ * by (slot, generation) in a table, so a late packet for a reused slot is
+ * recognized.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "am_internal.h"
+
+enum { MSG_RTS_SENT = 1, MSG_MATCHED, MSG_DATA, MSG_DONE };
+#define MSG_REFUSED UINT32_MAX /* CTS slot: the receive buffer is short */
+
+struct cm5_msg {
+    cm5i_fab_op_t op; /* the tagged operation; first */
+    cm5i_deferred_t work;
+    void (*next_step)(cm5_msg_h m);
+    uint32_t slot, gen;
+    uint32_t peer_slot, peer_gen;
+    int is_send;
+    int state;
+    int node, tag;
+    size_t size;  /* send: length; receive: buffer size */
+    size_t bytes; /* the message's length */
+    void *buf;
+    void *copy; /* CM5_MSG_COPY's private buffer */
+    int local_done, remote_done;
+    int freed;
+    cm5_status_t status;
+    cm5_msg_done_func_t done;
+    void *arg;
+    struct cm5_msg *next; /* posted receives */
+};
+
+/* An RTS that found no receive yet. */
+typedef struct msg_rts {
+    int src, tag;
+    uint32_t len, slot, gen;
+    struct msg_rts *next;
+} msg_rts_t;
+
+static struct {
+    cm5_msg_h *slots;
+    uint32_t *gens;
+    uint32_t nslots, *free_slots, nfree;
+    cm5_msg_h posted_head, posted_tail;
+    msg_rts_t *rts_head, *rts_tail;
+    int active[2]; /* receives, sends */
+} msgs;
+
+static cm5_status_t msg_slot(cm5_msg_h m)
+{
+    if (msgs.nfree == 0) {
+        uint32_t n = msgs.nslots ? msgs.nslots * 2 : 64;
+        cm5_msg_h *s = realloc(msgs.slots, n * sizeof(*s));
+        uint32_t *g = realloc(msgs.gens, n * sizeof(*g));
+        uint32_t *f = realloc(msgs.free_slots, n * sizeof(*f));
+
+        if (s)
+            msgs.slots = s;
+        if (g)
+            msgs.gens = g;
+        if (f)
+            msgs.free_slots = f;
+        if (!s || !g || !f)
+            return CM5_ERR_NO_MEMORY;
+        for (uint32_t i = msgs.nslots; i < n; i++) {
+            msgs.gens[i] = 0;
+            msgs.free_slots[msgs.nfree++] = n - 1 - (i - msgs.nslots);
+        }
+        msgs.nslots = n;
+    }
+    m->slot = msgs.free_slots[--msgs.nfree];
+    m->gen = ++msgs.gens[m->slot];
+    msgs.slots[m->slot] = m;
+    return CM5_OK;
+}
+
+static cm5_msg_h msg_lookup(uint32_t slot, uint32_t gen)
+{
+    if (slot >= msgs.nslots || msgs.gens[slot] != gen)
+        return NULL;
+    return msgs.slots[slot];
+}
+
+static void msg_release(cm5_msg_h m)
+{
+    msgs.slots[m->slot] = NULL;
+    msgs.gens[m->slot]++; /* late packets no longer match */
+    msgs.free_slots[msgs.nfree++] = m->slot;
+    free(m->copy);
+    free(m);
+}
+
+static void msg_run_step(cm5i_deferred_t *w)
+{
+    cm5_msg_h m = (cm5_msg_h)((char *)w - offsetof(struct cm5_msg, work));
+
+    m->next_step(m);
+}
+
+static void msg_later(cm5_msg_h m, void (*step)(cm5_msg_h))
+{
+    m->next_step = step;
+    m->work.run = msg_run_step;
+    cm5i_defer(&m->work);
+}
+
+/* Deferred: the message is done; tell the user, release if freed. */
+static void msg_finish(cm5_msg_h m)
+{
+    m->state = MSG_DONE;
+    msgs.active[m->is_send]--;
+    if (m->done)
+        m->done(m, m->arg);
+    if (m->freed)
+        msg_release(m);
+}
+
+static void msg_send_internal(int ch, int node, int index, uint32_t a0,
+                              uint32_t a1, uint32_t a2, uint32_t a3)
+{
+    const uint32_t arg[4] = {a0, a1, a2, a3};
+    cm5_status_t st = cm5i_am_internal(ch, node, index, arg);
+
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg", "protocol message to node %d failed: %s", node,
+                  cm5_status_string(st));
+}
+
+/* ---- receiver ---- */
+
+static int msg_matches(int want_node, int want_tag, int node, int tag)
+{
+    return (want_node == CM5_ANY_NODE || want_node == node) &&
+           (want_tag == CM5_ANY_TAG || want_tag == tag);
+}
+
+static void msg_recv_finish(cm5_msg_h m);
+
+static void msg_recv_done(void *arg, int status, size_t len)
+{
+    cm5_msg_h m = arg;
+
+    (void)len;
+    if (status != CM5_OK)
+        m->status = status;
+    msg_later(m, msg_recv_finish);
+}
+
+/* Deferred: post the tagged receive, then clear the sender to send. */
+static void msg_accept(cm5_msg_h m)
+{
+    uint64_t tag = (uint64_t)m->gen << 32 | m->slot;
+    cm5i_waiter_t w;
+    cm5_status_t st;
+
+    if (m->status != CM5_OK || m->bytes == 0) {
+        /* Empty, or too long (refused: the sender's message fails too):
+         * no data phase. */
+        msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_CTS,
+                          m->peer_slot, m->peer_gen,
+                          m->status == CM5_OK ? 0 : MSG_REFUSED, 0);
+        msg_finish(m);
+        return;
+    }
+    m->op.done = msg_recv_done;
+    m->op.arg = m;
+    cm5i_waiter_init(&w);
+    while ((st = cm5i_fab_trecv(cm5i_ctx.fab, tag, m->buf, m->bytes,
+                                &m->op)) == CM5_ERR_AGAIN)
+        cm5i_wait_step(&w, CM5I_CH_ALL);
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg_recv", "cannot post the receive: %s",
+                  cm5_status_string(st));
+    m->state = MSG_DATA;
+    msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_CTS, m->peer_slot,
+                      m->peer_gen, m->slot, m->gen);
+}
+
+static void msg_match(cm5_msg_h m, const msg_rts_t *r)
+{
+    m->node = r->src;
+    m->tag = r->tag;
+    m->bytes = r->len;
+    m->peer_slot = r->slot;
+    m->peer_gen = r->gen;
+    m->state = MSG_MATCHED;
+    if (m->bytes > m->size)
+        m->status = CM5_ERR_INVALID;
+    msg_later(m, msg_accept);
+}
+
+static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
+{
+    if (prev)
+        prev->next = m->next;
+    else
+        msgs.posted_head = m->next;
+    if (msgs.posted_tail == m)
+        msgs.posted_tail = prev;
+}
+
+static void msg_rts_handler(int src, const uint32_t *arg)
+{
+    msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
+                   .slot = arg[2], .gen = arg[3]};
+    msg_rts_t *u;
+
+    for (cm5_msg_h m = msgs.posted_head, prev = NULL; m;
+         prev = m, m = m->next) {
+        if (msg_matches(m->node, m->tag, r.src, r.tag)) {
+            msg_unlink_posted(m, prev);
+            msg_match(m, &r);
+            return;
+        }
+    }
+    u = malloc(sizeof(*u));
+    if (!u)
+        cm5_fatal("cm5_msg", "out of memory for a message from node %d",
+                  src);
+    *u = r;
+    u->next = NULL;
+    if (msgs.rts_tail)
+        msgs.rts_tail->next = u;
+    else
+        msgs.rts_head = u;
+    msgs.rts_tail = u;
+}
+
+/* ---- sender ---- */
+
+static void msg_send_done(void *arg, int status, size_t len)
+{
+    cm5_msg_h m = arg;
+
+    (void)len;
+    if (status != CM5_OK)
+        m->status = status;
+    m->local_done = 1;
+    if (m->remote_done || status != CM5_OK)
+        msg_later(m, msg_finish);
+}
+
+/* Deferred: the receiver is ready; send the data. */
+static void msg_push(cm5_msg_h m)
+{
+    uint64_t tag = (uint64_t)m->peer_gen << 32 | m->peer_slot;
+    const void *src = m->copy ? m->copy : m->buf;
+    cm5i_waiter_t w;
+    cm5_status_t st;
+
+    m->op.done = msg_send_done;
+    m->op.arg = m;
+    m->state = MSG_DATA;
+    cm5i_waiter_init(&w);
+    while ((st = cm5i_fab_tsend(cm5i_ctx.fab, m->node, tag, src, m->bytes,
+                                &m->op)) == CM5_ERR_AGAIN)
+        cm5i_wait_step(&w, CM5I_CH_ALL);
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
+                  m->bytes, m->node, cm5_status_string(st));
+}
+
+static void msg_cts_handler(int src, const uint32_t *arg)
+{
+    cm5_msg_h m = msg_lookup(arg[0], arg[1]);
+
+    if (!m || !m->is_send || m->node != src)
+        cm5_fatal("cm5_msg", "unexpected clear-to-send from node %d", src);
+    m->peer_slot = arg[2];
+    m->peer_gen = arg[3];
+    if (m->peer_slot == MSG_REFUSED)
+        m->status = CM5_ERR_INVALID;
+    if (m->bytes == 0 || m->status != CM5_OK) {
+        msg_later(m, msg_finish);
+        return;
+    }
+    msg_later(m, msg_push);
+}
+
+static void msg_fin_handler(int src, const uint32_t *arg)
+{
+    cm5_msg_h m = msg_lookup(arg[0], arg[1]);
+
+    if (!m || !m->is_send || m->node != src)
+        cm5_fatal("cm5_msg", "unexpected completion from node %d", src);
+    m->remote_done = 1;
+    if (m->local_done)
+        msg_later(m, msg_finish);
+}
+
+/* The receiver tells the sender once the data is in (deferred). */
+static void msg_recv_finish(cm5_msg_h m)
+{
+    if (m->status == CM5_OK)
+        msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN,
+                          m->peer_slot, m->peer_gen, 0, 0);
+    msg_finish(m);
+}
+
+/* ---- API ---- */
+
+static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf,
+                         size_t len, cm5_msg_done_func_t done, void *arg)
+{
+    cm5_msg_h m = calloc(1, sizeof(*m));
+
+    if (!m)
+        return NULL;
+    if (msg_slot(m) != CM5_OK) {
+        free(m);
+        return NULL;
+    }
+    m->is_send = is_send;
+    m->node = node;
+    m->tag = tag;
+    m->buf = buf;
+    m->size = len;
+    m->done = done;
+    m->arg = arg;
+    msgs.active[is_send]++;
+    return m;
+}
+
+cm5_status_t cm5_msg_send(int node, int tag, const void *buf, size_t len,
+                          unsigned flags, cm5_msg_done_func_t done,
+                          void *arg, cm5_msg_h *out)
+{
+    cm5_msg_h m;
+
+    cm5i_ensure_init();
+    if (node < 0 || node >= cm5i_ctx.size)
+        return CM5_ERR_RANGE;
+    if ((len && !buf) || len > UINT32_MAX || tag == CM5_ANY_TAG)
+        return CM5_ERR_INVALID;
+    if (cm5i_ctx.in_handler)
+        return CM5_ERR_STATE;
+    m = msg_new(1, node, tag, (void *)buf, len, done, arg);
+    if (!m)
+        return CM5_ERR_NO_MEMORY;
+    m->bytes = len;
+    if ((flags & CM5_MSG_COPY) && len) {
+        m->copy = malloc(len);
+        if (!m->copy) {
+            msgs.active[1]--;
+            msg_release(m);
+            return CM5_ERR_NO_MEMORY;
+        }
+        memcpy(m->copy, buf, len);
+    }
+    m->state = MSG_RTS_SENT;
+    *out = m;
+    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)tag,
+                      (uint32_t)len, m->slot, m->gen);
+    return CM5_OK;
+}
+
+cm5_status_t cm5_msg_recv(int node, int tag, void *buf, size_t len,
+                          cm5_msg_done_func_t done, void *arg,
+                          cm5_msg_h *out)
+{
+    cm5_msg_h m;
+
+    cm5i_ensure_init();
+    if (node != CM5_ANY_NODE && (node < 0 || node >= cm5i_ctx.size))
+        return CM5_ERR_RANGE;
+    if (len && !buf)
+        return CM5_ERR_INVALID;
+    if (cm5i_ctx.in_handler)
+        return CM5_ERR_STATE;
+    m = msg_new(0, node, tag, buf, len, done, arg);
+    if (!m)
+        return CM5_ERR_NO_MEMORY;
+    *out = m;
+    for (msg_rts_t *r = msgs.rts_head, *prev = NULL; r;
+         prev = r, r = r->next) {
+        if (!msg_matches(node, tag, r->src, r->tag))
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            msgs.rts_head = r->next;
+        if (msgs.rts_tail == r)
+            msgs.rts_tail = prev;
+        msg_match(m, r);
+        free(r);
+        return CM5_OK;
+    }
+    if (msgs.posted_tail)
+        msgs.posted_tail->next = m;
+    else
+        msgs.posted_head = m;
+    msgs.posted_tail = m;
+    return CM5_OK;
+}
+
+int cm5_msg_test(cm5_msg_h m)
+{
+    if (m->state != MSG_DONE && !cm5i_ctx.in_handler)
+        cm5i_progress(CM5I_CH_ALL);
+    return m->state == MSG_DONE;
+}
+
+cm5_status_t cm5_msg_wait(cm5_msg_h m)
+{
+    cm5i_waiter_t w;
+
+    if (m->state != MSG_DONE && cm5i_ctx.in_handler)
+        return CM5_ERR_STATE;
+    cm5i_waiter_init(&w);
+    while (m->state != MSG_DONE)
+        cm5i_wait_step(&w, CM5I_CH_ALL);
+    return m->status;
+}
+
+void cm5_msg_free(cm5_msg_h m)
+{
+    if (!m)
+        return;
+    if (m->state == MSG_DONE)
+        msg_release(m);
+    else
+        m->freed = 1;
+}
+
+void cm5_msg_info(cm5_msg_h m, cm5_msg_info_t *out)
+{
+    out->is_send = m->is_send;
+    out->node = m->node;
+    out->tag = m->tag;
+    out->bytes = m->state >= MSG_MATCHED || m->is_send ? m->bytes : 0;
+    out->size = m->size;
+    out->buf = m->buf;
+    out->done = m->state == MSG_DONE;
+    out->status = m->status;
+}
+
+int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
+{
+    cm5i_ensure_init();
+    if (!cm5i_ctx.in_handler)
+        cm5i_progress(CM5I_CH_ALL);
+    for (msg_rts_t *r = msgs.rts_head; r; r = r->next) {
+        if (!msg_matches(node, tag, r->src, r->tag))
+            continue;
+        if (out) {
+            memset(out, 0, sizeof(*out));
+            out->node = r->src;
+            out->tag = r->tag;
+            out->bytes = r->len;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int cm5_msg_active(int sends)
+{
+    return msgs.active[sends ? 1 : 0];
+}
+
+cm5_status_t cm5i_msg_setup(void)
+{
+    cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
+    cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
+    cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
+    return CM5_OK;
+}
