@@ -171,11 +171,15 @@ static void msg_accept(cm5_msg_h m)
 
     if (m->status != CM5_OK || m->bytes == 0) {
         /* Empty, or too long (refused: the sender's message fails too):
-         * no data phase. */
-        msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_CTS,
-                          m->peer_slot, m->peer_gen,
-                          m->status == CM5_OK ? 0 : MSG_REFUSED, 0);
+         * no data phase.  The receiver learns of a refusal first, so its
+         * report comes before the sender's. */
+        int node = m->node;
+        uint32_t slot = m->peer_slot, gen = m->peer_gen;
+        uint32_t how = m->status == CM5_OK ? 0 : MSG_REFUSED;
+
         msg_finish(m);
+        msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen,
+                          how, 0);
         return;
     }
     m->op.done = msg_recv_done;

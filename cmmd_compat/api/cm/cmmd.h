@@ -51,6 +51,75 @@ CMMD_API void CMAML_poll(void);
 /* Poll until *flag >= value. */
 CMMD_API void CMAML_poll_while_lt(volatile int *flag, int value);
 
+/* ---- Point-to-point messages (CMMD) ------------------------------------ */
+
+#define CMMD_DEFAULT_TAG 0
+#define CMMD_ANY_NODE (-1)
+#define CMMD_ANY_TAG (-1)
+#define CMMD_ERRVAL (-1)
+#ifndef TRUE
+#define TRUE 1
+#define FALSE 0
+#endif
+
+/* Message control block of an asynchronous send or receive. */
+typedef struct cm5_msg *CMMD_mcb;
+typedef void (*CMMD_mcb_handler_t)(CMMD_mcb mcb, void *arg);
+
+typedef enum {
+    CMMD_ERR_NONE = 0,
+    CMMD_ERR_NO_RPORTS = 1, /* asynchronous resources exhausted: retry */
+    CMMD_ERR_BAD_ARG = 2
+} CMMD_errno_t;
+
+/* Synchronous: returns (TRUE) once the receiver has the data. */
+CMMD_API int CMMD_send_block(int node, int tag, void *buf, int len);
+/* Source and tag may be wildcards; a longer buffer is fine, a longer
+ * message is an error.  Returns TRUE. */
+CMMD_API int CMMD_receive_block(int node, int tag, void *buf, int len);
+CMMD_API int CMMD_send(int node, int tag, void *buf, int len);
+CMMD_API int CMMD_receive(int node, int tag, void *buf, int len);
+/* Buffered: buf is reusable on return; never blocks.  Returns 0. */
+CMMD_API int CMMD_send_noblock(int node, int tag, void *buf, int len);
+/* Start an asynchronous send or receive; handler(mcb, arg), if not NULL,
+ * runs when it is done.  NULL with CMMD_get_errno() == CMMD_ERR_NO_RPORTS
+ * when too many are in flight. */
+CMMD_API CMMD_mcb CMMD_send_async(int node, int tag, void *buf, int len,
+                                  CMMD_mcb_handler_t handler,
+                                  void *handler_arg);
+CMMD_API CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
+                                     CMMD_mcb_handler_t handler,
+                                     void *handler_arg);
+CMMD_API int CMMD_msg_done(CMMD_mcb mcb);
+CMMD_API void CMMD_msg_wait(CMMD_mcb mcb);
+/* Release an MCB; legal while its message is in flight. */
+CMMD_API void CMMD_free_mcb(CMMD_mcb mcb);
+CMMD_API void CMMD_all_msgs_wait(void);
+CMMD_API int CMMD_all_sends_done(void);
+CMMD_API int CMMD_all_receives_done(void);
+CMMD_API int CMMD_all_msgs_done(void);
+/* Is a message from node with tag waiting to be received?  A probe sets
+ * CMMD_msg_sender, CMMD_msg_tag and CMMD_bytes_received. */
+CMMD_API int CMMD_msg_pending(int node, int tag);
+CMMD_API int CMMD_mcb_pending(CMMD_mcb mcb);
+CMMD_API int CMMD_mcb_bytes(CMMD_mcb mcb);
+CMMD_API int CMMD_mcb_tag(CMMD_mcb mcb);
+CMMD_API int CMMD_mcb_node(CMMD_mcb mcb);
+CMMD_API void *CMMD_mcb_buffer(CMMD_mcb mcb);
+CMMD_API int CMMD_bytes_sent(void);
+CMMD_API int CMMD_bytes_received(void);
+CMMD_API int CMMD_msg_sender(void);
+CMMD_API int CMMD_msg_tag(void);
+/* Receive arguments first, then send arguments.  Returns TRUE. */
+CMMD_API int CMMD_send_and_receive(int source, int source_tag, void *rbuf,
+                                   int rlen, int dest, int dest_tag,
+                                   void *sbuf, int slen);
+/* Exchange buf with node in place.  Returns TRUE. */
+CMMD_API int CMMD_swap(int node, int tag, void *buf, int len);
+CMMD_API int CMMD_available_sends(void);
+CMMD_API int CMMD_available_receives(void);
+CMMD_API CMMD_errno_t CMMD_get_errno(void);
+
 /* ---- Partition --------------------------------------------------------- */
 
 CMMD_API int CMMD_self_address(void);

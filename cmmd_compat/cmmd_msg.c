@@ -1,0 +1,380 @@
+/*
+ * CMMD point-to-point messages on the native cm5_msg_* calls.  An MCB is
+ * the native message handle.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm/cmmd.h"
+#include "cm5/cm5.h"
+
+/* Asynchronous operations in flight at once, per direction (the CM-5
+ * bounded them by its rports). */
+#define CMMD_ASYNC_MAX 128
+
+static struct {
+    int bytes_sent, bytes_received;
+    int sender, tag;
+    CMMD_errno_t err;
+    int async[2]; /* receives, sends */
+} cmmd_msg = {0, 0, -1, -1, CMMD_ERR_NONE, {0, 0}};
+
+typedef struct {
+    CMMD_mcb_handler_t handler;
+    void *arg;
+    const char *call;
+    int is_send;
+} cmmd_async_t;
+
+static void cmmd_check_args(const char *call, int node, int any, void *buf,
+                            int len)
+{
+    int size = cm5_size();
+
+    if (!(any && node == CMMD_ANY_NODE) && (node < 0 || node >= size))
+        cm5_fatal(call, "node %d is outside the partition (0..%d)", node,
+                  size - 1);
+    if (len < 0)
+        cm5_fatal(call, "negative length %d", len);
+    if (len > 0 && !buf)
+        cm5_fatal(call, "buffer is a null pointer for %d bytes", len);
+}
+
+static void cmmd_fail(const char *call, cm5_msg_h m, cm5_status_t st)
+{
+    cm5_msg_info_t in;
+
+    cm5_msg_info(m, &in);
+    if (st == CM5_ERR_INVALID && !in.is_send)
+        cm5_fatal(call,
+                  "message of %zu bytes from node %d (tag %d) is longer "
+                  "than the receive buffer of %zu bytes on node %d",
+                  in.bytes, in.node, in.tag, in.size, cm5_rank());
+    if (st == CM5_ERR_INVALID) {
+        /* The receiver refused it and is reporting that itself: give its
+         * report time to stop the job, then report here. */
+        double t0 = cm5_wtime();
+
+        while (cm5_wtime() - t0 < 5.0)
+            cm5_poll();
+        cm5_fatal(call, "node %d refused the message of %zu bytes (tag %d): "
+                  "its receive buffer is shorter", in.node, in.bytes, in.tag);
+    }
+    cm5_fatal(call, "message with node %d failed: %s", in.node,
+              cm5_status_string(st));
+}
+
+static void cmmd_note_recv(cm5_msg_h m)
+{
+    cm5_msg_info_t in;
+
+    cm5_msg_info(m, &in);
+    cmmd_msg.bytes_received = (int)in.bytes;
+    cmmd_msg.sender = in.node;
+    cmmd_msg.tag = in.tag;
+}
+
+static void cmmd_start(const char *call, int is_send, int node, int tag,
+                       void *buf, int len, unsigned flags,
+                       cm5_msg_done_func_t done, void *arg, cm5_msg_h *m)
+{
+    cm5_status_t st;
+
+    cmmd_check_args(call, node, !is_send, buf, len);
+    if (is_send && tag < 0)
+        cm5_fatal(call, "tag %d is not a valid message tag", tag);
+    st = is_send ? cm5_msg_send(node, tag, buf, (size_t)len, flags, done,
+                                arg, m)
+                 : cm5_msg_recv(node, tag, buf, (size_t)len, done, arg, m);
+    if (st == CM5_ERR_STATE)
+        cm5_fatal(call, "called from inside a handler");
+    if (st != CM5_OK)
+        cm5_fatal(call, "%s", cm5_status_string(st));
+}
+
+static int cmmd_block(const char *call, int is_send, int node, int tag,
+                      void *buf, int len)
+{
+    cm5_msg_h m;
+    cm5_status_t st;
+
+    cmmd_start(call, is_send, node, tag, buf, len, 0, NULL, NULL, &m);
+    st = cm5_msg_wait(m);
+    if (st != CM5_OK)
+        cmmd_fail(call, m, st);
+    if (is_send)
+        cmmd_msg.bytes_sent = len;
+    else
+        cmmd_note_recv(m);
+    cm5_msg_free(m);
+    return TRUE;
+}
+
+int CMMD_send_block(int node, int tag, void *buf, int len)
+{
+    return cmmd_block("CMMD_send_block", 1, node, tag, buf, len);
+}
+
+int CMMD_receive_block(int node, int tag, void *buf, int len)
+{
+    return cmmd_block("CMMD_receive_block", 0, node, tag, buf, len);
+}
+
+int CMMD_send(int node, int tag, void *buf, int len)
+{
+    return cmmd_block("CMMD_send", 1, node, tag, buf, len);
+}
+
+int CMMD_receive(int node, int tag, void *buf, int len)
+{
+    return cmmd_block("CMMD_receive", 0, node, tag, buf, len);
+}
+
+static void cmmd_noblock_done(cm5_msg_h m, void *arg)
+{
+    cm5_msg_info_t in;
+
+    (void)arg;
+    cm5_msg_info(m, &in);
+    if (in.status != CM5_OK)
+        cmmd_fail("CMMD_send_noblock", m, in.status);
+}
+
+int CMMD_send_noblock(int node, int tag, void *buf, int len)
+{
+    cm5_msg_h m;
+
+    cmmd_start("CMMD_send_noblock", 1, node, tag, buf, len, CM5_MSG_COPY,
+               cmmd_noblock_done, NULL, &m);
+    cm5_msg_free(m); /* released when done */
+    cmmd_msg.bytes_sent = len;
+    return 0;
+}
+
+static void cmmd_async_done(cm5_msg_h m, void *arg)
+{
+    cmmd_async_t *a = arg;
+    cm5_msg_info_t in;
+
+    cm5_msg_info(m, &in);
+    if (in.status != CM5_OK)
+        cmmd_fail(a->call, m, in.status);
+    cmmd_msg.async[a->is_send]--;
+    if (!a->is_send)
+        cmmd_note_recv(m);
+    if (a->handler)
+        a->handler(m, a->arg);
+    free(a);
+}
+
+static CMMD_mcb cmmd_async(const char *call, int is_send, int node, int tag,
+                           void *buf, int len, CMMD_mcb_handler_t handler,
+                           void *arg)
+{
+    cmmd_async_t *a;
+    cm5_msg_h m;
+
+    if (cmmd_msg.async[is_send] >= CMMD_ASYNC_MAX) {
+        cmmd_msg.err = CMMD_ERR_NO_RPORTS;
+        return NULL;
+    }
+    a = malloc(sizeof(*a));
+    if (!a)
+        cm5_fatal(call, "out of memory");
+    a->handler = handler;
+    a->arg = arg;
+    a->call = call;
+    a->is_send = is_send;
+    cmmd_start(call, is_send, node, tag, buf, len, 0, cmmd_async_done, a, &m);
+    cmmd_msg.async[is_send]++;
+    if (is_send)
+        cmmd_msg.bytes_sent = len;
+    cmmd_msg.err = CMMD_ERR_NONE;
+    return m;
+}
+
+CMMD_mcb CMMD_send_async(int node, int tag, void *buf, int len,
+                         CMMD_mcb_handler_t handler, void *handler_arg)
+{
+    return cmmd_async("CMMD_send_async", 1, node, tag, buf, len, handler,
+                      handler_arg);
+}
+
+CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
+                            CMMD_mcb_handler_t handler, void *handler_arg)
+{
+    return cmmd_async("CMMD_receive_async", 0, node, tag, buf, len, handler,
+                      handler_arg);
+}
+
+static cm5_msg_h cmmd_mcb(const char *call, CMMD_mcb mcb)
+{
+    if (!mcb)
+        cm5_fatal(call, "MCB is a null pointer");
+    return mcb;
+}
+
+int CMMD_msg_done(CMMD_mcb mcb)
+{
+    return cm5_msg_test(cmmd_mcb("CMMD_msg_done", mcb));
+}
+
+void CMMD_msg_wait(CMMD_mcb mcb)
+{
+    if (cm5_msg_wait(cmmd_mcb("CMMD_msg_wait", mcb)) == CM5_ERR_STATE)
+        cm5_fatal("CMMD_msg_wait", "called from inside a handler");
+}
+
+void CMMD_free_mcb(CMMD_mcb mcb)
+{
+    cm5_msg_free(cmmd_mcb("CMMD_free_mcb", mcb));
+}
+
+int CMMD_mcb_pending(CMMD_mcb mcb)
+{
+    return !cm5_msg_test(cmmd_mcb("CMMD_mcb_pending", mcb));
+}
+
+static cm5_msg_info_t cmmd_info(const char *call, CMMD_mcb mcb)
+{
+    cm5_msg_info_t in;
+
+    cm5_msg_info(cmmd_mcb(call, mcb), &in);
+    return in;
+}
+
+int CMMD_mcb_bytes(CMMD_mcb mcb)
+{
+    return (int)cmmd_info("CMMD_mcb_bytes", mcb).bytes;
+}
+
+int CMMD_mcb_tag(CMMD_mcb mcb)
+{
+    return cmmd_info("CMMD_mcb_tag", mcb).tag;
+}
+
+int CMMD_mcb_node(CMMD_mcb mcb)
+{
+    return cmmd_info("CMMD_mcb_node", mcb).node;
+}
+
+void *CMMD_mcb_buffer(CMMD_mcb mcb)
+{
+    return cmmd_info("CMMD_mcb_buffer", mcb).buf;
+}
+
+static int cmmd_none_active(void *arg)
+{
+    (void)arg;
+    return cm5_msg_active(0) == 0 && cm5_msg_active(1) == 0;
+}
+
+void CMMD_all_msgs_wait(void)
+{
+    if (cm5_in_handler())
+        cm5_fatal("CMMD_all_msgs_wait", "called from inside a handler");
+    cm5_wait_until(cmmd_none_active, NULL);
+}
+
+int CMMD_all_sends_done(void)
+{
+    cm5_poll();
+    return cm5_msg_active(1) == 0;
+}
+
+int CMMD_all_receives_done(void)
+{
+    cm5_poll();
+    return cm5_msg_active(0) == 0;
+}
+
+int CMMD_all_msgs_done(void)
+{
+    cm5_poll();
+    return cmmd_none_active(NULL);
+}
+
+int CMMD_msg_pending(int node, int tag)
+{
+    cm5_msg_info_t in;
+
+    if (node != CMMD_ANY_NODE && (node < 0 || node >= cm5_size()))
+        cm5_fatal("CMMD_msg_pending", "node %d is outside the partition "
+                  "(0..%d)", node, cm5_size() - 1);
+    if (!cm5_msg_probe(node, tag, &in))
+        return FALSE;
+    cmmd_msg.sender = in.node;
+    cmmd_msg.tag = in.tag;
+    cmmd_msg.bytes_received = (int)in.bytes;
+    return TRUE;
+}
+
+int CMMD_bytes_sent(void)
+{
+    return cmmd_msg.bytes_sent;
+}
+
+int CMMD_bytes_received(void)
+{
+    return cmmd_msg.bytes_received;
+}
+
+int CMMD_msg_sender(void)
+{
+    return cmmd_msg.sender;
+}
+
+int CMMD_msg_tag(void)
+{
+    return cmmd_msg.tag;
+}
+
+int CMMD_send_and_receive(int source, int source_tag, void *rbuf, int rlen,
+                          int dest, int dest_tag, void *sbuf, int slen)
+{
+    static const char call[] = "CMMD_send_and_receive";
+    cm5_msg_h r, s;
+    cm5_status_t st;
+
+    cmmd_start(call, 0, source, source_tag, rbuf, rlen, 0, NULL, NULL, &r);
+    cmmd_start(call, 1, dest, dest_tag, sbuf, slen, 0, NULL, NULL, &s);
+    if ((st = cm5_msg_wait(s)) != CM5_OK)
+        cmmd_fail(call, s, st);
+    if ((st = cm5_msg_wait(r)) != CM5_OK)
+        cmmd_fail(call, r, st);
+    cmmd_msg.bytes_sent = slen;
+    cmmd_note_recv(r);
+    cm5_msg_free(r);
+    cm5_msg_free(s);
+    return TRUE;
+}
+
+int CMMD_swap(int node, int tag, void *buf, int len)
+{
+    void *copy;
+
+    cmmd_check_args("CMMD_swap", node, 0, buf, len);
+    copy = malloc(len > 0 ? (size_t)len : 1);
+    if (!copy)
+        cm5_fatal("CMMD_swap", "out of memory for %d bytes", len);
+    memcpy(copy, buf, (size_t)len);
+    CMMD_send_and_receive(node, tag, buf, len, node, tag, copy, len);
+    free(copy);
+    return TRUE;
+}
+
+int CMMD_available_sends(void)
+{
+    return CMMD_ASYNC_MAX - cmmd_msg.async[1];
+}
+
+int CMMD_available_receives(void)
+{
+    return CMMD_ASYNC_MAX - cmmd_msg.async[0];
+}
+
+CMMD_errno_t CMMD_get_errno(void)
+{
+    return cmmd_msg.err;
+}
