@@ -5,40 +5,79 @@
  * barrier, so counting arrivals per round is enough even when a fast node
  * already signals the next barrier.  Barrier packets are uncounted by flow
  * control (the receiver keeps room for them), so the barrier at exit needs
- * no credits.
+ * no credits.  The split-phase form advances the rounds whenever it is
+ * tested.
  */
 #include "am_internal.h"
 
 cm5_status_t cm5i_barrier_setup(void)
 {
     cm5i_ctx.bar_epoch = 0;
+    cm5i_ctx.bar_active = 0;
     for (int r = 0; r < CM5I_BARRIER_ROUNDS; r++)
         cm5i_ctx.bar_arrived[r] = 0;
     return CM5_OK;
 }
 
-cm5_status_t cm5_barrier(void)
+static cm5_status_t barrier_signal(int r)
 {
-    uint32_t epoch;
-    cm5_status_t st;
-    int r = 0;
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_BARRIER, .seq = cm5i_ctx.bar_epoch};
 
+    pkt.arg[0] = (uint32_t)r;
+    return cm5i_am_send(CM5I_CH_REQ,
+                        (cm5i_ctx.rank + (1 << r)) % cm5i_ctx.size, &pkt);
+}
+
+cm5_status_t cm5_barrier_start(void)
+{
     cm5i_ensure_init();
+    if (cm5i_ctx.in_handler || cm5i_ctx.bar_active)
+        return CM5_ERR_STATE;
+    cm5i_ctx.bar_epoch++;
+    cm5i_ctx.bar_round = 0;
+    cm5i_ctx.bar_active = 1;
+    return cm5i_ctx.size > 1 ? barrier_signal(0) : CM5_OK;
+}
+
+/* Advance through every round whose signal has come. */
+static int barrier_advance(void)
+{
+    while ((1 << cm5i_ctx.bar_round) < cm5i_ctx.size &&
+           cm5i_ctx.bar_arrived[cm5i_ctx.bar_round] >= cm5i_ctx.bar_epoch) {
+        cm5i_ctx.bar_round++;
+        if ((1 << cm5i_ctx.bar_round) < cm5i_ctx.size &&
+            barrier_signal(cm5i_ctx.bar_round) != CM5_OK)
+            cm5_fatal("cm5_barrier", "cannot signal the next node");
+    }
+    if ((1 << cm5i_ctx.bar_round) >= cm5i_ctx.size)
+        cm5i_ctx.bar_active = 0;
+    return !cm5i_ctx.bar_active;
+}
+
+int cm5_barrier_test(void)
+{
+    if (!cm5i_ctx.bar_active)
+        return 1;
+    if (!cm5i_ctx.in_handler)
+        cm5i_progress(CM5I_CH_ALL);
+    return barrier_advance();
+}
+
+cm5_status_t cm5_barrier_finish(void)
+{
+    cm5i_waiter_t w;
+
     if (cm5i_ctx.in_handler)
         return CM5_ERR_STATE;
-    epoch = ++cm5i_ctx.bar_epoch;
-    for (int d = 1; d < cm5i_ctx.size; d <<= 1, r++) {
-        cm5i_pkt_t pkt = {.type = CM5I_PKT_BARRIER, .seq = epoch};
-        cm5i_waiter_t w;
-
-        pkt.arg[0] = (uint32_t)r;
-        st = cm5i_am_send(CM5I_CH_REQ, (cm5i_ctx.rank + d) % cm5i_ctx.size,
-                          &pkt);
-        if (st != CM5_OK)
-            return st;
-        cm5i_waiter_init(&w);
-        while (cm5i_ctx.bar_arrived[r] < epoch)
-            cm5i_wait_step(&w, CM5I_CH_ALL);
-    }
+    cm5i_waiter_init(&w);
+    while (cm5i_ctx.bar_active && !barrier_advance())
+        cm5i_wait_step(&w, CM5I_CH_ALL);
     return CM5_OK;
+}
+
+cm5_status_t cm5_barrier(void)
+{
+    cm5_status_t st = cm5_barrier_start();
+
+    return st == CM5_OK ? cm5_barrier_finish() : st;
 }

@@ -176,7 +176,8 @@ static cm5_status_t ctx_start(const char *provider)
         return st;
     t1 = cm5_wtime();
     if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK ||
-        (st = cm5i_barrier_setup()) != CM5_OK || (st = cm5i_msg_setup()) != CM5_OK)
+        (st = cm5i_barrier_setup()) != CM5_OK || (st = cm5i_msg_setup()) != CM5_OK ||
+        (st = cm5i_coll_setup()) != CM5_OK)
         return st;
     snprintf(cm5i_ctx.provider, sizeof(cm5i_ctx.provider), "%s",
              cm5i_fab_provider(cm5i_ctx.fab));
@@ -239,6 +240,8 @@ void cm5_finalize(void)
     if (cm5i_ctx.size > 1) {
         cm5i_waiter_t w;
 
+        if (cm5i_ctx.bar_active) /* a split-phase barrier left open */
+            cm5_barrier_finish();
         cm5_barrier();
         cm5i_waiter_init(&w);
         while (cm5i_fab_sends_pending(cm5i_ctx.fab) > 0)

@@ -48,6 +48,8 @@ enum {
     CM5I_INT_MSG_RTS = 1, /* a message is ready to send */
     CM5I_INT_MSG_CTS = 2, /* the receiver is ready for it */
     CM5I_INT_MSG_FIN = 3, /* the receiver has it */
+    CM5I_INT_COLL = 4,    /* a collective's step: 64-bit value */
+    CM5I_INT_GOR = 5,     /* a node's global-OR bit */
     CM5I_INTERNAL_MAX = 32
 };
 
@@ -103,8 +105,9 @@ typedef struct {
     cm5i_doorbell_t *doorbell;
     size_t doorbell_len;
 
-    /* Barrier. */
+    /* Barrier (split-phase: bar_round rounds of bar_epoch are done). */
     uint32_t bar_epoch;
+    int bar_round, bar_active;
     uint32_t bar_arrived[CM5I_BARRIER_ROUNDS];
 
     cm5i_internal_func_t internal[CM5I_INTERNAL_MAX];
@@ -146,6 +149,15 @@ cm5_status_t cm5i_wait_setup(void);
 
 cm5_status_t cm5i_barrier_setup(void);
 cm5_status_t cm5i_msg_setup(void);
+/* Messages with the runtime's own (negative) tags, which user receives,
+ * wildcards included, never match. */
+cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
+                           unsigned flags, cm5_msg_done_func_t done,
+                           void *arg, cm5_msg_h *out);
+cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
+                           cm5_msg_done_func_t done, void *arg,
+                           cm5_msg_h *out);
+cm5_status_t cm5i_coll_setup(void);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

@@ -146,8 +146,9 @@ static void msg_send_internal(int ch, int node, int index, uint32_t a0,
 
 static int msg_matches(int want_node, int want_tag, int node, int tag)
 {
+    /* Negative tags are the runtime's own: wildcards never match them. */
     return (want_node == CM5_ANY_NODE || want_node == node) &&
-           (want_tag == CM5_ANY_TAG || want_tag == tag);
+           (want_tag == tag || (want_tag == CM5_ANY_TAG && tag >= 0));
 }
 
 static void msg_recv_finish(cm5_msg_h m);
@@ -345,6 +346,15 @@ cm5_status_t cm5_msg_send(int node, int tag, const void *buf, size_t len,
                           unsigned flags, cm5_msg_done_func_t done,
                           void *arg, cm5_msg_h *out)
 {
+    if (tag < 0)
+        return CM5_ERR_INVALID;
+    return cm5i_msg_send(node, tag, buf, len, flags, done, arg, out);
+}
+
+cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
+                           unsigned flags, cm5_msg_done_func_t done,
+                           void *arg, cm5_msg_h *out)
+{
     cm5_msg_h m;
 
     cm5i_ensure_init();
@@ -377,6 +387,15 @@ cm5_status_t cm5_msg_send(int node, int tag, const void *buf, size_t len,
 cm5_status_t cm5_msg_recv(int node, int tag, void *buf, size_t len,
                           cm5_msg_done_func_t done, void *arg,
                           cm5_msg_h *out)
+{
+    if (tag < 0 && tag != CM5_ANY_TAG)
+        return CM5_ERR_INVALID;
+    return cm5i_msg_recv(node, tag, buf, len, done, arg, out);
+}
+
+cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
+                           cm5_msg_done_func_t done, void *arg,
+                           cm5_msg_h *out)
 {
     cm5_msg_h m;
 

@@ -142,6 +142,46 @@ CM5_EXPORT int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out);
 /* Messages started and not yet done on this node. */
 CM5_EXPORT int cm5_msg_active(int sends);
 
+/* ---- Collectives (the CM-5 control network) ----------------------------
+ * Every node calls the same collectives in the same order.  Logarithmic
+ * algorithms over internal messages; results are identical on all nodes
+ * (every node combines in the same order). */
+typedef enum {
+    CM5_INT32, CM5_UINT32, CM5_INT64, CM5_UINT64, CM5_FLOAT, CM5_DOUBLE
+} cm5_type_t;
+typedef enum {
+    CM5_OP_ADD, CM5_OP_MAX, CM5_OP_MIN, CM5_OP_AND, CM5_OP_IOR, CM5_OP_XOR
+} cm5_op_t;
+enum { CM5_SCAN_DOWNWARD = 1, CM5_SCAN_EXCLUSIVE = 2 };
+
+/* Size of one element of a type (0 for an unknown type). */
+CM5_EXPORT size_t cm5_type_size(cm5_type_t type);
+/* Combine count elements of every node; all nodes get the result in
+ * values.  CM5_ERR_INVALID for a bitwise op on a floating type. */
+CM5_EXPORT cm5_status_t cm5_allreduce(void *values, int count,
+                                      cm5_type_t type, cm5_op_t op);
+/* Parallel prefix of one element: node i gets the combination of the
+ * values of nodes 0..i (upward) or P-1..i (CM5_SCAN_DOWNWARD), excluding
+ * its own with CM5_SCAN_EXCLUSIVE (the first node of a segment then gets
+ * the identity).  start != 0 makes this node the first of a segment. */
+CM5_EXPORT cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
+                                 unsigned flags, int start);
+/* Broadcast len bytes from root to every node's buf. */
+CM5_EXPORT cm5_status_t cm5_bcast(void *buf, size_t len, int root);
+/* Every node contributes len bytes; all get size * len bytes in node
+ * order. */
+CM5_EXPORT cm5_status_t cm5_allgather(const void *mine, size_t len,
+                                      void *all);
+/* Split-phase barrier: start, then test (non-zero when every node has
+ * started) or finish (wait). */
+CM5_EXPORT cm5_status_t cm5_barrier_start(void);
+CM5_EXPORT int cm5_barrier_test(void);
+CM5_EXPORT cm5_status_t cm5_barrier_finish(void);
+/* The asynchronous global OR: set this node's bit; read the OR of every
+ * node's latest bit as seen so far (no synchronization). */
+CM5_EXPORT void cm5_global_or_set(int bit);
+CM5_EXPORT int cm5_global_or_get(void);
+
 /* Report "cm5[node:pid] error <call>: <message>" and stop the whole job
  * with a non-zero status. */
 CM5_EXPORT CM5_NORETURN void cm5_fatal(const char *call, const char *fmt, ...)
