@@ -216,6 +216,10 @@ static void coll_xfer(int send, int node, uint32_t seq, void *buf,
 
     if (st == CM5_OK)
         st = cm5_msg_wait(m);
+    if (st == CM5_ERR_INVALID)
+        cm5_fatal("cm5fab", "collective data from node %d is longer than "
+                  "this node's buffer of %zu bytes (nodes disagree on the "
+                  "length)", node, len);
     if (st != CM5_OK)
         cm5_fatal("cm5fab", "collective transfer with node %d failed: %s",
                   node, cm5_status_string(st));
@@ -308,12 +312,13 @@ cm5_status_t cm5_bcast(void *buf, size_t len, int root)
 
     if (coll_enter() != CM5_OK)
         return CM5_ERR_STATE;
-    if (root < 0 || root >= cm5i_ctx.size)
+    if ((root < 0 && root != CM5_ANY_NODE) || root >= cm5i_ctx.size)
         return CM5_ERR_RANGE;
     if (len && !buf)
         return CM5_ERR_INVALID;
     seq = ++coll.seq;
-    /* The tree is rooted at node 0: another root hands it the data. */
+    /* The tree is rooted at node 0: another root hands it the data (node 0
+     * may not know which node that is: CM5_ANY_NODE). */
     if (root != 0 && cm5i_ctx.rank == root)
         coll_xfer(1, 0, seq, buf, len);
     if (root != 0 && cm5i_ctx.rank == 0)

@@ -24,8 +24,10 @@ void CMMD_sync_with_nodes(void)
 
     if (st != CM5_OK)
         cm5_fatal("CMMD_sync_with_nodes", "%s",
-                  st == CM5_ERR_STATE ? "called from inside a handler"
-                                      : cm5_status_string(st));
+                  st != CM5_ERR_STATE  ? cm5_status_string(st)
+                  : cm5_in_handler()   ? "called from inside a handler"
+                                       : "a split-phase synchronization is "
+                                         "still open");
 }
 
 /* ---- timers ---- */

@@ -166,7 +166,8 @@ CM5_EXPORT cm5_status_t cm5_allreduce(void *values, int count,
  * the identity).  start != 0 makes this node the first of a segment. */
 CM5_EXPORT cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
                                  unsigned flags, int start);
-/* Broadcast len bytes from root to every node's buf. */
+/* Broadcast len bytes from root to every node's buf.  Nodes other than
+ * the root may pass CM5_ANY_NODE as root. */
 CM5_EXPORT cm5_status_t cm5_bcast(void *buf, size_t len, int root);
 /* Every node contributes len bytes; all get size * len bytes in node
  * order. */

@@ -127,6 +127,80 @@ CMMD_API int CMMD_partition_size(void);
 /* Barrier of all nodes (the CM-5 control network's synchronization). */
 CMMD_API void CMMD_sync_with_nodes(void);
 
+/* ---- Control network: reductions, scans, broadcast, concat, global OR -- */
+
+typedef enum {
+    CMMD_combiner_add, CMMD_combiner_uadd, CMMD_combiner_fadd,
+    CMMD_combiner_dadd, CMMD_combiner_max, CMMD_combiner_umax,
+    CMMD_combiner_fmax, CMMD_combiner_dmax, CMMD_combiner_min,
+    CMMD_combiner_umin, CMMD_combiner_fmin, CMMD_combiner_dmin,
+    CMMD_combiner_and, CMMD_combiner_ior, CMMD_combiner_xor
+} CMMD_combiner_t;
+typedef enum { CMMD_upward, CMMD_downward } CMMD_scan_direction_t;
+/* start_bit: a node whose bit is 1 begins a segment; segment_bit: a node
+ * whose bit is 1 ends one (the next node in the scan begins the next). */
+typedef enum { CMMD_none, CMMD_start_bit, CMMD_segment_bit }
+    CMMD_segment_mode_t;
+typedef enum { CMMD_inclusive, CMMD_exclusive } CMMD_scan_inclusion_t;
+
+/* Every node calls these in the same order; all get the same result.  The
+ * function fixes the type: the combiner names the operation (add, max,
+ * min, and, ior, xor; the u/f/d-prefixed ones are aliases here). */
+CMMD_API int CMMD_reduce_int(int value, CMMD_combiner_t combiner);
+CMMD_API unsigned CMMD_reduce_uint(unsigned value, CMMD_combiner_t combiner);
+CMMD_API long CMMD_reduce_lint(long value, CMMD_combiner_t combiner);
+CMMD_API unsigned long CMMD_reduce_luint(unsigned long value,
+                                         CMMD_combiner_t combiner);
+CMMD_API float CMMD_reduce_float(float value, CMMD_combiner_t combiner);
+CMMD_API double CMMD_reduce_double(double value, CMMD_combiner_t combiner);
+/* Element-wise over count elements of element_size bytes; the combiner's
+ * prefix picks the type (none: signed, u: unsigned, f: float, d: double;
+ * and/ior/xor: unsigned).  source and dest may be the same. */
+CMMD_API void CMMD_reduce_v(void *dest, void *source,
+                            CMMD_combiner_t combiner, int element_size,
+                            int count);
+
+CMMD_API int CMMD_scan_int(int value, CMMD_combiner_t combiner,
+                           CMMD_scan_direction_t direction,
+                           CMMD_segment_mode_t smode, int sbit,
+                           CMMD_scan_inclusion_t inclusion);
+CMMD_API unsigned CMMD_scan_uint(unsigned value, CMMD_combiner_t combiner,
+                                 CMMD_scan_direction_t direction,
+                                 CMMD_segment_mode_t smode, int sbit,
+                                 CMMD_scan_inclusion_t inclusion);
+CMMD_API long CMMD_scan_lint(long value, CMMD_combiner_t combiner,
+                             CMMD_scan_direction_t direction,
+                             CMMD_segment_mode_t smode, int sbit,
+                             CMMD_scan_inclusion_t inclusion);
+CMMD_API unsigned long CMMD_scan_luint(unsigned long value,
+                                       CMMD_combiner_t combiner,
+                                       CMMD_scan_direction_t direction,
+                                       CMMD_segment_mode_t smode, int sbit,
+                                       CMMD_scan_inclusion_t inclusion);
+CMMD_API float CMMD_scan_float(float value, CMMD_combiner_t combiner,
+                               CMMD_scan_direction_t direction,
+                               CMMD_segment_mode_t smode, int sbit,
+                               CMMD_scan_inclusion_t inclusion);
+CMMD_API double CMMD_scan_double(double value, CMMD_combiner_t combiner,
+                                 CMMD_scan_direction_t direction,
+                                 CMMD_segment_mode_t smode, int sbit,
+                                 CMMD_scan_inclusion_t inclusion);
+
+/* One node broadcasts len bytes; every other node receives them. */
+CMMD_API void CMMD_bc_to_nodes(void *buffer, int len);
+CMMD_API void CMMD_receive_bc_from_node(void *buffer, int len);
+/* buffer gets every node's element (element_len bytes) in node order. */
+CMMD_API void CMMD_concat_with_nodes(void *element, void *buffer,
+                                     int element_len);
+/* Asynchronous global OR: no synchronization; every node eventually sees
+ * every node's latest bit. */
+CMMD_API void CMMD_set_global_or(int bit);
+CMMD_API int CMMD_get_global_or(void);
+/* Split-phase barrier. */
+CMMD_API void CMMD_sync_with_nodes_start(void);
+CMMD_API int CMMD_sync_done(void);
+CMMD_API void CMMD_sync_with_nodes_finish(void);
+
 /* ---- Timers: 64 per node, in seconds ------------------------------------ */
 
 CMMD_API void CMMD_node_timer_clear(int timer);
