@@ -50,6 +50,7 @@ enum {
     CM5I_INT_MSG_FIN = 3, /* the receiver has it */
     CM5I_INT_COLL = 4,    /* a collective's step: 64-bit value */
     CM5I_INT_GOR = 5,     /* a node's global-OR bit */
+    CM5I_INT_SCOPY = 6,   /* an scopy is ready to send */
     CM5I_INTERNAL_MAX = 32
 };
 
@@ -158,6 +159,17 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
                            cm5_msg_done_func_t done, void *arg,
                            cm5_msg_h *out);
 cm5_status_t cm5i_coll_setup(void);
+
+/* rports: the receiving side of scopy. */
+typedef struct {
+    int allocated;
+    cm5_rport_attr_t a;
+    long pending; /* bytes of scopies accepted, not yet landed */
+} cm5i_rport_t;
+extern cm5i_rport_t cm5i_rports[CM5_RPORTS];
+/* An scopy of len bytes landed in rport: count it, maybe run the handler
+ * (outside handlers). */
+void cm5i_rport_landed(int rport, size_t len);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

@@ -40,6 +40,9 @@ struct cm5_msg {
     void *copy; /* CM5_MSG_COPY's private buffer */
     int local_done, remote_done;
     int freed;
+    int internal;    /* the runtime's own: not counted as a user message */
+    int rport;       /* receiving side of an scopy, or -1 */
+    void (*sent)(void *arg); /* sending side of an scopy */
     cm5_status_t status;
     cm5_msg_done_func_t done;
     void *arg;
@@ -124,7 +127,12 @@ static void msg_later(cm5_msg_h m, void (*step)(cm5_msg_h))
 static void msg_finish(cm5_msg_h m)
 {
     m->state = MSG_DONE;
-    msgs.active[m->is_send]--;
+    if (!m->internal)
+        msgs.active[m->is_send]--;
+    if (m->rport >= 0 && m->status == CM5_OK)
+        cm5i_rport_landed(m->rport, m->bytes);
+    if (m->sent)
+        m->sent(m->arg);
     if (m->done)
         m->done(m, m->arg);
     if (m->freed)
@@ -332,6 +340,7 @@ static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf,
         return NULL;
     }
     m->is_send = is_send;
+    m->rport = -1;
     m->node = node;
     m->tag = tag;
     m->buf = buf;
@@ -497,8 +506,70 @@ int cm5_msg_active(int sends)
     return msgs.active[sends ? 1 : 0];
 }
 
+/* ---- scopy ---- */
+
+cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
+                       size_t len, void (*sent)(void *arg), void *arg)
+{
+    cm5_msg_h m;
+
+    cm5i_ensure_init();
+    if (node < 0 || node >= cm5i_ctx.size)
+        return CM5_ERR_RANGE;
+    if (rport < 0 || rport >= CM5_RPORTS || (len && !buf) ||
+        len > UINT32_MAX || offset > UINT32_MAX)
+        return CM5_ERR_INVALID;
+    if (cm5i_ctx.in_handler)
+        return CM5_ERR_STATE;
+    m = msg_new(1, node, -1, (void *)buf, len, NULL, arg);
+    if (!m)
+        return CM5_ERR_NO_MEMORY;
+    msgs.active[1]--;
+    m->internal = 1;
+    m->freed = 1;
+    m->sent = sent;
+    m->bytes = len;
+    m->state = MSG_RTS_SENT;
+    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
+                      (uint32_t)rport | m->slot << 8, (uint32_t)offset,
+                      (uint32_t)len, m->gen);
+    return CM5_OK;
+}
+
+static void msg_scopy_handler(int src, const uint32_t *arg)
+{
+    int r = (int)(arg[0] & 0xff);
+    uint32_t off = arg[1], len = arg[2];
+    cm5i_rport_t *p = r < CM5_RPORTS ? &cm5i_rports[r] : NULL;
+    msg_rts_t rts = {.src = src, .tag = -1, .len = len,
+                     .slot = arg[0] >> 8, .gen = arg[3]};
+    cm5_msg_h m;
+
+    if (!p || !p->allocated)
+        cm5_fatal("CMAML_scopy", "node %d sent %u bytes to rport %d of node "
+                  "%d, which is not allocated", src, len, r, cm5i_ctx.rank);
+    if ((long)len > p->a.byte_counter - p->pending)
+        cm5_fatal("CMAML_scopy", "%u bytes from node %d at offset %u pass "
+                  "the byte counter of rport %d on node %d (%ld bytes left)",
+                  len, src, off, r, cm5i_ctx.rank,
+                  p->a.byte_counter - p->pending);
+    if (len && !p->a.addr)
+        cm5_fatal("CMAML_scopy", "rport %d on node %d has no address (node "
+                  "%d sent %u bytes)", r, cm5i_ctx.rank, src, len);
+    m = msg_new(0, src, -1, (char *)p->a.addr + off, len, NULL, NULL);
+    if (!m)
+        cm5_fatal("CMAML_scopy", "out of memory");
+    msgs.active[0]--;
+    m->internal = 1;
+    m->freed = 1;
+    m->rport = r;
+    p->pending += len;
+    msg_match(m, &rts);
+}
+
 cm5_status_t cm5i_msg_setup(void)
 {
+    cm5i_am_register_internal(CM5I_INT_SCOPY, msg_scopy_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);

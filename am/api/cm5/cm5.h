@@ -142,6 +142,34 @@ CM5_EXPORT int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out);
 /* Messages started and not yet done on this node. */
 CM5_EXPORT int cm5_msg_active(int sends);
 
+/* ---- rports and scopy (CMAML's bulk transfer) --------------------------
+ * An rport is a receive port: a base address, a byte counter and a
+ * handler.  cm5_scopy puts bytes at the base plus an offset of a remote
+ * rport; when the rport's byte counter reaches 0 its handler runs there as
+ * handler(rport, handler_arg2). */
+#define CM5_RPORTS 128
+typedef void (*cm5_rport_handler_func_t)(int rport, void *arg2);
+typedef struct {
+    void *addr;       /* base address */
+    long byte_counter; /* bytes still expected; handler runs at 0 */
+    long total_nbytes; /* bytes received since set */
+    cm5_rport_handler_func_t handler;
+    void *handler_arg2;
+} cm5_rport_attr_t;
+
+/* Allocate rport (or any free one if rport is -1); *out is its number.  CM5_ERR_AGAIN when none is free, CM5_ERR_STATE when that one
+ * is taken. */
+CM5_EXPORT cm5_status_t cm5_rport_alloc(int rport, int *out);
+CM5_EXPORT cm5_status_t cm5_rport_free(int rport);
+CM5_EXPORT cm5_status_t cm5_rport_get(int rport, cm5_rport_attr_t *out);
+CM5_EXPORT cm5_status_t cm5_rport_set(int rport, const cm5_rport_attr_t *a);
+CM5_EXPORT int cm5_rport_free_count(void);
+/* Copy len bytes to node's rport at offset; sent(arg) runs here (outside
+ * handlers) once buf may be reused. */
+CM5_EXPORT cm5_status_t cm5_scopy(int node, int rport, size_t offset,
+                                  const void *buf, size_t len,
+                                  void (*sent)(void *arg), void *arg);
+
 /* ---- Collectives (the CM-5 control network) ----------------------------
  * Every node calls the same collectives in the same order.  Logarithmic
  * algorithms over internal messages; results are identical on all nodes

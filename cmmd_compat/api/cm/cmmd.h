@@ -51,6 +51,33 @@ CMMD_API void CMAML_poll(void);
 /* Poll until *flag >= value. */
 CMMD_API void CMAML_poll_while_lt(volatile int *flag, int value);
 
+/* ---- rports and scopy ------------------------------------------------- */
+
+#define CMAML_NUMBER_OF_RPORTS 128
+
+/* Allocate any free rport, or this one; -1 if none is free. */
+CMMD_API int CMAML_allocate_rport(void);
+CMMD_API int CMAML_allocate_this_rport(int rport);
+CMMD_API void CMAML_free_rport(int rport);
+CMMD_API void CMAML_set_rport_addr(int rport, void *addr);
+CMMD_API void CMAML_set_rport_byte_counter(int rport, int nbytes);
+CMMD_API void CMAML_set_rport_total_nbytes(int rport, int nbytes);
+/* handler(rport, arg2) runs when the byte counter reaches 0. */
+CMMD_API void CMAML_set_rport_handler(int rport, CMAML_handler_t handler);
+CMMD_API void CMAML_set_rport_handler_arg2(int rport, void *arg2);
+CMMD_API void *CMAML_get_rport_addr(int rport);
+CMMD_API int CMAML_get_rport_byte_counter(int rport);
+CMMD_API int CMAML_get_rport_total_nbytes(int rport);
+CMMD_API CMAML_handler_t CMAML_get_rport_handler(int rport);
+CMMD_API void *CMAML_get_rport_handler_arg2(int rport);
+CMMD_API int CMAML_number_of_rports(void);
+CMMD_API int CMAML_number_of_free_rports(void);
+/* Copy nbytes from buf to node's rport at offset; sent_handler(sent_arg),
+ * if not NULL, runs here once buf may be reused. */
+CMMD_API void CMAML_scopy(int node, int rport, int align, int offset,
+                          void *buf, int nbytes, CMAML_handler_t sent_handler,
+                          void *sent_arg);
+
 /* ---- Point-to-point messages (CMMD) ------------------------------------ */
 
 #define CMMD_DEFAULT_TAG 0

@@ -1,0 +1,82 @@
+/*
+ * rports: 128 receive ports per node, the targets of cm5_scopy.
+ */
+#include <string.h>
+
+#include "am_internal.h"
+
+cm5i_rport_t cm5i_rports[CM5_RPORTS];
+
+static int rport_ok(int r)
+{
+    return r >= 0 && r < CM5_RPORTS;
+}
+
+cm5_status_t cm5_rport_alloc(int rport, int *out)
+{
+    cm5i_ensure_init();
+    if (rport == -1) {
+        for (int r = 0; r < CM5_RPORTS; r++)
+            if (!cm5i_rports[r].allocated)
+                return cm5_rport_alloc(r, out);
+        return CM5_ERR_AGAIN;
+    }
+    if (!rport_ok(rport))
+        return CM5_ERR_INVALID;
+    if (cm5i_rports[rport].allocated)
+        return CM5_ERR_STATE;
+    memset(&cm5i_rports[rport], 0, sizeof(cm5i_rports[rport]));
+    cm5i_rports[rport].allocated = 1;
+    *out = rport;
+    return CM5_OK;
+}
+
+cm5_status_t cm5_rport_free(int rport)
+{
+    if (!rport_ok(rport))
+        return CM5_ERR_INVALID;
+    if (!cm5i_rports[rport].allocated)
+        return CM5_ERR_STATE;
+    cm5i_rports[rport].allocated = 0;
+    return CM5_OK;
+}
+
+cm5_status_t cm5_rport_get(int rport, cm5_rport_attr_t *out)
+{
+    if (!rport_ok(rport))
+        return CM5_ERR_INVALID;
+    if (!cm5i_rports[rport].allocated)
+        return CM5_ERR_STATE;
+    *out = cm5i_rports[rport].a;
+    return CM5_OK;
+}
+
+cm5_status_t cm5_rport_set(int rport, const cm5_rport_attr_t *a)
+{
+    if (!rport_ok(rport))
+        return CM5_ERR_INVALID;
+    if (!cm5i_rports[rport].allocated)
+        return CM5_ERR_STATE;
+    cm5i_rports[rport].a = *a;
+    return CM5_OK;
+}
+
+int cm5_rport_free_count(void)
+{
+    int n = 0;
+
+    for (int r = 0; r < CM5_RPORTS; r++)
+        n += !cm5i_rports[r].allocated;
+    return n;
+}
+
+void cm5i_rport_landed(int rport, size_t len)
+{
+    cm5i_rport_t *p = &cm5i_rports[rport];
+
+    p->pending -= (long)len;
+    p->a.total_nbytes += (long)len;
+    p->a.byte_counter -= (long)len;
+    if (p->a.byte_counter == 0 && p->a.handler)
+        p->a.handler(rport, p->a.handler_arg2);
+}
