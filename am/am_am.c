@@ -268,6 +268,7 @@ static cm5_status_t am_user(int ch, int type, int node,
 cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t h, uint32_t a0,
                             uint32_t a1, uint32_t a2, uint32_t a3)
 {
+    CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
     cm5_status_t st;
 
@@ -282,6 +283,7 @@ cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t h, uint32_t a0,
 cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
                           uint32_t a1, uint32_t a2, uint32_t a3)
 {
+    CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
     cm5_status_t st;
 
@@ -296,6 +298,7 @@ cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
 cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t h, uint32_t a0,
                         uint32_t a1, uint32_t a2, uint32_t a3)
 {
+    CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
     cm5_status_t st;
 

@@ -30,6 +30,7 @@ static cm5_status_t barrier_signal(int r)
 
 cm5_status_t cm5_barrier_start(void)
 {
+    CM5I_GUARD();
     cm5i_ensure_init();
     if (cm5i_ctx.in_handler || cm5i_ctx.bar_active)
         return CM5_ERR_STATE;
@@ -56,6 +57,7 @@ static int barrier_advance(void)
 
 int cm5_barrier_test(void)
 {
+    CM5I_GUARD();
     if (!cm5i_ctx.bar_active)
         return 1;
     if (!cm5i_ctx.in_handler)
@@ -65,6 +67,7 @@ int cm5_barrier_test(void)
 
 cm5_status_t cm5_barrier_finish(void)
 {
+    CM5I_GUARD();
     cm5i_waiter_t w;
 
     if (cm5i_ctx.in_handler)
@@ -77,6 +80,7 @@ cm5_status_t cm5_barrier_finish(void)
 
 cm5_status_t cm5_barrier(void)
 {
+    CM5I_GUARD();
     cm5_status_t st = cm5_barrier_start();
 
     return st == CM5_OK ? cm5_barrier_finish() : st;

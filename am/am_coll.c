@@ -257,6 +257,7 @@ static cm5_status_t coll_enter(void)
 cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
                            cm5_op_t op)
 {
+    CM5I_GUARD();
     size_t sz = cm5_type_size(type), len;
     int me, size, low;
     uint32_t seq;
@@ -308,6 +309,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
 
 cm5_status_t cm5_bcast(void *buf, size_t len, int root)
 {
+    CM5I_GUARD();
     uint32_t seq;
 
     if (coll_enter() != CM5_OK)
@@ -329,6 +331,7 @@ cm5_status_t cm5_bcast(void *buf, size_t len, int root)
 
 cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
 {
+    CM5I_GUARD();
     int me, size, low;
     uint32_t seq;
 
@@ -368,6 +371,7 @@ cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
 cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
                       unsigned flags, int start)
 {
+    CM5I_GUARD();
     size_t sz = cm5_type_size(type);
     int size, pos, down = (flags & CM5_SCAN_DOWNWARD) != 0;
     uint64_t acc;
@@ -428,6 +432,7 @@ static void coll_gor_handler(int src, const uint32_t *a)
 
 void cm5_global_or_set(int bit)
 {
+    CM5I_GUARD();
     const uint32_t arg[4] = {bit != 0, 0, 0, 0};
 
     cm5i_ensure_init();
@@ -446,6 +451,7 @@ void cm5_global_or_set(int bit)
 
 int cm5_global_or_get(void)
 {
+    CM5I_GUARD();
     cm5i_ensure_init();
     if (!cm5i_ctx.in_handler)
         cm5i_progress(CM5I_CH_ALL);

@@ -28,6 +28,13 @@ static const cm5_config_var_t config_table[] = {
     {"CM5_YIELDS", "16", "sched_yield() calls a wait makes before sleeping"},
     {"CM5_SLEEP_MS", "5",
      "longest single sleep of a waiting node, in milliseconds"},
+    {"CM5_INTERRUPT_SIGNAL", "SIGURG",
+     "signal that delivers interrupts to the main thread (a name such as "
+     "SIGURG or SIGUSR2, or a number)"},
+    {"CM5_INTERRUPT_TICK_US", "1000",
+     "with interrupts enabled, how often (microseconds) the main thread is "
+     "interrupted to look for messages when the provider cannot announce "
+     "them (tcp, udp, sockets; shm jobs are woken on arrival)"},
     {"CM5_TIMEOUT", "0", "cm5run: default --timeout in seconds (0: none)"},
     {"CM5_LAUNCHER", "", "set by cm5run: the launcher that started the node"},
     {"CM5_RANK", "", "set by cm5run: this node's number"},

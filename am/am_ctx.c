@@ -229,10 +229,12 @@ __attribute__((constructor)) static void ctx_auto_init(void)
 
 void cm5_finalize(void)
 {
+    CM5I_GUARD();
     double t0 = cm5_wtime(), t1;
 
     if (!cm5i_ctx.ready || cm5i_ctx.failed)
         return;
+    cm5_interrupts_disable();
     /* Messages may still be in flight to us: serve them until every node
      * has come here, and close only when our own last messages have
      * left (their send completions arrived). */

@@ -65,8 +65,9 @@ void cm5i_defer(cm5i_deferred_t *work);
 /* Doorbell slot of one node in the job's shared memory. */
 typedef struct {
     _Atomic uint32_t seq;
-    _Atomic uint32_t sleeping;
-    char pad[56];
+    _Atomic uint32_t sleeping; /* the node sleeps: wake it */
+    _Atomic uint32_t irq;      /* interrupts enabled: always wake it */
+    char pad[52];
 } cm5i_doorbell_t;
 
 typedef struct {
@@ -149,6 +150,29 @@ void cm5i_doorbell_ring(int node);
 cm5_status_t cm5i_wait_setup(void);
 
 cm5_status_t cm5i_barrier_setup(void);
+
+/* Interrupts: handlers may run from a signal in the main thread, but
+ * never while the main thread is inside the runtime.  Every public call
+ * that touches the runtime's state starts with CM5I_GUARD(); an interrupt
+ * that comes meanwhile is delivered when the outermost call returns. */
+#include <signal.h>
+extern volatile sig_atomic_t cm5i_rt_depth;
+extern volatile sig_atomic_t cm5i_irq_pending;
+void cm5i_irq_deliver(void);
+static inline int cm5i_guard_enter(void)
+{
+    cm5i_rt_depth++;
+    return 0;
+}
+static inline void cm5i_guard_leave(int *unused)
+{
+    (void)unused;
+    if (--cm5i_rt_depth == 0 && cm5i_irq_pending)
+        cm5i_irq_deliver();
+}
+#define CM5I_GUARD()                                                          \
+    int cm5i_guard_ __attribute__((cleanup(cm5i_guard_leave), unused)) =      \
+        cm5i_guard_enter()
 cm5_status_t cm5i_msg_setup(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */

@@ -355,6 +355,7 @@ cm5_status_t cm5_msg_send(int node, int tag, const void *buf, size_t len,
                           unsigned flags, cm5_msg_done_func_t done,
                           void *arg, cm5_msg_h *out)
 {
+    CM5I_GUARD();
     if (tag < 0)
         return CM5_ERR_INVALID;
     return cm5i_msg_send(node, tag, buf, len, flags, done, arg, out);
@@ -397,6 +398,7 @@ cm5_status_t cm5_msg_recv(int node, int tag, void *buf, size_t len,
                           cm5_msg_done_func_t done, void *arg,
                           cm5_msg_h *out)
 {
+    CM5I_GUARD();
     if (tag < 0 && tag != CM5_ANY_TAG)
         return CM5_ERR_INVALID;
     return cm5i_msg_recv(node, tag, buf, len, done, arg, out);
@@ -443,6 +445,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
 
 int cm5_msg_test(cm5_msg_h m)
 {
+    CM5I_GUARD();
     if (m->state != MSG_DONE && !cm5i_ctx.in_handler)
         cm5i_progress(CM5I_CH_ALL);
     return m->state == MSG_DONE;
@@ -450,6 +453,7 @@ int cm5_msg_test(cm5_msg_h m)
 
 cm5_status_t cm5_msg_wait(cm5_msg_h m)
 {
+    CM5I_GUARD();
     cm5i_waiter_t w;
 
     if (m->state != MSG_DONE && cm5i_ctx.in_handler)
@@ -462,6 +466,7 @@ cm5_status_t cm5_msg_wait(cm5_msg_h m)
 
 void cm5_msg_free(cm5_msg_h m)
 {
+    CM5I_GUARD();
     if (!m)
         return;
     if (m->state == MSG_DONE)
@@ -484,6 +489,7 @@ void cm5_msg_info(cm5_msg_h m, cm5_msg_info_t *out)
 
 int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
 {
+    CM5I_GUARD();
     cm5i_ensure_init();
     if (!cm5i_ctx.in_handler)
         cm5i_progress(CM5I_CH_ALL);
@@ -511,6 +517,7 @@ int cm5_msg_active(int sends)
 cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
                        size_t len, void (*sent)(void *arg), void *arg)
 {
+    CM5I_GUARD();
     cm5_msg_h m;
 
     cm5i_ensure_init();

@@ -14,6 +14,7 @@ static int rport_ok(int r)
 
 cm5_status_t cm5_rport_alloc(int rport, int *out)
 {
+    CM5I_GUARD();
     cm5i_ensure_init();
     if (rport == -1) {
         for (int r = 0; r < CM5_RPORTS; r++)
@@ -33,6 +34,7 @@ cm5_status_t cm5_rport_alloc(int rport, int *out)
 
 cm5_status_t cm5_rport_free(int rport)
 {
+    CM5I_GUARD();
     if (!rport_ok(rport))
         return CM5_ERR_INVALID;
     if (!cm5i_rports[rport].allocated)
@@ -53,6 +55,7 @@ cm5_status_t cm5_rport_get(int rport, cm5_rport_attr_t *out)
 
 cm5_status_t cm5_rport_set(int rport, const cm5_rport_attr_t *a)
 {
+    CM5I_GUARD();
     if (!rport_ok(rport))
         return CM5_ERR_INVALID;
     if (!cm5i_rports[rport].allocated)

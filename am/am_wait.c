@@ -50,7 +50,7 @@ void cm5i_doorbell_ring(int node)
     if (!cm5i_ctx.doorbell)
         return;
     d = &cm5i_ctx.doorbell[node];
-    if (atomic_load(&d->sleeping)) {
+    if (atomic_load(&d->sleeping) || atomic_load(&d->irq)) {
         atomic_fetch_add(&d->seq, 1);
         wait_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
     }
@@ -142,6 +142,7 @@ static cm5i_waiter_t poll_waiter = {.t0 = -1, .sleep_us = 20};
 
 int cm5_poll(void)
 {
+    CM5I_GUARD();
     int n;
 
     cm5i_ensure_init();
@@ -163,6 +164,7 @@ int cm5_poll(void)
 
 void cm5_wait_until(int (*pred)(void *arg), void *arg)
 {
+    CM5I_GUARD();
     cm5i_waiter_t w;
 
     cm5i_ensure_init();
@@ -173,6 +175,7 @@ void cm5_wait_until(int (*pred)(void *arg), void *arg)
 
 void cm5_wait_while_lt(volatile int *flag, int value)
 {
+    CM5I_GUARD();
     cm5i_waiter_t w;
 
     cm5i_ensure_init();

@@ -79,3 +79,56 @@ void CMAML_poll_while_lt(volatile int *flag, int value)
         cm5_fatal("CMAML_poll_while_lt", "flag is a null pointer");
     cm5_wait_while_lt(flag, value);
 }
+
+/* ---- interrupts ---- */
+
+int CMAML_enable_interrupts(void)
+{
+    int was = cm5_interrupts_enabled();
+    cm5_status_t st = cm5_interrupts_enable();
+
+    if (st == CM5_ERR_STATE)
+        cm5_fatal("CMAML_enable_interrupts", "interrupts go to the thread "
+                  "that first enabled them; called from another thread");
+    if (st != CM5_OK)
+        cm5_fatal("CMAML_enable_interrupts", "%s", cm5_status_string(st));
+    return was;
+}
+
+int CMAML_disable_interrupts(void)
+{
+    int was = cm5_interrupts_enabled();
+
+    cm5_interrupts_disable();
+    return was;
+}
+
+int CMAML_interrupt_status(void)
+{
+    return cm5_interrupts_enabled();
+}
+
+int CMAML_inside_interrupt_handler(void)
+{
+    return cm5_in_interrupt();
+}
+
+int CMMD_enable_interrupts(void)
+{
+    return CMAML_enable_interrupts();
+}
+
+int CMMD_disable_interrupts(void)
+{
+    return CMAML_disable_interrupts();
+}
+
+int CMMD_interrupt_status(void)
+{
+    return cm5_interrupts_enabled();
+}
+
+int CMMD_inside_interrupt_handler(void)
+{
+    return cm5_in_interrupt();
+}

@@ -88,6 +88,16 @@ CM5_EXPORT void cm5_wait_until(int (*pred)(void *arg), void *arg);
 /* Non-zero while a handler runs on this node. */
 CM5_EXPORT int cm5_in_handler(void);
 
+/* Interrupts: with them enabled, arriving messages interrupt the main
+ * thread (a signal) and their handlers run there even while it computes
+ * and never polls -- but never while it is inside cm5fab: delivery then
+ * waits until the call returns.  Polling keeps working either way. */
+CM5_EXPORT cm5_status_t cm5_interrupts_enable(void);
+CM5_EXPORT void cm5_interrupts_disable(void);
+CM5_EXPORT int cm5_interrupts_enabled(void);
+/* Non-zero while handlers run from an interrupt. */
+CM5_EXPORT int cm5_in_interrupt(void);
+
 /* Barrier across all nodes (dissemination, log2(P) rounds). */
 CM5_EXPORT cm5_status_t cm5_barrier(void);
 

@@ -51,6 +51,20 @@ CMMD_API void CMAML_poll(void);
 /* Poll until *flag >= value. */
 CMMD_API void CMAML_poll_while_lt(volatile int *flag, int value);
 
+/* ---- Interrupts ---------------------------------------------------------
+ * Enabled, arriving messages interrupt the node (a signal in its main
+ * thread) and their handlers run even while it computes and never polls;
+ * never inside a CMMD/CMAML call (delivery waits for its return).  Enable
+ * and disable return the previous state. */
+CMMD_API int CMAML_enable_interrupts(void);
+CMMD_API int CMAML_disable_interrupts(void);
+CMMD_API int CMAML_interrupt_status(void);
+CMMD_API int CMAML_inside_interrupt_handler(void);
+CMMD_API int CMMD_enable_interrupts(void);
+CMMD_API int CMMD_disable_interrupts(void);
+CMMD_API int CMMD_interrupt_status(void);
+CMMD_API int CMMD_inside_interrupt_handler(void);
+
 /* ---- rports and scopy ------------------------------------------------- */
 
 #define CMAML_NUMBER_OF_RPORTS 128
