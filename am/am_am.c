@@ -68,7 +68,8 @@ static void am_rx(void *arg, int ch, const void *buf, size_t len)
     if (CM5I_UNLIKELY(len != sizeof(pkt)))
         goto foreign;
     memcpy(&pkt, buf, sizeof(pkt));
-    if (CM5I_UNLIKELY(pkt.key != cm5i_ctx.key || pkt.src >= cm5i_ctx.size))
+    if (CM5I_UNLIKELY(pkt.key != cm5i_ctx.key ||
+                      pkt.src >= cm5i_ctx.boot.size))
         goto foreign;
     for (int c = 0; c < CM5I_NCH; c++)
         cm5i_ctx.tx_cred[c][pkt.src] += pkt.cred[c];

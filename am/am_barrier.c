@@ -32,7 +32,8 @@ cm5_status_t cm5_barrier_start(void)
 {
     CM5I_GUARD();
     cm5i_ensure_init();
-    if (cm5i_ctx.in_handler || cm5i_ctx.bar_active)
+    if (cm5i_ctx.in_handler || cm5i_ctx.bar_active ||
+        cm5i_ctx.rank >= cm5i_ctx.size) /* left the partition */
         return CM5_ERR_STATE;
     cm5i_ctx.bar_epoch++;
     cm5i_ctx.bar_round = 0;

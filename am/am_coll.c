@@ -251,7 +251,9 @@ static void coll_bcast_tree(uint32_t seq, void *buf, size_t len)
 static cm5_status_t coll_enter(void)
 {
     cm5i_ensure_init();
-    return cm5i_ctx.in_handler ? CM5_ERR_STATE : CM5_OK;
+    return cm5i_ctx.in_handler || cm5i_ctx.rank >= cm5i_ctx.size
+               ? CM5_ERR_STATE
+               : CM5_OK;
 }
 
 cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
@@ -415,6 +417,22 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
     }
 #undef COLL_NODE
     memcpy(value, &acc, sz);
+    return CM5_OK;
+}
+
+cm5_status_t cm5_ordered(void (*fn)(void *arg), void *arg)
+{
+    uint32_t seq;
+
+    CM5I_GUARD();
+    if (coll_enter() != CM5_OK)
+        return CM5_ERR_STATE;
+    seq = ++coll.seq;
+    if (cm5i_ctx.rank > 0)
+        coll_get(seq, 0, NULL);
+    fn(arg);
+    if (cm5i_ctx.rank + 1 < cm5i_ctx.size)
+        coll_put(cm5i_ctx.rank + 1, seq, 0, 0, 0);
     return CM5_OK;
 }
 

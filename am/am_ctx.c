@@ -239,7 +239,7 @@ void cm5_finalize(void)
      * has come here, and close only when our own last messages have
      * left (their send completions arrived). */
     cm5i_fab_track_sends(cm5i_ctx.fab);
-    if (cm5i_ctx.size > 1) {
+    if (cm5i_ctx.size > 1 && cm5i_ctx.rank < cm5i_ctx.size) {
         cm5i_waiter_t w;
 
         if (cm5i_ctx.bar_active) /* a split-phase barrier left open */
@@ -267,6 +267,23 @@ void cm5_finalize(void)
     cm5i_ctx.rpc_q = NULL;
     cm5i_ctx.flush_q = NULL;
     cm5i_ctx.flush_mark = NULL;
+}
+
+cm5_status_t cm5_partition_resize(int size)
+{
+    cm5_status_t st;
+
+    CM5I_GUARD();
+    cm5i_ensure_init();
+    if (size < 1 || size > cm5i_ctx.size)
+        return CM5_ERR_INVALID;
+    if (cm5i_ctx.rank >= cm5i_ctx.size)
+        return CM5_ERR_STATE;
+    st = cm5_barrier(); /* nothing of the old partition is in flight */
+    if (st != CM5_OK)
+        return st;
+    cm5i_ctx.size = size;
+    return CM5_OK;
 }
 
 int cm5_rank(void)

@@ -7,6 +7,7 @@
 
 #include "cm/cmmd.h"
 #include "cm5/cm5.h"
+#include "cmmd_internal.h"
 
 int CMMD_self_address(void)
 {
@@ -20,7 +21,10 @@ int CMMD_partition_size(void)
 
 void CMMD_sync_with_nodes(void)
 {
-    cm5_status_t st = cm5_barrier();
+    cm5_status_t st;
+
+    cm5c_io_sync(); /* sync_seq output so far, in node order */
+    st = cm5_barrier();
 
     if (st != CM5_OK)
         cm5_fatal("CMMD_sync_with_nodes", "%s",
@@ -107,18 +111,67 @@ void CMMD_error(const char *format, ...)
     cm5_fatal("CMMD_error", "%s", msg);
 }
 
-int CMMD_fset_io_mode(FILE *stream, CMMD_io_mode_t mode)
+double CMMD_node_timer_idle(int t)
 {
-    if (!stream)
-        cm5_fatal("CMMD_fset_io_mode", "stream is a null pointer");
-    switch (mode) {
-    case CMMD_independent:
-    case CMMD_sync_seq:
-    case CMMD_sync_bc:
-    case CMMD_local:
-        /* Each node writes whole lines: cm5run forwards them unmixed. */
-        setvbuf(stream, NULL, _IOLBF, BUFSIZ);
-        return 0;
+    cmmd_timer("CMMD_node_timer_idle", t);
+    return CMMD_node_timer_elapsed(t) - CMMD_node_timer_busy(t);
+}
+
+const char *CMMD_version(void)
+{
+    static char v[96];
+
+    snprintf(v, sizeof(v), "CMMD %d.%d (cm5fab %s on libfabric %s)",
+             CMMD_VERSION_MAJOR, CMMD_VERSION_MINOR, cm5c_version(),
+             cm5_fabric_version());
+    return v;
+}
+
+void CMMD_poll(void)
+{
+    cm5_poll();
+}
+
+void CMMD_reset_partition_size(int size)
+{
+    cm5_status_t st;
+
+    cm5c_io_sync();
+    st = cm5_partition_resize(size);
+    if (st == CM5_ERR_INVALID)
+        cm5_fatal("CMMD_reset_partition_size", "size %d is not in 1..%d",
+                  size, cm5_size());
+    if (st != CM5_OK)
+        cm5_fatal("CMMD_reset_partition_size", "%s",
+                  cm5_in_handler() ? "called from inside a handler"
+                                   : "this node is no longer in the "
+                                     "partition");
+}
+
+static int cmmd_safety = 1;
+
+void CMMD_enable_safety(void)
+{
+    cmmd_safety = 1;
+}
+
+void CMMD_disable_safety(void)
+{
+    /* Checks stay on: they are cheap here, and a wrong call must never be
+     * silently accepted. */
+    cmmd_safety = 0;
+}
+
+const char *CMMD_error_string(CMMD_errno_t err)
+{
+    switch (err) {
+    case CMMD_ERR_NONE:
+        return "no error";
+    case CMMD_ERR_NO_RPORTS:
+        return "no asynchronous message resources (rports) left: retry "
+               "after some complete";
+    case CMMD_ERR_BAD_ARG:
+        return "bad argument";
     }
-    cm5_fatal("CMMD_fset_io_mode", "unknown I/O mode %d", (int)mode);
+    return "unknown CMMD error";
 }

@@ -98,6 +98,14 @@ CM5_EXPORT int cm5_interrupts_enabled(void);
 /* Non-zero while handlers run from an interrupt. */
 CM5_EXPORT int cm5_in_interrupt(void);
 
+/* Shrink the partition to the first size nodes (collective: every node
+ * calls it).  Nodes size and above are expected to exit; they no longer
+ * take part in barriers or collectives. */
+CM5_EXPORT cm5_status_t cm5_partition_resize(int size);
+/* Run fn(arg) on every node in node order: node i starts once node i-1
+ * has returned (collective). */
+CM5_EXPORT cm5_status_t cm5_ordered(void (*fn)(void *arg), void *arg);
+
 /* Barrier across all nodes (dissemination, log2(P) rounds). */
 CM5_EXPORT cm5_status_t cm5_barrier(void);
 

@@ -265,8 +265,60 @@ typedef enum {
     CMMD_local = 3        /* per-node files */
 } CMMD_io_mode_t;
 
-/* Set the I/O mode of a stream; returns 0, or -1 for an unknown mode. */
+/* Set the I/O mode of a stream or descriptor (every node sets the same);
+ * returns 0.  sync_seq output appears in node order at each
+ * CMMD_sync_with_nodes and at exit. */
 CMMD_API int CMMD_fset_io_mode(FILE *stream, CMMD_io_mode_t mode);
+CMMD_API int CMMD_set_io_mode(int fd, CMMD_io_mode_t mode);
+CMMD_API CMMD_io_mode_t CMMD_fget_io_mode(FILE *stream);
+CMMD_API CMMD_io_mode_t CMMD_get_io_mode(int fd);
+
+/* ---- The rest ------------------------------------------------------------ */
+
+/* "CMMD 3.3 (cm5fab VERSION on libfabric VERSION)". */
+CMMD_API const char *CMMD_version(void);
+CMMD_API void CMMD_poll(void);
+/* Shrink the partition (every node calls it); nodes at or above size are
+ * expected to exit by themselves. */
+CMMD_API void CMMD_reset_partition_size(int size);
+/* Argument checks are always on here; these are accepted for legacy code. */
+CMMD_API void CMMD_enable_safety(void);
+CMMD_API void CMMD_disable_safety(void);
+CMMD_API const char *CMMD_error_string(CMMD_errno_t err);
+/* Wall-clock time of a timer not spent on this process's CPU. */
+CMMD_API double CMMD_node_timer_idle(int timer);
+
+/* ---- Internal-layer names: the same calls -----------------------------
+ * CMCN_ (control network) and CMUTIL_ (utilities) are the names the CM-5's
+ * lower layers gave these calls; legacy code sometimes used them. */
+CMMD_API int CMCN_reduce_int(int value, CMMD_combiner_t combiner);
+CMMD_API unsigned CMCN_reduce_uint(unsigned value, CMMD_combiner_t combiner);
+CMMD_API long CMCN_reduce_lint(long value, CMMD_combiner_t combiner);
+CMMD_API unsigned long CMCN_reduce_luint(unsigned long value, CMMD_combiner_t combiner);
+CMMD_API float CMCN_reduce_float(float value, CMMD_combiner_t combiner);
+CMMD_API double CMCN_reduce_double(double value, CMMD_combiner_t combiner);
+CMMD_API void CMCN_reduce_v(void *dest, void *source, CMMD_combiner_t combiner, int element_size, int count);
+CMMD_API int CMCN_scan_int(int value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
+CMMD_API unsigned CMCN_scan_uint(unsigned value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
+CMMD_API long CMCN_scan_lint(long value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
+CMMD_API unsigned long CMCN_scan_luint(unsigned long value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
+CMMD_API float CMCN_scan_float(float value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
+CMMD_API double CMCN_scan_double(double value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
+CMMD_API void CMCN_bc_to_nodes(void *buffer, int len);
+CMMD_API void CMCN_receive_bc_from_node(void *buffer, int len);
+CMMD_API void CMCN_concat_with_nodes(void *element, void *buffer, int element_len);
+CMMD_API void CMCN_set_global_or(int bit);
+CMMD_API int CMCN_get_global_or(void);
+CMMD_API void CMCN_sync_with_nodes(void);
+CMMD_API void CMCN_sync_with_nodes_start(void);
+CMMD_API void CMCN_sync_with_nodes_finish(void);
+CMMD_API int CMCN_sync_done(void);
+CMMD_API void CMUTIL_node_timer_clear(int timer);
+CMMD_API void CMUTIL_node_timer_start(int timer);
+CMMD_API void CMUTIL_node_timer_stop(int timer);
+CMMD_API double CMUTIL_node_timer_elapsed(int timer);
+CMMD_API double CMUTIL_node_timer_busy(int timer);
+CMMD_API double CMUTIL_node_timer_idle(int timer);
 
 #ifdef __cplusplus
 }
