@@ -284,6 +284,7 @@ static void msg_push(cm5_msg_h m)
     while ((st = cm5i_fab_tsend(cm5i_ctx.fab, m->node, tag, src, m->bytes,
                                 &m->op)) == CM5_ERR_AGAIN)
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    cm5i_doorbell_ring(m->node); /* the receiver drives the transfer too */
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
                   m->bytes, m->node, cm5_status_string(st));

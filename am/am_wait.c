@@ -128,7 +128,8 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
     }
     if (cm5i_ctx.spin_s > 0 && cm5_wtime() - w->t0 < cm5i_ctx.spin_s)
         return;
-    if (w->yields < cm5i_ctx.yields) {
+    if (w->yields < cm5i_ctx.yields ||
+        cm5i_fab_bulk_pending(cm5i_ctx.fab) > 0) {
         w->yields++;
         sched_yield();
         return;

@@ -65,6 +65,7 @@ struct cm5i_fab {
     size_t addrlen;
     int tracked;     /* send with completions (shut-down) */
     long tx_pending; /* sends not yet completed */
+    long bulk_pending; /* tagged operations in flight */
     char *rx_mem;
     char *tx_mem;
     char prov[64];
@@ -464,8 +465,10 @@ cm5_status_t cm5i_fab_tsend(cm5i_fab_t *fab, int node, uint64_t tag,
     op->kind = FAB_CTX_USER;
     rc = fi_tsend(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, dest, tag,
                   op->fi_ctx);
-    if (rc == 0)
+    if (rc == 0) {
+        fab->bulk_pending++;
         return CM5_OK;
+    }
     return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_tsend", (int)rc);
 }
 
@@ -477,12 +480,14 @@ cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
     op->kind = FAB_CTX_USER;
     rc = fi_trecv(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, FI_ADDR_UNSPEC,
                   tag, 0, op->fi_ctx);
-    if (rc == 0)
+    if (rc == 0) {
+        fab->bulk_pending++;
         return CM5_OK;
+    }
     return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_trecv", (int)rc);
 }
 
-static int fab_cq_error(fab_chan_t *ch)
+static int fab_cq_error(cm5i_fab_t *fab, fab_chan_t *ch)
 {
     struct fi_cq_err_entry err = {0};
     cm5i_fab_op_t *uop;
@@ -491,6 +496,7 @@ static int fab_cq_error(fab_chan_t *ch)
         return fab_err("fi_cq_readerr", -FI_EOTHER);
     uop = err.op_context;
     if (uop && uop->kind == FAB_CTX_USER) {
+        fab->bulk_pending--;
         /* A bulk transfer failed: its owner reports it. */
         cm5i_log(CM5I_LOG_DEBUG, "fab", "bulk transfer failed: %s",
                  fi_strerror(err.err));
@@ -514,6 +520,7 @@ static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
     if (op && op->kind == FAB_CTX_USER) {
         cm5i_fab_op_t *uop = e->op_context;
 
+        fab->bulk_pending--;
         uop->done(uop->arg, 0, e->len);
         return;
     }
@@ -546,7 +553,7 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
     if (n == -FI_EAGAIN)
         return 0;
     if (n == -FI_EAVAIL)
-        return fab_cq_error(ch);
+        return fab_cq_error(fab, ch);
     if (n < 0)
         return fab_err("fi_cq_read", (int)n);
     for (ssize_t i = 0; i < n; i++)
@@ -562,6 +569,11 @@ void cm5i_fab_track_sends(cm5i_fab_t *fab)
 long cm5i_fab_sends_pending(const cm5i_fab_t *fab)
 {
     return fab->tx_pending;
+}
+
+long cm5i_fab_bulk_pending(const cm5i_fab_t *fab)
+{
+    return fab->bulk_pending;
 }
 
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)

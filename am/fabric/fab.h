@@ -79,6 +79,9 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int ch, cm5i_fab_rx_func_t cb, void *arg);
  * the endpoint then would lose it. */
 void cm5i_fab_track_sends(cm5i_fab_t *fab);
 long cm5i_fab_sends_pending(const cm5i_fab_t *fab);
+/* Tagged operations in flight: large transfers move only while both ends
+ * drive progress, so a node with some must not sleep. */
+long cm5i_fab_bulk_pending(const cm5i_fab_t *fab);
 
 /* Wait objects: up to CM5I_NCH file descriptors, or 0 if the provider has
  * none.  cm5i_fab_trywait() returns 1 when it is safe to sleep on them. */
