@@ -6,6 +6,7 @@
 
 #include "cm/cmmd.h"
 #include "cm5/cm5.h"
+#include "cmmd_internal.h"
 
 typedef cm5_status_t (*cmaml_send_func_t)(int, cm5_am_handler_func_t,
                                           uint32_t, uint32_t, uint32_t,
@@ -19,8 +20,8 @@ static void cmaml_check(const char *call, cm5_status_t st, int node,
     case CM5_OK:
         return;
     case CM5_ERR_RANGE:
-        cm5_fatal(call, "node %d is outside the partition (0..%d)", node,
-                  cm5_size() - 1);
+        cm5c_check_node(call, node, 0);
+        break;
     case CM5_ERR_HANDLER:
         cm5_fatal(call, "handler %p is not a function (not in executable "
                   "code of any loaded object)", (void *)(uintptr_t)h);

@@ -6,6 +6,7 @@
 
 #include "cm/cmmd.h"
 #include "cm5/cm5.h"
+#include "cmmd_internal.h"
 
 static cm5_rport_attr_t cmaml_rport(const char *call, int rport)
 {
@@ -110,9 +111,7 @@ void CMAML_scopy(int node, int rport, int align, int offset, void *buf,
     cm5_status_t st;
 
     (void)align; /* the CM-5's word alignment; any alignment works here */
-    if (node < 0 || node >= cm5_size())
-        cm5_fatal(call, "node %d is outside the partition (0..%d)", node,
-                  cm5_size() - 1);
+    cm5c_check_node(call, node, 0);
     if (rport < 0 || rport >= CM5_RPORTS)
         cm5_fatal(call, "rport %d does not exist (rports are 0..%d)", rport,
                   CM5_RPORTS - 1);

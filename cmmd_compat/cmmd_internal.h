@@ -8,5 +8,8 @@
  * (collective: called at every CMMD synchronization and at exit). */
 void cm5c_io_sync(void);
 const char *cm5c_version(void);
+/* Stop the job with "<call>: node N is outside the partition" unless node
+ * is in it (or is CMMD_ANY_NODE and any_ok). */
+void cm5c_check_node(const char *call, int node, int any_ok);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cm/cmmd.h"
 #include "cm5/cm5.h"
+#include "cmmd_internal.h"
 
 /* Asynchronous operations in flight at once, per direction (the CM-5
  * bounded them by its rports). */
@@ -30,11 +31,7 @@ typedef struct {
 static void cmmd_check_args(const char *call, int node, int any, void *buf,
                             int len)
 {
-    int size = cm5_size();
-
-    if (!(any && node == CMMD_ANY_NODE) && (node < 0 || node >= size))
-        cm5_fatal(call, "node %d is outside the partition (0..%d)", node,
-                  size - 1);
+    cm5c_check_node(call, node, any);
     if (len < 0)
         cm5_fatal(call, "negative length %d", len);
     if (len > 0 && !buf)
@@ -299,9 +296,7 @@ int CMMD_msg_pending(int node, int tag)
 {
     cm5_msg_info_t in;
 
-    if (node != CMMD_ANY_NODE && (node < 0 || node >= cm5_size()))
-        cm5_fatal("CMMD_msg_pending", "node %d is outside the partition "
-                  "(0..%d)", node, cm5_size() - 1);
+    cm5c_check_node("CMMD_msg_pending", node, 1);
     if (!cm5_msg_probe(node, tag, &in))
         return FALSE;
     cmmd_msg.sender = in.node;

@@ -9,6 +9,15 @@
 #include "cm5/cm5.h"
 #include "cmmd_internal.h"
 
+void cm5c_check_node(const char *call, int node, int any_ok)
+{
+    int size = cm5_size();
+
+    if ((node < 0 || node >= size) && !(any_ok && node == CMMD_ANY_NODE))
+        cm5_fatal(call, "node %d is outside the partition (0..%d)", node,
+                  size - 1);
+}
+
 int CMMD_self_address(void)
 {
     return cm5_rank();
