@@ -13,7 +13,8 @@ build=${BUILD:-$top/_build}
 what=${1:-demo}
 
 packages="build-essential autoconf automake libtool pkg-config \
-libfabric-dev libfabric-bin libcriterion-dev lowdown python3"
+libfabric-dev libfabric-bin libcriterion-dev lowdown python3 \
+libpmix-dev openmpi-bin"
 
 need_install() {
     for p in $packages; do

@@ -49,6 +49,7 @@ void cm5_fatal(const char *call, const char *fmt, ...)
     cm5i_ctx.failed = 1;
     cm5i_fab_abandon(cm5i_ctx.fab);
     fflush(NULL);
+    cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node failed (see above)");
     /* Exit without the collective shut-down: cm5run (or the PMIx launcher)
      * sees the status and stops the other nodes. */
     _exit(1);
@@ -56,7 +57,7 @@ void cm5_fatal(const char *call, const char *fmt, ...)
 
 /* Provider precedence: API argument > cm5run --provider > CM5_PROVIDER
  * (cm5run passes --provider as CM5_PROVIDER) > shm for one-host jobs >
- * libfabric's ranking. */
+ * tcp for jobs across hosts. */
 static const char *ctx_pick_provider(const char *api)
 {
     const char *env = cm5i_config_str("CM5_PROVIDER");
@@ -70,7 +71,10 @@ static const char *ctx_pick_provider(const char *api)
                  "all nodes on one host: using the shm provider");
         return "shm";
     }
-    return NULL;
+    cm5i_log(CM5I_LOG_INFO, "init",
+             "nodes on several hosts: using the tcp provider (set "
+             "CM5_PROVIDER to choose another)");
+    return "tcp";
 }
 
 static void ctx_read_config(void)

@@ -18,7 +18,7 @@ typedef struct {
     int fd;             /* cm5run socket, or -1 */
     int doorbell_fd;    /* cm5run shared doorbell memory, or -1 */
     int local;          /* every node on this host */
-    const char *method; /* "cm5run" or "single" */
+    const char *method; /* "cm5run", "pmix" or "single" */
 } cm5i_boot_t;
 
 cm5_status_t cm5i_boot_init(cm5i_boot_t *boot);
@@ -27,5 +27,15 @@ cm5_status_t cm5i_boot_init(cm5i_boot_t *boot);
 cm5_status_t cm5i_boot_allgather(cm5i_boot_t *boot, const void *mine,
                                  size_t len, void *all);
 void cm5i_boot_fini(cm5i_boot_t *boot);
+/* The job is failing: let the launcher take every node down now. */
+void cm5i_boot_abort(cm5i_boot_t *boot, int status, const char *msg);
+
+/* PMIx (boot_pmix.c, when built with PMIx). */
+int cm5i_boot_pmix_present(void);
+cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *boot);
+cm5_status_t cm5i_boot_pmix_allgather(cm5i_boot_t *boot, const void *mine,
+                                      size_t len, void *all);
+void cm5i_boot_pmix_abort(int status, const char *msg);
+void cm5i_boot_pmix_fini(void);
 
 #endif

@@ -3,6 +3,10 @@
  * every node writes a length-prefixed record; cm5run answers with all the
  * records in node order once every node has written.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include "boot/boot.h"
 
 #include <errno.h>
@@ -53,6 +57,16 @@ cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
     int ok = 1;
 
     memset(b, 0, sizeof(*b));
+#ifdef HAVE_PMIX
+    if (!getenv("CM5_BOOT_FD") && cm5i_boot_pmix_present())
+        return cm5i_boot_pmix_init(b);
+#else
+    if (!getenv("CM5_BOOT_FD") && getenv("PMIX_RANK"))
+        cm5i_log(CM5I_LOG_WARN, "boot",
+                 "a PMIx launcher started this process, but this cm5fab "
+                 "was built without PMIx: running as a 1-node partition "
+                 "(rebuild with libpmix-dev installed)");
+#endif
     if (!getenv("CM5_BOOT_FD"))
         return boot_single(b);
     b->doorbell_fd = -1;
@@ -100,6 +114,10 @@ cm5_status_t cm5i_boot_allgather(cm5i_boot_t *b, const void *mine, size_t len,
 {
     uint32_t l32 = (uint32_t)len, n;
 
+#ifdef HAVE_PMIX
+    if (strcmp(b->method, "pmix") == 0)
+        return cm5i_boot_pmix_allgather(b, mine, len, all);
+#endif
     if (b->fd < 0) {
         memcpy(all, mine, len);
         return CM5_OK;
@@ -129,8 +147,21 @@ err_proto:
     return CM5_ERR_BOOT;
 }
 
+void cm5i_boot_abort(cm5i_boot_t *b, int status, const char *msg)
+{
+#ifdef HAVE_PMIX
+    if (b->method && strcmp(b->method, "pmix") == 0)
+        cm5i_boot_pmix_abort(status, msg);
+#endif
+    (void)b, (void)status, (void)msg; /* cm5run sees the exit status */
+}
+
 void cm5i_boot_fini(cm5i_boot_t *b)
 {
+#ifdef HAVE_PMIX
+    if (b->method && strcmp(b->method, "pmix") == 0)
+        cm5i_boot_pmix_fini();
+#endif
     if (b->fd >= 0)
         close(b->fd);
     if (b->doorbell_fd >= 0)

@@ -1,0 +1,128 @@
+/*
+ * PMIx bootstrap: rank, size and the address exchange come from the PMIx
+ * server of the launcher that started us (Slurm srun --mpi=pmix, Open MPI
+ * mpirun, PRRTE prterun, Flux): put, commit, fence with data collection,
+ * get.
+ */
+#include "boot/boot.h"
+
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "am_log.h"
+
+static pmix_proc_t boot_me;
+static int boot_round;
+
+int cm5i_boot_pmix_present(void)
+{
+    return getenv("PMIX_RANK") != NULL && getenv("PMIX_NAMESPACE") != NULL;
+}
+
+static cm5_status_t boot_pmix_fail(const char *what, pmix_status_t rc)
+{
+    cm5i_log(CM5I_LOG_ERROR, "boot",
+             "PMIx %s failed: %s.  The environment says a PMIx launcher "
+             "started this process (PMIX_RANK=%s); check that its PMIx "
+             "server is reachable, or start the program with cm5run",
+             what, PMIx_Error_string(rc), getenv("PMIX_RANK"));
+    return CM5_ERR_BOOT;
+}
+
+static cm5_status_t boot_pmix_u32(const char *key, uint32_t *out)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+
+    PMIX_PROC_CONSTRUCT(&wild);
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&wild, key, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || !val)
+        return boot_pmix_fail(key, rc);
+    *out = val->type == PMIX_UINT32 ? val->data.uint32 : 0;
+    PMIX_VALUE_RELEASE(val);
+    return *out ? CM5_OK : boot_pmix_fail(key, PMIX_ERR_BAD_PARAM);
+}
+
+cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
+{
+    pmix_status_t rc = PMIx_Init(&boot_me, NULL, 0);
+    uint32_t size, local = 0;
+    uint64_t h = 1469598103934665603ull;
+
+    if (rc != PMIX_SUCCESS)
+        return boot_pmix_fail("PMIx_Init", rc);
+    if (boot_pmix_u32(PMIX_JOB_SIZE, &size) != CM5_OK)
+        return CM5_ERR_BOOT;
+    if (boot_pmix_u32(PMIX_LOCAL_SIZE, &local) != CM5_OK)
+        local = 0;
+    /* The job's key: the same on every node, different for every job. */
+    for (const char *s = boot_me.nspace; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    b->rank = (int)boot_me.rank;
+    b->size = (int)size;
+    b->key = h;
+    b->fd = -1;
+    b->doorbell_fd = -1;
+    b->local = local == size;
+    b->method = "pmix";
+    return CM5_OK;
+}
+
+cm5_status_t cm5i_boot_pmix_allgather(cm5i_boot_t *b, const void *mine,
+                                      size_t len, void *all)
+{
+    pmix_value_t val, *got;
+    pmix_proc_t wild, peer;
+    pmix_info_t info;
+    pmix_status_t rc;
+    char key[32];
+    bool collect = true;
+
+    snprintf(key, sizeof(key), "cm5.boot.%d", boot_round++);
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_BYTE_OBJECT;
+    val.data.bo.bytes = (char *)mine;
+    val.data.bo.size = len;
+    rc = PMIx_Put(PMIX_GLOBAL, key, &val);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS)
+        return boot_pmix_fail("PMIx_Put", rc);
+    PMIX_PROC_CONSTRUCT(&wild);
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(&wild, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS)
+        return boot_pmix_fail("PMIx_Fence", rc);
+    for (int k = 0; k < b->size; k++) {
+        PMIX_PROC_CONSTRUCT(&peer);
+        PMIX_LOAD_PROCID(&peer, boot_me.nspace, (pmix_rank_t)k);
+        got = NULL;
+        rc = PMIx_Get(&peer, key, NULL, 0, &got);
+        if (rc != PMIX_SUCCESS || !got || got->type != PMIX_BYTE_OBJECT ||
+            got->data.bo.size != len) {
+            if (got)
+                PMIX_VALUE_RELEASE(got);
+            return boot_pmix_fail("PMIx_Get of a node's address",
+                                  rc != PMIX_SUCCESS ? rc : PMIX_ERR_BAD_PARAM);
+        }
+        memcpy((char *)all + (size_t)k * len, got->data.bo.bytes, len);
+        PMIX_VALUE_RELEASE(got);
+    }
+    return CM5_OK;
+}
+
+void cm5i_boot_pmix_abort(int status, const char *msg)
+{
+    PMIx_Abort(status, msg, NULL, 0);
+}
+
+void cm5i_boot_pmix_fini(void)
+{
+    PMIx_Finalize(NULL, 0);
+}
