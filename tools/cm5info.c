@@ -1,7 +1,9 @@
 /*
- * cm5info: what cm5fab sees on this host -- version, libfabric providers
- * usable for its endpoints (and why the others are not), and with -e every
- * CM5_* environment variable with its default, current value and help.
+ * cm5info: what cm5fab sees on this host -- version, the libfabric
+ * providers usable for its endpoints (and why the others are not), one
+ * provider checked in depth (-p), and every CM5_* environment variable
+ * with its default, current value and help (-e, or --markdown for
+ * doc/env.md).  Public API only: cm5info does not include <rdma/fabric.h>.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -11,57 +13,564 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cm5/cm5.h"
 
+#define WRAP_COLS 76
+#define MAX_PROVS 64
+
+extern char **environ;
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cm5info [-e] [-h] [-V]\n"
-            "  (no option)  version, libfabric providers usable here and why "
-            "others are not\n"
-            "  -e, --env    every CM5_* variable: default, current value, "
-            "help\n"
-            "  -h, --help   this help\n"
-            "  -V, --version\n");
+    fprintf(f, "usage: cm5info [-p NAME [-v]] [-e [--markdown]] [-h] [-V]\n"
+               "  (no option)          version, libfabric providers usable "
+               "here and why\n"
+               "                       the others are not\n"
+               "  -p, --provider NAME  check one provider: start a 1-node "
+               "job on it, send\n"
+               "                       active messages to itself, or say "
+               "exactly why not\n"
+               "  -v, --verbose        with -p: also print libfabric's whole "
+               "log of the check\n"
+               "  -e, --env            every CM5_* variable: default, current "
+               "value, help\n"
+               "      --markdown       with -e: a Markdown table (doc/env.md)\n"
+               "  -h, --help           this help\n"
+               "  -V, --version        version\n");
 }
+
+/* ---- -e: the configuration table ---------------------------------------- */
+
+/* Print text wrapped at WRAP_COLS, each line indented by indent spaces. */
+static void print_wrapped(const char *text, int indent)
+{
+    const char *p = text;
+
+    while (*p) {
+        int len = (int)strlen(p), cut = len;
+
+        if (indent + len > WRAP_COLS) {
+            cut = WRAP_COLS - indent;
+            while (cut > 0 && p[cut] != ' ')
+                cut--;
+            if (cut == 0) /* one long word: do not break it */
+                cut = (int)strcspn(p, " ");
+        }
+        printf("%*s%.*s\n", indent, "", cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+static int config_known(const char *name, size_t len)
+{
+    for (int i = 0; i < cm5_config_count(); i++) {
+        const cm5_config_var_t *v = cm5_config_var(i);
+
+        if (strlen(v->name) == len && strncmp(v->name, name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static const char env_note[] =
+    "libfabric's own FI_* variables keep their meaning (fi_info -e lists "
+    "them). cm5fab sets FI_OFI_RXM_BUFFER_SIZE=2048 unless it is set, and "
+    "cm5run sets FI_TCP_IFACE and FI_SOCKETS_IFACE to lo unless they are "
+    "set.";
 
 static void print_env(void)
 {
+    int unknown = 0;
+
+    printf("CM5_* environment variables of cm5fab %s (current values from "
+           "this environment)\n\n",
+           PACKAGE_VERSION);
     for (int i = 0; i < cm5_config_count(); i++) {
         const cm5_config_var_t *v = cm5_config_var(i);
         const char *cur = getenv(v->name);
 
-        printf("%s\n    default: %s\n    current: %s\n    %s\n\n", v->name,
-               *v->default_value ? v->default_value : "(empty)",
-               cur ? cur : "(not set)", v->help);
+        printf("%s\n", v->name);
+        printf("    default: %s\n",
+               *v->default_value ? v->default_value : "(empty)");
+        printf("    current: %s\n",
+               cur ? (*cur ? cur : "(empty)") : "(not set)");
+        print_wrapped(v->help, 4);
+        printf("\n");
+    }
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+
+        if (strncmp(*e, "CM5_", 4) != 0 || !eq ||
+            config_known(*e, (size_t)(eq - *e)))
+            continue;
+        if (!unknown++)
+            printf("Unknown CM5_* variables in this environment (the "
+                   "library warns about them):\n");
+        printf("    %s\n", *e);
+    }
+    if (unknown)
+        printf("\n");
+    print_wrapped(env_note, 0);
+}
+
+/* Markdown-escape text for a table cell. */
+static void print_md(const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("\\`*_|<>[]", *s))
+            putchar('\\');
+        putchar(*s);
     }
 }
 
-static void print_provider(void *arg, const char *name, int usable,
-                           const char *why)
+static void print_env_markdown(void)
 {
-    int *nusable = arg;
+    printf("# cm5fab environment variables\n\n"
+           "<!-- Generated by `cm5info -e --markdown` from the library's "
+           "configuration table; do not edit. -->\n\n"
+           "cm5fab %s reads these variables when a node starts. `cm5info "
+           "-e` shows\nthem with their current values; `CM5_VERBOSE_ENV=1` "
+           "makes node 0 print the\nvalues a job uses. An unknown `CM5_*` "
+           "variable draws a warning.\n\n",
+           PACKAGE_VERSION);
+    printf("| Variable | Default | Meaning |\n|---|---|---|\n");
+    for (int i = 0; i < cm5_config_count(); i++) {
+        const cm5_config_var_t *v = cm5_config_var(i);
 
-    if (usable)
-        (*nusable)++;
-    printf("  %-16s %s%s\n", name, usable ? "usable" : "not usable: ",
-           usable ? "" : why);
+        printf("| `%s` | ", v->name);
+        if (*v->default_value) {
+            printf("`%s`", v->default_value);
+        } else {
+            printf("*(empty)*");
+        }
+        printf(" | ");
+        print_md(v->help);
+        printf(" |\n");
+    }
+    printf("\nlibfabric's own `FI_*` variables keep their meaning (`fi_info "
+           "-e` lists them).\ncm5fab sets `FI_OFI_RXM_BUFFER_SIZE=2048` "
+           "unless it is set, and `cm5run` sets\n`FI_TCP_IFACE` and "
+           "`FI_SOCKETS_IFACE` to `lo` unless they are set. See\n"
+           "**cm5fab**(7) and **cm5run**(1).\n");
+}
+
+/* ---- providers -------------------------------------------------------- */
+
+typedef struct {
+    char name[64];
+    int usable;
+    char why[128];
+} prov_t;
+
+static prov_t provs[MAX_PROVS];
+static int nprovs;
+
+static void collect_provider(void *arg, const char *name, int usable,
+                             const char *why)
+{
+    prov_t *p;
+
+    (void)arg;
+    if (nprovs >= MAX_PROVS)
+        return;
+    p = &provs[nprovs++];
+    snprintf(p->name, sizeof(p->name), "%s", name);
+    snprintf(p->why, sizeof(p->why), "%s", why ? why : "");
+    p->usable = usable;
+}
+
+/* How a node started here would find its job. */
+static const char *boot_method(void)
+{
+    if (getenv("CM5_BOOT_FD"))
+        return "cm5run";
+#ifdef HAVE_PMIX
+    if (getenv("PMIX_RANK") && getenv("PMIX_NAMESPACE"))
+        return "pmix";
+#else
+    if (getenv("PMIX_RANK"))
+        return "single (1-node partition): a PMIx launcher started this "
+               "process, but cm5fab was built without PMIx";
+#endif
+    return "single (1-node partition)";
+}
+
+static int list_providers(void)
+{
+    const char *fi = getenv("FI_PROVIDER");
+    const char *cm = getenv("CM5_PROVIDER");
+    int nusable = 0;
+
+    printf("cm5fab %s on libfabric %s\n", PACKAGE_VERSION,
+           cm5_fabric_version());
+    printf("bootstrap: %s\n", boot_method());
+#ifdef HAVE_PMIX
+    printf("launchers: cm5run, and PMIx (mpirun, srun --mpi=pmix, prterun, "
+           "flux)\n");
+#else
+    printf("launchers: cm5run (built without PMIx)\n");
+#endif
+    printf("providers (reliable datagram endpoints with multi-receive):\n");
+    cm5_fabric_list(collect_provider, NULL);
+    for (int i = 0; i < nprovs; i++) {
+        nusable += provs[i].usable;
+        printf("  %-16s %s%s\n", provs[i].name,
+               provs[i].usable ? "usable" : "not usable: ",
+               provs[i].usable ? "" : provs[i].why);
+    }
+    if (nprovs == 0)
+        printf("  (none: libfabric offers no provider here)\n");
+    if (fi)
+        printf("FI_PROVIDER=%s: libfabric offers only these\n", fi);
+    if (cm && *cm)
+        printf("default: %s (CM5_PROVIDER)\n", cm);
+    else
+        printf("default: shm for jobs on one host, tcp across hosts\n");
+    printf("cm5info -p NAME checks one provider in depth\n");
+    return nusable > 0 ? 0 : 1;
+}
+
+/* Is word one of the ';'-separated components of list? */
+static int has_component(const char *list, const char *word, size_t wlen)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ";");
+
+        if (n == wlen && strncmp(p, word, n) == 0)
+            return 1;
+        p += n + (p[n] == ';');
+    }
+    return 0;
+}
+
+/* Does libfabric's offer `offered` match the name a user asked for?  Every
+ * component of the request must be a component of the offer ("tcp"
+ * matches "tcp;ofi_rxm"). */
+static int offer_matches(const char *offered, const char *asked)
+{
+    for (const char *p = asked; *p;) {
+        size_t n = strcspn(p, ";");
+
+        if (n && !has_component(offered, p, n))
+            return 0;
+        p += n + (p[n] == ';');
+    }
+    return 1;
+}
+
+/* ---- -p: one provider in depth ----------------------------------------- */
+
+/* The components of every offer that matches (the providers whose log
+ * lines explain a failure), ';'-separated. */
+static char check_comps[512];
+
+static void check_add_components(const char *offered)
+{
+    for (const char *p = offered; *p;) {
+        size_t n = strcspn(p, ";"), len = strlen(check_comps);
+
+        if (n && !has_component(check_comps, p, n) &&
+            len + n + 2 < sizeof(check_comps))
+            snprintf(check_comps + len, sizeof(check_comps) - len, "%s%.*s",
+                     len ? ";" : "", (int)n, p);
+        p += n + (p[n] == ';');
+    }
+}
+
+/* Does the text mention name as a whole word? */
+static int mentions(const char *text, const char *name, size_t n)
+{
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        int before = p == text || !(p[-1] == '_' || p[-1] == '-' ||
+                                    (p[-1] >= 'a' && p[-1] <= 'z'));
+        char c = p[n];
+        int after = !(c == '_' || c == '-' || (c >= 'a' && c <= 'z'));
+
+        if (before && after)
+            return 1;
+    }
+    return 0;
+}
+
+static int mentions_component(const char *text)
+{
+    for (const char *p = check_comps; *p;) {
+        size_t n = strcspn(p, ";");
+        char word[64];
+
+        snprintf(word, sizeof(word), "%.*s", (int)n, p);
+        if (n && mentions(text, word, n))
+            return 1;
+        p += n + (p[n] == ';');
+    }
+    return 0;
+}
+
+/* One libfabric log line: "libfabric:PID:[TIME:][DOMAIN:]PROV:SUBSYS:
+ * FUNC():LINE<LEVEL> MESSAGE".  Returns 1 and the parts if it is one. */
+static int parse_fi_log(char *line, const char **prov, const char **func,
+                        const char **msg)
+{
+    char *paren = strstr(line, "():"), *lt, *p;
+
+    if (strncmp(line, "libfabric:", 10) != 0 || !paren)
+        return 0;
+    lt = strchr(paren, '<');
+    if (!lt || !strchr(lt, '>'))
+        return 0;
+    *msg = strchr(lt, '>') + 1;
+    *msg += **msg == ' ';
+    *paren = '\0';
+    p = strrchr(line, ':'); /* before FUNC */
+    if (!p)
+        return 0;
+    *func = p + 1;
+    *p = '\0';
+    p = strrchr(line, ':'); /* before SUBSYS */
+    if (!p)
+        return 0;
+    *p = '\0';
+    p = strrchr(line, ':'); /* before PROV */
+    if (!p)
+        return 0;
+    *prov = p + 1;
+    return 1;
+}
+
+/* Print what libfabric and cm5fab logged during the check, keeping the
+ * lines that explain the provider's fate.  libfabric's "Supported:" and
+ * "Requested:" lines are joined to the check they belong to. */
+static void check_explain(FILE *log, int verbose)
+{
+    char line[2048], last[2048] = "", pending[4096] = "";
+
+    fflush(log);
+    rewind(log);
+    while (fgets(line, sizeof(line), log)) {
+        const char *prov, *func, *msg;
+        size_t len = strlen(pending);
+
+        line[strcspn(line, "\n")] = '\0';
+        if (verbose) {
+            printf("    %s\n", line);
+            continue;
+        }
+        if (!parse_fi_log(line, &prov, &func, &msg)) {
+            const char *text = strchr(line, ']');
+
+            if (strncmp(line, "cm5[", 4) != 0 || !text)
+                continue;
+            text += text[1] == ' ' ? 2 : 1;
+            snprintf(pending + len, sizeof(pending) - len, "%s    cm5fab: %s",
+                     len ? "\n" : "", text);
+            continue;
+        }
+        if (strcmp(func, "fi_param_get_") == 0 ||
+            strcmp(func, "ofi_register_provider") == 0 ||
+            strcmp(func, "ofi_layering_ok") == 0 ||
+            strncmp(func, "ofi_hmem", 8) == 0)
+            continue;
+        if (!has_component(check_comps, prov, strlen(prov)) &&
+            !(strcmp(prov, "core") == 0 && mentions_component(msg)))
+            continue;
+        if (strncmp(msg, "Supported:", 10) == 0 ||
+            strncmp(msg, "Requested:", 10) == 0) {
+            snprintf(pending + len, sizeof(pending) - len, "; %s", msg);
+            continue;
+        }
+        if (strcmp(msg, last) == 0)
+            continue;
+        snprintf(last, sizeof(last), "%s", msg);
+        if (*pending)
+            printf("%s\n", pending);
+        snprintf(pending, sizeof(pending), "    libfabric %s: %s: %s", prov,
+                 func, msg);
+    }
+    if (*pending)
+        printf("%s\n", pending);
+}
+
+static volatile int selftest_replies;
+static cm5_status_t selftest_status;
+
+static void selftest_reply(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
+{
+    (void)a0;
+    (void)a1;
+    (void)a2;
+    (void)a3;
+    selftest_replies++;
+}
+
+static void selftest_request(uint32_t from, uint32_t a1, uint32_t a2,
+                             uint32_t a3)
+{
+    cm5_status_t st = cm5_am_reply((int)from, selftest_reply, a1, a2, a3, 0);
+
+    if (st != CM5_OK)
+        selftest_status = st;
+}
+
+typedef struct {
+    int want;
+    double deadline;
+} selftest_wait_t;
+
+static int selftest_done(void *arg)
+{
+    const selftest_wait_t *w = arg;
+
+    return selftest_replies >= w->want || cm5_wtime() > w->deadline ||
+           selftest_status != CM5_OK;
+}
+
+/* Round trips of a request and its reply through the provider, on one
+ * node; returns the number completed and the time per round trip. */
+static int selftest(int n, double *us)
+{
+    selftest_wait_t w = {.deadline = cm5_wtime() + 5.0};
+    double t0 = cm5_wtime();
+
+    for (int i = 0; i < n; i++) {
+        selftest_status = cm5_am_request(cm5_rank(), selftest_request,
+                                         (uint32_t)cm5_rank(), 0, 0, 0);
+        if (selftest_status != CM5_OK)
+            break;
+        w.want = i + 1;
+        cm5_wait_until(selftest_done, &w);
+        if (selftest_replies < w.want)
+            break;
+    }
+    *us = selftest_replies ? (cm5_wtime() - t0) * 1e6 / selftest_replies : 0;
+    return selftest_replies;
+}
+
+/* Send stderr (libfabric's log and cm5fab's) to a temporary file, for
+ * good: libfabric keeps the log level it read at its first call, and logs
+ * until the process ends.  Results go to stdout. */
+static FILE *capture_start(void)
+{
+    FILE *log = tmpfile();
+
+    fflush(stderr);
+    if (!log || dup2(fileno(log), STDERR_FILENO) < 0) {
+        perror("cm5info: cannot capture libfabric's log");
+        exit(2);
+    }
+    return log;
+}
+
+static void check_not_offered(const char *name)
+{
+    const char *fi = getenv("FI_PROVIDER");
+
+    printf("provider %s: not usable: libfabric on this host offers no "
+           "provider named %s\n",
+           name, name);
+    if (fi)
+        printf("  FI_PROVIDER=%s: libfabric offers only the providers it "
+               "names\n",
+               fi);
+    printf("  offered:");
+    for (int i = 0; i < nprovs; i++)
+        printf(" %s", provs[i].name);
+    printf("%s\n", nprovs ? "" : " (none)");
+}
+
+static void check_failed(const char *name, cm5_status_t st, int done, int n)
+{
+    if (st == CM5_OK)
+        printf("provider %s: not usable: endpoints open (%s), but only %d "
+               "of %d active messages to itself came back within 5 s\n",
+               name, cm5_provider(), done, n);
+    else
+        printf("provider %s: not usable: %s\n", name, cm5_status_string(st));
+    printf("  libfabric offers:");
+    for (int i = 0; i < nprovs; i++)
+        if (offer_matches(provs[i].name, name))
+            printf(" %s", provs[i].name);
+    printf("\n  why (FI_LOG_LEVEL=%s):\n", getenv("FI_LOG_LEVEL"));
+}
+
+static int check_provider(const char *name, int verbose)
+{
+    int offered = 0, done = 0, n = 200;
+    double us = 0;
+    FILE *log;
+    cm5_status_t st;
+
+    /* libfabric reads FI_LOG_LEVEL once, at its first call: set it now. */
+    setenv("FI_LOG_LEVEL", "info", 0);
+    setenv("CM5_LOG_LEVEL", "info", 0);
+    log = capture_start();
+    cm5_fabric_list(collect_provider, NULL);
+    for (int i = 0; i < nprovs; i++)
+        if (offer_matches(provs[i].name, name)) {
+            offered = 1;
+            check_add_components(provs[i].name);
+        }
+    if (!offered) {
+        check_not_offered(name);
+        return 1;
+    }
+    fflush(log);
+    if (ftruncate(fileno(log), 0) < 0 || lseek(STDERR_FILENO, 0, SEEK_SET))
+        rewind(log); /* cannot drop the listing's log: explain all of it */
+    st = cm5_init(name);
+    if (st == CM5_OK) {
+        done = selftest(n, &us);
+        if (selftest_status != CM5_OK)
+            st = selftest_status;
+    }
+    if (st == CM5_OK && done == n) {
+        printf("provider %s: usable (libfabric %s)\n", name,
+               cm5_fabric_version());
+        printf("  selected: %s\n", cm5_provider());
+        printf("  self-test: %d request/reply round trips on one node, "
+               "%.1f us each\n",
+               n, us);
+        if (verbose)
+            check_explain(log, 1);
+        cm5_finalize();
+        return 0;
+    }
+    check_failed(name, st, done, n);
+    check_explain(log, verbose);
+    return 1;
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"env", no_argument, 0, 'e'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"version", no_argument, 0, 'V'},
-                                         {0, 0, 0, 0}};
-    int opt, nusable = 0;
+    enum { OPT_MARKDOWN = 256 };
+    static const struct option opts[] = {
+        {"env", no_argument, 0, 'e'},
+        {"markdown", no_argument, 0, OPT_MARKDOWN},
+        {"provider", required_argument, 0, 'p'},
+        {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
+    int opt, env = 0, markdown = 0, verbose = 0;
+    const char *provider = NULL;
 
-    while ((opt = getopt_long(argc, argv, "ehV", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "ep:vhV", opts, NULL)) != -1) {
         switch (opt) {
         case 'e':
-            print_env();
-            return 0;
+            env = 1;
+            break;
+        case OPT_MARKDOWN:
+            markdown = 1;
+            break;
+        case 'p':
+            provider = optarg;
+            break;
+        case 'v':
+            verbose = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -78,15 +587,24 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    printf("cm5fab %s on libfabric %s\n", PACKAGE_VERSION,
-           cm5_fabric_version());
-    printf("bootstrap: %s\n", getenv("CM5_BOOT_FD") ? "cm5run"
-                                                    : "single (1-node "
-                                                      "partition)");
-    printf("providers (reliable datagram endpoints with multi-receive):\n");
-    cm5_fabric_list(print_provider, &nusable);
-    printf("default: %s\n", getenv("CM5_PROVIDER") && *getenv("CM5_PROVIDER")
-                                ? getenv("CM5_PROVIDER")
-                                : "shm for jobs on one host");
-    return nusable > 0 ? 0 : 1;
+    if ((markdown && !env) || (verbose && !provider) || (env && provider) ||
+        (provider && !*provider)) {
+        fprintf(stderr, "cm5info: %s\n",
+                markdown && !env       ? "--markdown goes with -e"
+                : verbose && !provider ? "-v goes with -p NAME"
+                : env && provider      ? "-e and -p do not go together"
+                                       : "-p needs a provider name");
+        usage(stderr);
+        return 2;
+    }
+    if (env) {
+        if (markdown)
+            print_env_markdown();
+        else
+            print_env();
+        return 0;
+    }
+    if (provider)
+        return check_provider(provider, verbose);
+    return list_providers();
 }
