@@ -2,10 +2,12 @@
  * Start-up and shut-down of a node: bootstrap, endpoints, address
  * exchange, configuration; errors that stop the job.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,10 +92,18 @@ static void ctx_read_config(void)
     cm5i_ctx.credits = (uint16_t)cm5i_config_long("CM5_AM_CREDITS", 2, 4096);
     cm5i_ctx.yields = (int)cm5i_config_long("CM5_YIELDS", 0, 1000000);
     cm5i_ctx.sleep_ms = (int)cm5i_config_long("CM5_SLEEP_MS", 1, 1000);
-    if (strcmp(spin, "auto") == 0)
-        cm5i_ctx.spin_s = cm5i_ctx.size > ncpu ? 0 : 50e-6;
-    else
-        cm5i_ctx.spin_s = cm5i_config_long("CM5_SPIN_US", 0, 10000000) * 1e-6;
+    cm5i_ctx.spin_s = cm5i_ctx.size > ncpu ? 0 : 50e-6; /* auto */
+    if (strcmp(spin, "auto") != 0) {
+        char *end;
+        long us = strtol(spin, &end, 10);
+
+        if (*spin && !*end && us >= 0 && us <= 10000000)
+            cm5i_ctx.spin_s = us * 1e-6;
+        else
+            cm5i_log(CM5I_LOG_WARN, "config",
+                     "CM5_SPIN_US=%s is not a number of microseconds; "
+                     "using auto", spin);
+    }
 }
 
 static cm5_status_t ctx_alloc_flow(void)
@@ -140,11 +150,19 @@ static cm5_status_t ctx_exchange(void)
 
     if (!mine || !all)
         goto out;
+    uint64_t key;
+
     st = CM5_ERR_FABRIC;
-    if (!cm5i_fab_address(cm5i_ctx.fab, mine, CM5I_ADDR_REC))
+    if (!cm5i_fab_address(cm5i_ctx.fab, mine, CM5I_ADDR_REC - 8))
         goto out;
-    /* The provider name leads the record: every node must use the same. */
+    /* Each record ends with a random key; node 0's becomes the job's where
+     * the launcher gave none (PMIx). */
+    if (getrandom(&key, sizeof(key), 0) != sizeof(key))
+        key = cm5i_ctx.key ^ (uint64_t)getpid() << 17;
+    memcpy(mine + CM5I_ADDR_REC - 8, &key, 8);
     st = cm5i_boot_allgather(&cm5i_ctx.boot, mine, CM5I_ADDR_REC, all);
+    if (st == CM5_OK && !cm5i_ctx.boot.key_given)
+        memcpy(&cm5i_ctx.key, all + CM5I_ADDR_REC - 8, 8);
     if (st == CM5_OK)
         st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.size, all,
                                 CM5I_ADDR_REC);
@@ -164,16 +182,23 @@ static cm5_status_t ctx_start(const char *provider)
     double t0 = cm5_wtime(), t1;
     cm5_status_t st;
 
+    cm5i_log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (cm5i_log_fd < 0)
+        cm5i_log_fd = STDERR_FILENO;
     st = cm5i_boot_init(&cm5i_ctx.boot);
     if (st != CM5_OK)
         return st;
     cm5i_ctx.rank = cm5i_ctx.boot.rank;
     cm5i_ctx.size = cm5i_ctx.boot.size;
     cm5i_ctx.key = cm5i_ctx.boot.key;
+    /* Until node 0's key arrives, a local random one names our shm files. */
+    if (!cm5i_ctx.boot.key_given &&
+        getrandom(&cm5i_ctx.key, sizeof(cm5i_ctx.key), 0) != 8)
+        cm5i_ctx.key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
     cm5i_log_rank = cm5i_ctx.rank;
     ctx_read_config();
-    cm5i_config_check(cm5i_ctx.rank == 0 &&
-                      cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
+    if (cm5i_ctx.rank == 0) /* once per job */
+        cm5i_config_check(cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
     cm5i_handler_refresh();
     if ((st = ctx_alloc_flow()) != CM5_OK ||
         (st = ctx_open_fabric(provider)) != CM5_OK)
@@ -200,16 +225,23 @@ cm5_status_t cm5_init(const char *provider)
     cm5_status_t st;
 
     if (cm5i_ctx.ready) {
-        if (provider && *provider && strcmp(provider, cm5i_ctx.provider) &&
-            strncmp(cm5i_ctx.provider, provider, strlen(provider)) != 0) {
+        size_t n = provider ? strlen(provider) : 0;
+
+        /* "tcp" names "tcp;ofi_rxm": a core provider under a utility one */
+        if (n && strcmp(provider, cm5i_ctx.provider) != 0 &&
+            !(strncmp(cm5i_ctx.provider, provider, n) == 0 &&
+              cm5i_ctx.provider[n] == ';')) {
             cm5i_log(CM5I_LOG_ERROR, "cm5_init",
-                     "already running on provider %s (cm5run started the "
-                     "node); use cm5run --provider %s",
-                     cm5i_ctx.provider, provider);
+                     "the node already runs on provider %s (it started when "
+                     "the program was loaded); choose the provider with "
+                     "cm5run --provider %s or CM5_PROVIDER=%s",
+                     cm5i_ctx.provider, provider, provider);
             return CM5_ERR_STATE;
         }
         return CM5_OK;
     }
+    if (cm5i_ctx.finalized)
+        cm5_fatal("cm5fab", "called after the runtime shut down (at exit)");
     st = ctx_start(provider);
     if (st != CM5_OK)
         cm5i_log(CM5I_LOG_ERROR, "init", "cannot start node: %s",
@@ -255,6 +287,7 @@ void cm5_finalize(void)
     }
     t1 = cm5_wtime();
     cm5i_ctx.ready = 0;
+    cm5i_ctx.finalized = 1;
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_log(CM5I_LOG_DEBUG, "fini", "exit barrier %.3f s, close %.3f s",
              t1 - t0, cm5_wtime() - t1);

@@ -15,7 +15,7 @@
 
 #define CM5I_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CM5I_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define CM5I_ADDR_REC (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX))
+#define CM5I_ADDR_REC (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 8)
 #define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
 #define CM5I_BARRIER_ROUNDS 32
 
@@ -73,6 +73,7 @@ typedef struct {
 typedef struct {
     int ready;
     int failed;
+    int finalized; /* shut down at exit: no restart */
     int rank;
     int size;
     uint64_t key;

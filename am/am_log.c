@@ -10,6 +10,7 @@
 
 int cm5i_log_level = CM5I_LOG_WARN;
 int cm5i_log_rank = -1;
+int cm5i_log_fd = STDERR_FILENO;
 
 static const char *log_names[] = {"none", "error", "warn", "info", "debug"};
 
@@ -37,7 +38,7 @@ void cm5i_vlog(int level, const char *subsys, const char *fmt, va_list ap)
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
     fflush(stdout);
-    if (write(STDERR_FILENO, line, n) < 0)
+    if (write(cm5i_log_fd, line, n) < 0)
         return;
 }
 

@@ -16,6 +16,9 @@ enum {
 
 extern int cm5i_log_level;
 extern int cm5i_log_rank;
+/* The real stderr, even when the program redirects descriptor 2 (a
+ * sync_seq capture): errors must never be held back. */
+extern int cm5i_log_fd;
 
 void cm5i_log(int level, const char *subsys, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

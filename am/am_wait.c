@@ -138,29 +138,47 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
 }
 
 /* A legacy program may spin on CMAML_poll itself: after many empty polls
- * in a row, cm5_poll starts to yield and then sleep, like a wait. */
+ * in quick succession, cm5_poll starts to yield and then sleep, like a
+ * wait.  Calls spaced out by the program's own work never sleep. */
 static cm5i_waiter_t poll_waiter = {.t0 = -1, .sleep_us = 20};
+static double poll_last;
+
+static uint64_t poll_handled(void)
+{
+    return cm5i_ctx.stats.requests_handled + cm5i_ctx.stats.replies_handled;
+}
 
 int cm5_poll(void)
 {
-    CM5I_GUARD();
-    int n;
+    uint64_t before;
+    double now;
 
+    CM5I_GUARD();
     cm5i_ensure_init();
-    if (cm5i_ctx.in_handler) /* handlers never nest in request handlers */
-        return cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
-    if (poll_waiter.empty < 64) {
-        n = cm5i_progress(CM5I_CH_ALL);
-        poll_waiter.empty = n ? 0 : poll_waiter.empty + 1;
-        return n;
+    before = poll_handled();
+    if (cm5i_ctx.in_handler) { /* handlers never nest in request handlers */
+        cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
+        return (int)(poll_handled() - before);
     }
-    n = cm5i_progress(CM5I_CH_ALL);
-    if (n) {
+    now = cm5_wtime();
+    if (now - poll_last > 20e-6) /* the program worked in between */
         cm5i_waiter_init(&poll_waiter);
-        return n;
+    if (poll_waiter.empty < 64) {
+        if (cm5i_progress(CM5I_CH_ALL) > 0)
+            cm5i_waiter_init(&poll_waiter);
+        else
+            poll_waiter.empty++;
+    } else {
+        cm5i_wait_step(&poll_waiter, CM5I_CH_ALL);
     }
-    cm5i_wait_step(&poll_waiter, CM5I_CH_ALL);
-    return 0;
+    poll_last = cm5_wtime();
+    return (int)(poll_handled() - before);
+}
+
+/* Inside a handler only replies are served: request handlers never nest. */
+static int wait_mask(void)
+{
+    return cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
 }
 
 void cm5_wait_until(int (*pred)(void *arg), void *arg)
@@ -171,7 +189,7 @@ void cm5_wait_until(int (*pred)(void *arg), void *arg)
     cm5i_ensure_init();
     cm5i_waiter_init(&w);
     while (!pred(arg))
-        cm5i_wait_step(&w, CM5I_CH_ALL);
+        cm5i_wait_step(&w, wait_mask());
 }
 
 void cm5_wait_while_lt(volatile int *flag, int value)
@@ -182,6 +200,5 @@ void cm5_wait_while_lt(volatile int *flag, int value)
     cm5i_ensure_init();
     cm5i_waiter_init(&w);
     while (*flag < value)
-        cm5i_wait_step(&w, cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP)
-                                               : CM5I_CH_ALL);
+        cm5i_wait_step(&w, wait_mask());
 }

@@ -7,6 +7,7 @@
 
 #include "cm/cmmd.h"
 #include "cm5/cm5.h"
+#include "cmmd_internal.h"
 
 /* The operation a combiner names, or -1. */
 static int cmmd_op(CMMD_combiner_t c)
@@ -46,13 +47,8 @@ static cm5_op_t cmmd_check_op(const char *call, CMMD_combiner_t c,
 
 static void cmmd_status(const char *call, cm5_status_t st)
 {
-    if (st == CM5_ERR_STATE)
-        cm5_fatal(call, "%s", cm5_in_handler()
-                                  ? "called from inside a handler"
-                                  : "a split-phase synchronization is still "
-                                    "open (CMMD_sync_with_nodes_finish)");
     if (st != CM5_OK)
-        cm5_fatal(call, "%s", cm5_status_string(st));
+        cm5_fatal(call, "%s", cm5c_state_error(st));
 }
 
 static void cmmd_reduce(const char *call, void *v, cm5_type_t t,

@@ -11,5 +11,8 @@ const char *cm5c_version(void);
 /* Stop the job with "<call>: node N is outside the partition" unless node
  * is in it (or is CMMD_ANY_NODE and any_ok). */
 void cm5c_check_node(const char *call, int node, int any_ok);
+/* Why a call got CM5_ERR_STATE (or the status's name otherwise). */
+#include "cm5/cm5.h"
+const char *cm5c_state_error(cm5_status_t st);
 
 #endif

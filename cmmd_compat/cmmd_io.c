@@ -98,13 +98,20 @@ static void io_exit(void)
     cm5c_io_sync();
 }
 
+static void io_drain_one(void *fd)
+{
+    io_drain(*(int *)fd);
+}
+
+/* Leaving sync_seq (every node does it): what was held goes out in node
+ * order. */
 static void io_uncapture(int fd)
 {
     io_fd_t *f = &io_fds[fd];
 
     if (f->mem < 0)
         return;
-    io_drain(fd);
+    cm5_ordered(io_drain_one, &fd);
     dup2(f->saved, fd);
     close(f->saved);
     close(f->mem);
@@ -149,6 +156,8 @@ static int io_set(const char *call, FILE *stream, int fd, CMMD_io_mode_t mode)
         io_uncapture(fd);
         break;
     case CMMD_sync_seq:
+        if (fd == 0)
+            cm5_fatal(call, "sync_seq orders output; descriptor 0 is input");
         io_capture(call, stream, fd);
         break;
     default:

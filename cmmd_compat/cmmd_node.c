@@ -9,6 +9,18 @@
 #include "cm5/cm5.h"
 #include "cmmd_internal.h"
 
+const char *cm5c_state_error(cm5_status_t st)
+{
+    if (st != CM5_ERR_STATE)
+        return cm5_status_string(st);
+    if (cm5_in_handler())
+        return "called from inside a handler";
+    if (cm5_rank() >= cm5_size())
+        return "this node left the partition (CMMD_reset_partition_size)";
+    return "a split-phase synchronization is still open "
+           "(CMMD_sync_with_nodes_finish)";
+}
+
 void cm5c_check_node(const char *call, int node, int any_ok)
 {
     int size = cm5_size();
@@ -36,11 +48,7 @@ void CMMD_sync_with_nodes(void)
     st = cm5_barrier();
 
     if (st != CM5_OK)
-        cm5_fatal("CMMD_sync_with_nodes", "%s",
-                  st != CM5_ERR_STATE  ? cm5_status_string(st)
-                  : cm5_in_handler()   ? "called from inside a handler"
-                                       : "a split-phase synchronization is "
-                                         "still open");
+        cm5_fatal("CMMD_sync_with_nodes", "%s", cm5c_state_error(st));
 }
 
 /* ---- timers ---- */
@@ -72,6 +80,8 @@ void CMMD_node_timer_start(int t)
 {
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_start", t);
 
+    if (tm->running) /* restarting keeps what the running interval had */
+        CMMD_node_timer_stop(t);
     tm->running = 1;
     tm->wall0 = cm5_wtime();
     tm->cpu0 = cm5_cputime();
@@ -151,10 +161,7 @@ void CMMD_reset_partition_size(int size)
         cm5_fatal("CMMD_reset_partition_size", "size %d is not in 1..%d",
                   size, cm5_size());
     if (st != CM5_OK)
-        cm5_fatal("CMMD_reset_partition_size", "%s",
-                  cm5_in_handler() ? "called from inside a handler"
-                                   : "this node is no longer in the "
-                                     "partition");
+        cm5_fatal("CMMD_reset_partition_size", "%s", cm5c_state_error(st));
 }
 
 static int cmmd_safety = 1;

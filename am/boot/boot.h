@@ -15,6 +15,7 @@ typedef struct {
     int rank;
     int size;
     uint64_t key;       /* the job's random key */
+    int key_given;      /* the launcher chose the key (else node 0 does) */
     int fd;             /* cm5run socket, or -1 */
     int doorbell_fd;    /* cm5run shared doorbell memory, or -1 */
     int local;          /* every node on this host */

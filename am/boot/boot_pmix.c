@@ -51,7 +51,6 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
 {
     pmix_status_t rc = PMIx_Init(&boot_me, NULL, 0);
     uint32_t size, local = 0;
-    uint64_t h = 1469598103934665603ull;
 
     if (rc != PMIX_SUCCESS)
         return boot_pmix_fail("PMIx_Init", rc);
@@ -59,12 +58,9 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
         return CM5_ERR_BOOT;
     if (boot_pmix_u32(PMIX_LOCAL_SIZE, &local) != CM5_OK)
         local = 0;
-    /* The job's key: the same on every node, different for every job. */
-    for (const char *s = boot_me.nspace; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
     b->rank = (int)boot_me.rank;
     b->size = (int)size;
-    b->key = h;
+    b->key_given = 0; /* node 0 draws it during the address exchange */
     b->fd = -1;
     b->doorbell_fd = -1;
     b->local = local == size;

@@ -104,11 +104,10 @@ static struct fi_info *fab_hints(const char *provider)
         FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     hints->domain_attr->av_type = FI_AV_TABLE;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    /* Small queues: we post a few multi-receive buffers and flow control
-     * bounds what is in flight; providers size their pools from these
-     * (tcp;ofi_rxm takes ~140 MB per process with its defaults). */
+    /* A small transmit queue: flow control bounds what is in flight.  The
+     * receive queue keeps the provider's size (shm's tagged receives fail
+     * with fewer than its default; sockets allows no more than 256). */
     hints->tx_attr->size = 256;
-    hints->rx_attr->size = 1024;
     hints->tx_attr->msg_order = FI_ORDER_SAS;
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     if (provider && *provider) {

@@ -79,7 +79,9 @@ CM5_EXPORT cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t fn,
 /* Check that handler is executable code this process can name on the wire. */
 CM5_EXPORT cm5_status_t cm5_am_handler_check(const void *handler);
 
-/* Run every handler that has arrived; returns how many ran. */
+/* Run every handler that has arrived; returns how many user handlers ran.
+ * A program that spins on cm5_poll with nothing arriving gets slowed to
+ * share the CPU; one that computes between calls does not. */
 CM5_EXPORT int cm5_poll(void);
 /* Serve messages until *flag >= value (spin, then yield, then sleep). */
 CM5_EXPORT void cm5_wait_while_lt(volatile int *flag, int value);
