@@ -79,6 +79,27 @@ static const char *ctx_pick_provider(const char *api)
     return "tcp";
 }
 
+/* A deep window keeps a sender streaming (the shm flood rate grows with
+ * it); receive buffers grow with nodes * window, so big jobs get less. */
+static long ctx_credits(void)
+{
+    const char *s = cm5i_config_str("CM5_AM_CREDITS");
+    long n = 8192 / (cm5i_ctx.size > 0 ? cm5i_ctx.size : 1);
+
+    char *end;
+    long v;
+
+    if (strcmp(s, "auto") != 0) {
+        v = strtol(s, &end, 10);
+        if (*s && !*end && v >= 2 && v <= 4096)
+            return v;
+        cm5i_log(CM5I_LOG_WARN, "config",
+                 "CM5_AM_CREDITS=%s is not a number in [2, 4096]; using "
+                 "auto", s);
+    }
+    return n < 32 ? 32 : n > 256 ? 256 : n;
+}
+
 static void ctx_read_config(void)
 {
     const char *lvl = getenv("CM5_LOG_LEVEL");
@@ -89,7 +110,7 @@ static void ctx_read_config(void)
         cm5i_log(CM5I_LOG_WARN, "config", "CM5_LOG_LEVEL=%s is unknown", lvl);
     else if (lvl)
         cm5i_log_level = cm5i_log_parse_level(lvl);
-    cm5i_ctx.credits = (uint16_t)cm5i_config_long("CM5_AM_CREDITS", 2, 4096);
+    cm5i_ctx.credits = (uint16_t)ctx_credits();
     cm5i_ctx.yields = (int)cm5i_config_long("CM5_YIELDS", 0, 1000000);
     cm5i_ctx.sleep_ms = (int)cm5i_config_long("CM5_SLEEP_MS", 1, 1000);
     cm5i_ctx.spin_s = cm5i_ctx.size > ncpu ? 0 : 50e-6; /* auto */
