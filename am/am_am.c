@@ -105,9 +105,16 @@ foreign:
                  len, (unsigned long long)cm5i_ctx.stats.foreign_dropped);
 }
 
-static void am_take_owed(int node, cm5i_pkt_t *pkt)
+/* Piggyback the credits owed to node.  Reply-channel credits ride only on
+ * the reply channel: a node blocked in a handler reads only that one, and
+ * it may be waiting for exactly those credits. */
+static void am_take_owed(int ch, int node, cm5i_pkt_t *pkt)
 {
     for (int c = 0; c < CM5I_NCH; c++) {
+        if (c == CM5I_CH_REP && ch != CM5I_CH_REP) {
+            pkt->cred[c] = 0;
+            continue;
+        }
         pkt->cred[c] = cm5i_ctx.owe[c][node];
         cm5i_ctx.owe[c][node] = 0;
     }
@@ -130,7 +137,7 @@ void cm5i_flush_credits(void)
                           .type = CM5I_PKT_CREDIT};
         cm5_status_t st;
 
-        am_take_owed(node, &pkt);
+        am_take_owed(CM5I_CH_REP, node, &pkt);
         if (pkt.cred[0] == 0 && pkt.cred[1] == 0) {
             cm5i_ctx.flush_mark[node] = 0;
             continue; /* already piggybacked */
@@ -228,7 +235,7 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
             cm5i_wait_step(&w, am_wait_mask());
     }
     for (cm5i_waiter_t *wp = NULL;;) {
-        am_take_owed(node, pkt);
+        am_take_owed(ch, node, pkt);
         st = cm5i_fab_send(cm5i_ctx.fab, ch, node, pkt, sizeof(*pkt));
         if (CM5I_LIKELY(st == CM5_OK))
             break;
