@@ -1,0 +1,181 @@
+/*
+ * cm5fab communication scheduling: the personalized-communication
+ * algorithms of the papers in ALGORITHMS.md (wang1993, ranka1995,
+ * liu2002), written on the CMMD/CMAML API, behind one calling convention
+ * shaped like MPI_Alltoallv.
+ *
+ * Every node of the partition calls cm5_sched_alltoallv() with the same
+ * algorithm and options (collective).  Node i sends sendcounts[j] elements
+ * of opts->elem_size bytes, starting at element sdispls[j] of sendbuf, to
+ * node j, and receives recvcounts[j] elements from node j at element
+ * rdispls[j] of recvbuf.  sdispls / rdispls may be NULL: packed in node
+ * order (displacement j = sum of the counts before j).  The self entry
+ * (i -> i) is a local copy, never a network message.
+ *
+ * recvcounts: with opts->recv == CM5_SCHED_RECV_GIVEN it is input (the
+ * caller knows what it receives); otherwise the call discovers it
+ * (Generate_Recv with active messages, or the concatenate method), writes
+ * it, and the receive side must be packed (rdispls NULL) and fit in
+ * opts->recv_capacity elements.
+ *
+ * Errors (bad arguments, a message that does not match what the receiver
+ * expects) stop the whole job with one line naming the call, the node and
+ * the fault, like every CMMD call; a status is returned only for
+ * conditions a caller can act on.
+ */
+#ifndef CM5_SCHED_H
+#define CM5_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cm5/cm5.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CM5_SCHED_AC = 0,     /* asynchronous, random order (wang1993 Fig. 2) */
+    CM5_SCHED_LP,         /* linear (XOR) permutation (wang1993 Fig. 3) */
+    CM5_SCHED_RSN,        /* random scheduling, node contention free */
+    CM5_SCHED_RSNH,       /* RS_N with per-phase cutoff and heaps */
+    CM5_SCHED_DRSN,       /* distributed random scheduling, test-and-set */
+    CM5_SCHED_DRSN_PLUS,  /* DRS_N + busy measure/sleep + early go-ahead */
+    CM5_SCHED_TWO_STAGE,  /* ranka1995 bounded-traffic two-stage */
+    CM5_SCHED_A1,         /* liu2002 A1: direct, shift schedule */
+    CM5_SCHED_A2,         /* liu2002 A2: two-stage (Ranka or Bader) */
+    CM5_SCHED_A3,         /* liu2002 A3: 2-D mesh two-stage (square P) */
+    CM5_SCHED_A4,         /* liu2002 A4: four-stage, any P */
+    CM5_SCHED_NALGS
+} cm5_sched_alg_t;
+
+/* How recvcounts are obtained. */
+typedef enum {
+    CM5_SCHED_RECV_GIVEN = 0, /* the caller passes them */
+    CM5_SCHED_RECV_AM,        /* Generate_Recv (wang1993 Fig. 1) */
+    CM5_SCHED_RECV_CONCAT     /* concatenate every send vector */
+} cm5_sched_recv_t;
+
+typedef enum {
+    CM5_SCHED_ROW_RANDOM = 0, /* RS_N rows in random order each phase */
+    CM5_SCHED_ROW_FIXED,      /* rows 0..p-1 */
+    CM5_SCHED_ROW_LONGEST     /* longest remaining row first */
+} cm5_sched_row_order_t;
+
+typedef enum {
+    CM5_SCHED_CUTOFF_CRITICAL = 0, /* ceil(T_rem / D_rem) ([AMB-4]) */
+    CM5_SCHED_CUTOFF_QUANTILE,     /* q-quantile of the phase's sizes */
+    CM5_SCHED_CUTOFF_NONE          /* RS_N in heap order */
+} cm5_sched_cutoff_t;
+
+typedef enum {
+    CM5_SCHED_HDR_AUTO = 0, /* sparse when under half the entries are set */
+    CM5_SCHED_HDR_DENSE,
+    CM5_SCHED_HDR_SPARSE
+} cm5_sched_hdr_t;
+
+typedef enum {
+    CM5_SCHED_A4_BLOCKING = 0, /* a4-b: combined send-receive per step */
+    CM5_SCHED_A4_NONBLOCKING,  /* a4-n1: one send buffer */
+    CM5_SCHED_A4_DUAL          /* a4-n2: dual send buffers */
+} cm5_sched_a4_mode_t;
+
+/* Options; cm5_sched_opts_init() sets the paper-faithful defaults
+ * (ALGORITHMS.md section 8).  Every node must pass the same values. */
+typedef struct {
+    size_t elem_size;         /* bytes per element (1) */
+    uint64_t seed;            /* shared random seed (1) */
+    cm5_sched_recv_t recv;    /* GIVEN */
+    size_t recv_capacity;     /* elements in recvbuf when recv != GIVEN */
+    int interrupts;           /* run with CM-5 interrupts on (0: polling) */
+    /* LP */
+    int lp_barrier;           /* barrier after every step (0; ranka: 1) */
+    int lp_shift;             /* non-power-of-two P: 0 XOR skip, 1 shift */
+    /* RS_N / RS_NH */
+    cm5_sched_row_order_t rsn_row_order;
+    int rsn_phase_barrier;    /* barrier between phases (0) */
+    cm5_sched_cutoff_t rsnh_cutoff;
+    double rsnh_quantile;     /* for CM5_SCHED_CUTOFF_QUANTILE (0.9) */
+    /* DRS_N / DRS_N+ */
+    double drs_retry_delay_us; /* wait before asking a denier again (0) */
+    int drs_release_sender;   /* 1: sender sends RELEASE (wang1993); 0:
+                                 receiver frees the lock on arrival */
+    double drs_mu_ns_per_byte; /* busy-measure calibration (<0: measure) */
+    double drs_tau_us;        /* start-up estimate (<0: measure) */
+    double drs_theta_us;      /* early go-ahead window (<0: INQ RTT + tau;
+                                 0: disabled) */
+    /* two-stage / A2 */
+    cm5_sched_alg_t twostage_engine; /* LP or DRSN per stage (LP) */
+    int stg1_rotate;          /* round robin starts at k = i (0) */
+    int stg1_shuffle;         /* ranka1995 6.3 random reshuffle (0) */
+    cm5_sched_hdr_t hdr_format;
+    int a2_bader;             /* A2 with Bader et al.'s bins (0: Ranka) */
+    /* A4 */
+    cm5_sched_a4_mode_t a4_mode;
+    int a4_rotate_counters;   /* counters start at (i + j) mod C (0) */
+} cm5_sched_opts_t;
+
+/* What one node measured and counted during one call. */
+#define CM5_SCHED_MAX_STAGES 4
+typedef struct {
+    double total_s;  /* the whole call */
+    double recv_s;   /* obtaining recvcounts (0 when given) */
+    double sched_s;  /* computing the schedule (RS_N/RS_NH planning,
+                        Stg1lpp/Stg2pp, distribution into buckets) */
+    double comm_s;   /* total_s - recv_s - sched_s */
+    uint32_t phases; /* phases or steps executed (LP: the XOR steps, RS_N:
+                        schedule length, A4: steps of all stages) */
+    uint64_t msgs_sent, bytes_sent; /* network messages (no self copy) */
+    uint64_t msgs_recv, bytes_recv;
+    /* DRS_N / DRS_N+ */
+    uint64_t inquiries, denials;
+    uint32_t max_concurrent_in; /* most data transfers into this node at
+                                   once, counted in the handlers */
+    /* multi-stage algorithms (two-stage, A2, A3, A4) */
+    uint32_t nstages;
+    struct {
+        uint32_t steps;          /* schedule steps of this stage */
+        uint32_t msgs_recv;      /* messages this node received */
+        uint64_t max_msg_elems;  /* longest message it received (payload
+                                    elements, headers excluded) */
+    } stage[CM5_SCHED_MAX_STAGES];
+} cm5_sched_stats_t;
+
+CM5_EXPORT void cm5_sched_opts_init(cm5_sched_opts_t *opts);
+/* Set one option from "name=value", the names of ALGORITHMS.md section 8
+ * and of the fields above: "lp_barrier=1", "lp_nonpow2=shift",
+ * "rsn_row_order=longest", "rsnh_cutoff=quantile:0.9", "recv=am",
+ * "twostage_engine=drsn", "hdr_format=sparse", "a4_mode=n2", ...
+ * CM5_ERR_INVALID with a one-line reason in err if the name or the value
+ * is bad.  cm5_sched_opts_help() lists them, one per line. */
+CM5_EXPORT cm5_status_t cm5_sched_opts_set(cm5_sched_opts_t *opts,
+                                           const char *setting, char *err,
+                                           size_t errlen);
+CM5_EXPORT const char *cm5_sched_opts_help(void);
+
+/* "ac", "lp", "rsn", "rsnh", "drsn", "drsn+", "two-stage", "a1".."a4". */
+CM5_EXPORT const char *cm5_sched_alg_name(cm5_sched_alg_t alg);
+/* Parse a name as above; CM5_ERR_INVALID if unknown. */
+CM5_EXPORT cm5_status_t cm5_sched_alg_parse(const char *name,
+                                            cm5_sched_alg_t *alg);
+
+/* Collective: discover what this node receives from every node, given
+ * what it sends (sendcounts[p]); method AM or CONCAT. */
+CM5_EXPORT cm5_status_t cm5_sched_generate_recv(cm5_sched_recv_t method,
+                                                const size_t *sendcounts,
+                                                size_t *recvcounts);
+
+/* Collective personalized communication; see the top of this file.
+ * stats may be NULL.  opts may be NULL (defaults). */
+CM5_EXPORT cm5_status_t cm5_sched_alltoallv(
+    cm5_sched_alg_t alg, const void *sendbuf, const size_t *sendcounts,
+    const size_t *sdispls, void *recvbuf, size_t *recvcounts,
+    const size_t *rdispls, const cm5_sched_opts_t *opts,
+    cm5_sched_stats_t *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CM5_SCHED_H */
