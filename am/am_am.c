@@ -10,6 +10,7 @@
  * which every wait drains, so credits always return.
  */
 #include <string.h>
+#include <time.h>
 
 #include "am_internal.h"
 
@@ -182,6 +183,32 @@ static int am_run_rpcs(void)
     return n;
 }
 
+/* A peer is unreachable.  When a node dies, the launcher (cm5run,
+ * mpirun) stops the job and names it: wait a little for that, so that the
+ * user reads one line and not one per surviving node; if nobody stops us
+ * (a cut link), report it ourselves, naming the node if we know it. */
+static CM5_NORETURN void am_network_failure(int c, int status)
+{
+    int lost = cm5i_fab_lost_node(cm5i_ctx.fab);
+    double until = cm5_wtime() + 3.0;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+
+    if (strcmp(cm5_bootstrap(), "single") != 0)
+        while (cm5_wtime() < until)
+            nanosleep(&ts, NULL);
+    if (lost >= 0)
+        cm5_fatal("cm5fab",
+                  "lost node %d: a message to it on the %s channel failed "
+                  "(%s); the node died or its network link is down",
+                  lost, c == CM5I_CH_REQ ? "request" : "reply",
+                  cm5_status_string(status));
+    cm5_fatal("cm5fab",
+              "network failure on the %s channel: %s (a node died or its "
+              "network link is down)",
+              c == CM5I_CH_REQ ? "request" : "reply",
+              cm5_status_string(status));
+}
+
 int cm5i_progress(int chmask)
 {
     int n = 0;
@@ -194,10 +221,7 @@ int cm5i_progress(int chmask)
             continue;
         r = cm5i_fab_poll(cm5i_ctx.fab, c, am_rx, NULL);
         if (CM5I_UNLIKELY(r < 0))
-            cm5_fatal("cm5fab", "network failure on the %s channel: %s "
-                      "(a node may have died)",
-                      c == CM5I_CH_REQ ? "request" : "reply",
-                      cm5_status_string(r));
+            am_network_failure(c, r);
         n += r;
     }
     if (!cm5i_ctx.in_handler) {
@@ -205,6 +229,8 @@ int cm5i_progress(int chmask)
             n += am_run_rpcs();
         if (cm5i_ctx.defer_head)
             n += am_run_deferred();
+        if (cm5i_ctx.rts_queued)
+            n += cm5i_msg_send_queued();
     }
     if (cm5i_ctx.nflush)
         cm5i_flush_credits();

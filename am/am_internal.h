@@ -95,6 +95,7 @@ typedef struct {
     uint32_t rpc_head, rpc_tail, rpc_cap;
 
     cm5i_deferred_t *defer_head, *defer_tail;
+    int rts_queued; /* message sends waiting for a credit (am_msg.c) */
 
     int in_handler;     /* depth: >0 while a handler runs */
     int in_req_handler; /* a request handler is running */
@@ -177,6 +178,8 @@ static inline void cm5i_guard_leave(int *unused)
 cm5_status_t cm5i_msg_setup(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
+/* Send the message RTSs queued for flow-control credits; returns how many. */
+int cm5i_msg_send_queued(void);
 cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
                            unsigned flags, cm5_msg_done_func_t done,
                            void *arg, cm5_msg_h *out);

@@ -63,6 +63,10 @@ static struct {
     cm5_msg_h posted_head, posted_tail;
     msg_rts_t *rts_head, *rts_tail;
     int active[2]; /* receives, sends */
+    /* Sends whose RTS waits for a flow-control credit, per destination in
+     * order (so that messages with one tag still arrive in order): a send
+     * never blocks on a receiver that does not poll. */
+    cm5_msg_h *rtsq_head, *rtsq_tail;
 } msgs;
 
 static cm5_status_t msg_slot(cm5_msg_h m)
@@ -327,6 +331,12 @@ static void msg_recv_finish(cm5_msg_h m)
     msg_finish(m);
 }
 
+static void msg_send_rts(cm5_msg_h m)
+{
+    msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_RTS,
+                      (uint32_t)m->tag, (uint32_t)m->bytes, m->slot, m->gen);
+}
+
 /* ---- API ---- */
 
 static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf,
@@ -390,9 +400,44 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     }
     m->state = MSG_RTS_SENT;
     *out = m;
-    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)tag,
-                      (uint32_t)len, m->slot, m->gen);
+    if (!msgs.rtsq_head) {
+        msgs.rtsq_head = calloc((size_t)cm5i_ctx.size * 2, sizeof(m));
+        if (!msgs.rtsq_head)
+            cm5_fatal("cm5_msg_send", "out of memory");
+        msgs.rtsq_tail = msgs.rtsq_head + cm5i_ctx.size;
+    }
+    if (msgs.rtsq_head[node] || cm5i_ctx.tx_cred[CM5I_CH_REQ][node] == 0) {
+        m->next = NULL;
+        if (msgs.rtsq_head[node])
+            msgs.rtsq_tail[node]->next = m;
+        else
+            msgs.rtsq_head[node] = m;
+        msgs.rtsq_tail[node] = m;
+        cm5i_ctx.rts_queued++;
+        return CM5_OK;
+    }
+    msg_send_rts(m);
     return CM5_OK;
+}
+
+/* Progress (outside handlers): send the queued RTSs that have credits. */
+int cm5i_msg_send_queued(void)
+{
+    int n = 0;
+
+    for (int node = 0; node < cm5i_ctx.size && cm5i_ctx.rts_queued; node++) {
+        cm5_msg_h m;
+
+        while ((m = msgs.rtsq_head[node]) &&
+               cm5i_ctx.tx_cred[CM5I_CH_REQ][node] > 0) {
+            msgs.rtsq_head[node] = m->next;
+            m->next = NULL;
+            cm5i_ctx.rts_queued--;
+            msg_send_rts(m);
+            n++;
+        }
+    }
+    return n;
 }
 
 cm5_status_t cm5_msg_recv(int node, int tag, void *buf, size_t len,

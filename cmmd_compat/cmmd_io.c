@@ -4,12 +4,16 @@
  * node order -- the stream's descriptor is redirected into a memory file,
  * and at each synchronization (CMMD_sync_with_nodes, a partition resize,
  * a mode change, exit) the nodes write what they captured one after the
- * other.  sync_bc and local are accepted and behave as independent.
+ * other; a node that left the partition (CMMD_reset_partition_size)
+ * writes its lines when it exits.  sync_bc: every node writes the same
+ * data and one copy appears -- node 0's; the other nodes' descriptor goes
+ * to /dev/null.  local is accepted and behaves as independent.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -30,7 +34,7 @@ typedef struct {
 } io_fd_t;
 
 static io_fd_t io_fds[IO_FDS];
-static int io_capturing, io_atexit;
+static int io_capturing, io_atexit; /* io_capturing: sync_seq captures */
 
 const char *cm5c_version(void)
 {
@@ -87,10 +91,20 @@ static void io_drain_all(void *arg)
             io_drain(fd);
 }
 
+/* Is this node still in the partition (cm5_ordered needs it)? */
+static int io_member(void)
+{
+    return cm5_rank() < cm5_size();
+}
+
 void cm5c_io_sync(void)
 {
-    if (io_capturing)
+    if (!io_capturing)
+        return;
+    if (io_member())
         cm5_ordered(io_drain_all, NULL);
+    else
+        io_drain_all(NULL);
 }
 
 static void io_exit(void)
@@ -111,15 +125,25 @@ static void io_uncapture(int fd)
 
     if (f->mem < 0)
         return;
-    cm5_ordered(io_drain_one, &fd);
+    if (f->mode != CMMD_sync_seq)
+        ; /* sync_bc: nothing held */
+    else if (io_member())
+        cm5_ordered(io_drain_one, &fd);
+    else
+        io_drain(fd);
+    if (f->stream)
+        fflush(f->stream);
     dup2(f->saved, fd);
     close(f->saved);
     close(f->mem);
     f->saved = f->mem = -1;
-    io_capturing--;
+    if (f->mode == CMMD_sync_seq)
+        io_capturing--;
 }
 
-static int io_capture(const char *call, FILE *stream, int fd)
+/* Redirect fd: into a memory file (sync_seq) or to /dev/null (sync_bc on
+ * nodes other than 0). */
+static int io_capture(const char *call, FILE *stream, int fd, int discard)
 {
     io_fd_t *f = &io_fds[fd];
 
@@ -127,12 +151,15 @@ static int io_capture(const char *call, FILE *stream, int fd)
         return 0;
     if (stream)
         fflush(stream);
-    f->mem = memfd_create("cm5-sync-seq", MFD_CLOEXEC);
+    f->mem = discard ? open("/dev/null", O_WRONLY | O_CLOEXEC)
+                     : memfd_create("cm5-sync-seq", MFD_CLOEXEC);
     f->saved = dup(fd);
     if (f->mem < 0 || f->saved < 0 || dup2(f->mem, fd) < 0)
-        cm5_fatal(call, "cannot capture descriptor %d for sync_seq: %m", fd);
+        cm5_fatal(call, "cannot redirect descriptor %d for %s: %m", fd,
+                  discard ? "sync_bc" : "sync_seq");
     f->stream = stream;
-    io_capturing++;
+    if (!discard)
+        io_capturing++; /* every node: cm5_ordered is collective */
     if (!io_atexit) {
         atexit(io_exit); /* runs before the runtime's own shut-down */
         io_atexit = 1;
@@ -149,16 +176,26 @@ static int io_set(const char *call, FILE *stream, int fd, CMMD_io_mode_t mode)
             io_fds[i].saved = io_fds[i].mem = -1;
         init = 1;
     }
+    io_fd(call, fd);
+    if (mode < CMMD_independent || mode > CMMD_local)
+        cm5_fatal(call, "unknown I/O mode %d", (int)mode);
+    if (mode == io_fds[fd].mode && mode != CMMD_independent)
+        return 0;
     switch (mode) {
     case CMMD_independent:
-    case CMMD_sync_bc:
     case CMMD_local:
         io_uncapture(fd);
+        break;
+    case CMMD_sync_bc:
+        io_uncapture(fd);
+        if (fd != 0 && cm5_rank() != 0)
+            io_capture(call, stream, fd, 1);
         break;
     case CMMD_sync_seq:
         if (fd == 0)
             cm5_fatal(call, "sync_seq orders output; descriptor 0 is input");
-        io_capture(call, stream, fd);
+        io_uncapture(fd);
+        io_capture(call, stream, fd, 0);
         break;
     default:
         cm5_fatal(call, "unknown I/O mode %d", (int)mode);

@@ -27,6 +27,7 @@ typedef struct {
     int kind;              /* FAB_CTX_RX or FAB_CTX_TX */
     void *buf;
     size_t len;
+    int node;              /* FAB_CTX_TX: destination */
     struct fab_txslot *next;
 } fab_op_t;
 
@@ -66,6 +67,7 @@ struct cm5i_fab {
     int tracked;     /* send with completions (shut-down) */
     long tx_pending; /* sends not yet completed */
     long bulk_pending; /* tagged operations in flight */
+    int lost_node;     /* destination of the last failed send, or -1 */
     char *rx_mem;
     char *tx_mem;
     char prov[64];
@@ -314,6 +316,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
         return CM5_ERR_NO_MEMORY;
     }
     fab->msg_size = p->msg_size;
+    fab->lost_node = -1;
     fab_quirk_env();
     rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
@@ -446,6 +449,7 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
     if (!s)
         return CM5_ERR_AGAIN;
     memcpy(s->op.buf, msg, len);
+    s->op.node = node;
     rc = fi_send(ch->ep, s->op.buf, len, NULL, dest, &s->op.ctx);
     if (rc == 0) {
         ch->tx_free = s->op.next;
@@ -504,7 +508,12 @@ static int fab_cq_error(cm5i_fab_t *fab, fab_chan_t *ch)
                   err.len);
         return 0;
     }
-    cm5i_log(CM5I_LOG_ERROR, "fab", "completion error: %s (%s)",
+    if (err.op_context &&
+        ((fab_op_t *)err.op_context)->kind == FAB_CTX_TX)
+        fab->lost_node = ((fab_op_t *)err.op_context)->node;
+    /* The caller reports the failure (after giving the launcher time to
+     * name a node that died); the provider's words are for debugging. */
+    cm5i_log(CM5I_LOG_INFO, "fab", "completion error: %s (%s)",
              fi_strerror(err.err),
              fi_cq_strerror(ch->cq, err.prov_errno, err.err_data, NULL, 0));
     return err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
@@ -573,6 +582,11 @@ long cm5i_fab_sends_pending(const cm5i_fab_t *fab)
 long cm5i_fab_bulk_pending(const cm5i_fab_t *fab)
 {
     return fab->bulk_pending;
+}
+
+int cm5i_fab_lost_node(const cm5i_fab_t *fab)
+{
+    return fab->lost_node;
 }
 
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)

@@ -82,6 +82,8 @@ long cm5i_fab_sends_pending(const cm5i_fab_t *fab);
 /* Tagged operations in flight: large transfers move only while both ends
  * drive progress, so a node with some must not sleep. */
 long cm5i_fab_bulk_pending(const cm5i_fab_t *fab);
+/* Destination of the last send that failed, or -1 if none is known. */
+int cm5i_fab_lost_node(const cm5i_fab_t *fab);
 
 /* Wait objects: up to CM5I_NCH file descriptors, or 0 if the provider has
  * none.  cm5i_fab_trywait() returns 1 when it is safe to sleep on them. */
