@@ -1,0 +1,74 @@
+#!/bin/sh
+# Wrong calls (prog_bad MODE, 2 nodes): each must give exactly one line
+# "cm5[<node>:<pid>] error <call>: <message>" naming the call and the
+# fault, from the node that detects it (its pid as cm5run reports it),
+# plus cm5run's own line; the job exits 1 within 5 s and leaves nothing
+# behind.  All modes over shm, a few over tcp.  TAP output.
+#
+#   abs_top_builddir=BUILD sh tests/cmmd/bad.sh
+
+# MODE|NODE|CALL|MESSAGE (an extended regular expression)
+cases='scopy_unallocated|0|CMAML_scopy|node 1 sent 64 bytes to rport 5 of node 0, which is not allocated
+scopy_past_counter|0|CMAML_scopy|60 bytes from node 1 at offset 60 pass the byte counter of rport 3 on node 0 \(40 bytes left\)
+free_rport_128|1|CMAML_free_rport|rport 128 does not exist \(rports are 0\.\.127\)
+free_rport_-1|1|CMAML_free_rport|rport -1 does not exist \(rports are 0\.\.127\)
+scopy_rport_128|1|CMAML_scopy|rport 128 does not exist \(rports are 0\.\.127\)
+scopy_rport_-1|1|CMAML_scopy|rport -1 does not exist \(rports are 0\.\.127\)
+free_twice|1|CMAML_free_rport|rport 17 is not allocated \(freed twice\?\)
+receive_too_short|1|CMMD_receive_block|message of 100 bytes from node 0 \(tag 5\) is longer than the receive buffer of 50 bytes on node 1
+combiner|1|CMMD_reduce_int|invalid combiner 99
+combiner_float|1|CMMD_reduce_double|combiner 14 \(a bitwise operation\) is invalid for floating-point values
+combiner_v|1|CMMD_reduce_v|invalid combiner 42
+scan_direction|1|CMMD_scan_int|invalid scan direction 7
+scan_segment_mode|1|CMMD_scan_int|invalid segment mode 9
+scan_inclusion|1|CMMD_scan_double|invalid inclusion 5
+timer_64|1|CMMD_node_timer_start|timer 64 does not exist \(timers are 0\.\.63\)
+timer_-1_unsafe|1|CMMD_node_timer_elapsed|timer -1 does not exist \(timers are 0\.\.63\)
+send_node|1|CMMD_send_block|node 2 is outside the partition \(0\.\.1\)
+receive_node|1|CMMD_receive_block|node -2 is outside the partition \(0\.\.1\)
+scopy_node|1|CMAML_scopy|node 2 is outside the partition \(0\.\.1\)
+send_length|1|CMMD_send_block|negative length -1
+receive_length|1|CMMD_receive_block|negative length -8
+scopy_length|1|CMAML_scopy|bad transfer \(offset 0, -5 bytes from 0x[0-9a-f]+\)
+bc_length|1|CMMD_bc_to_nodes|bad buffer \(0x[0-9a-f]+, -3 bytes\)
+send_tag|1|CMMD_send_noblock|tag -5 is not a valid message tag
+cmmd_error|1|CMMD_error|legacy failure 42 at step three
+fault_while_busy|1|CMMD_node_timer_stop|timer -7 does not exist \(timers are 0\.\.63\)'
+# Over tcp a node sees its peers' sockets close: these modes check that
+# the survivors do not report the failure a second time (fault_while_busy:
+# 3 nodes, 2 of them sending requests to the one that faults).
+tcp_modes='scopy_past_counter receive_too_short fault_while_busy:3'
+
+PLAN=$((($(echo "$cases" | wc -l) + 3) * 2))
+. "$(dirname "$0")/lib.sh"
+
+# one_error NODE CALL MESSAGE: stderr is the library's one error line from
+# NODE (with the pid cm5run names) and cm5run's line, nothing else.
+one_error() {
+    pid=$(sed -n "s/^cm5run: node $1 (pid \([0-9]*\)) exited with status 1; stopping the job\$/\1/p" err)
+    [ -n "$pid" ] && [ "$(wc -l <err)" -eq 2 ] &&
+        grep -Eqx "cm5\[$1:$pid\] error $2: $3" err
+}
+
+run_case() {
+    prov=$1 mode=$2 node=$3 call=$4 msg=$5 nodes=${6:-2}
+    job "bad $mode $prov n=$nodes" 20 "$nodes" $prov prog_bad "$mode"
+    check "bad $mode ($prov, $nodes nodes): one line 'cm5[$node:PID] error $call: ...', exit 1 within 5 s ($ms ms)" \
+        '[ "$rc" -eq 1 ] && [ "$ms" -lt 5000 ] && one_error "$node" "$call" "$msg"'
+    left_behind
+}
+
+echo "$cases" >cases
+while IFS='|' read -r mode node call msg; do
+    run_case shm "$mode" "$node" "$call" "$msg"
+done <cases
+for run in $tcp_modes; do
+    mode=${run%:*}
+    nodes=2
+    [ "$mode" = "$run" ] || nodes=${run#*:}
+    IFS='|' read -r m node call msg <<END
+$(grep "^$mode|" cases)
+END
+    run_case tcp "$mode" "$node" "$call" "$msg" "$nodes"
+done
+finish

@@ -1,0 +1,115 @@
+# lib.sh: shared by the tests/cmmd/*.sh scripts (POSIX sh, TAP output).
+#
+# A script sets PLAN, sources this file, and for each job calls
+#   job NAME SECONDS NODES PROVIDER PROG [ARGS...]
+# which runs "cm5run -n NODES --provider PROVIDER --timeout SECONDS
+# tests/cmmd/PROG ARGS MARK" (bounded by timeout(1) as well) in a scratch
+# directory, leaving rc, ms (wall time), out and err, then checks with
+#   expect_ok DESCRIPTION          exit 0 and one "ok" line per node
+#   check DESCRIPTION EXPRESSION   any shell expression
+#   left_behind                    no process and no /dev/shm/cm5-KEY*
+#                                  file of the job remains
+# MARK is an extra argument unique to the job (the programs ignore it):
+# it finds the job's processes; node 0 writes the job key to
+# $CM5TEST_KEYFILE, which finds its shared-memory files.
+
+: "${abs_top_builddir:=$(pwd)}"
+: "${abs_top_srcdir:=$abs_top_builddir}"
+CM5RUN=$abs_top_builddir/tools/cm5run
+PROGS=$abs_top_builddir/tests/cmmd
+
+unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5cmmd.XXXXXX") || exit 1
+cleanup() {
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+cd "$scratch" || exit 1
+
+echo "1..$PLAN"
+n=0
+jobno=0
+t_start=$(date +%s)
+
+ok() {
+    n=$((n + 1))
+    echo "ok $n - $1"
+}
+
+not_ok() {
+    n=$((n + 1))
+    echo "not ok $n - $1"
+    echo "#   job: $what (exit $rc after $ms ms)"
+    if [ -s out ]; then tail -n 15 out | cut -c1-300 | sed 's/^/#   stdout: /'; fi
+    if [ -s err ]; then tail -n 15 err | cut -c1-300 | sed 's/^/#   stderr: /'; fi
+}
+
+check() {
+    if eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
+
+now_ms() {
+    echo $(($(date +%s%N) / 1000000))
+}
+
+shm_list() {
+    ls /dev/shm 2>/dev/null | grep '^cm5-' | sort
+}
+
+# job NAME SECONDS NODES PROVIDER PROG [ARGS...]
+job() {
+    name=$1 secs=$2 nodes=$3 prov=$4 prog=$5
+    shift 5
+    jobno=$((jobno + 1))
+    mark="cm5cmmd-$$-$jobno"
+    what="$name: $prog $* on $nodes nodes, $prov"
+    rm -f key out err
+    shm_list >shm.before
+    t0=$(now_ms)
+    CM5TEST_KEYFILE=$scratch/key timeout -k 2 $((secs + 10)) \
+        "$CM5RUN" -n "$nodes" --provider "$prov" --timeout "$secs" \
+        "$PROGS/$prog" "$@" "$mark" >out 2>err
+    rc=$?
+    ms=$(($(now_ms) - t0))
+}
+
+# Every node printed its "ok" line and the job exited 0.
+expect_ok() {
+    check "$1 ($ms ms)" '[ "$rc" -eq 0 ] &&
+        [ "$(grep -c "^prog_[a-z0-9]*: node [0-9]* of [0-9]* ok$" out)" -eq "$nodes" ]'
+}
+
+# No process of the job and no shared-memory file of the job remains.
+left_behind() {
+    i=0
+    while pids=$(pgrep -f -- "$mark") && [ $i -lt 30 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    files=
+    if [ -s key ]; then
+        files=$(ls /dev/shm 2>/dev/null | grep -F "cm5-$(cat key)")
+    else
+        files=$(shm_list | comm -13 shm.before -)
+    fi
+    if [ -z "$pids" ] && [ -z "$files" ]; then
+        ok "$name: nothing left behind"
+        return
+    fi
+    not_ok "$name: nothing left behind"
+    for p in $pids; do
+        echo "#   left: process $p: $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)"
+        kill -KILL "$p" 2>/dev/null
+    done
+    for f in $files; do
+        echo "#   left: /dev/shm/$f"
+        rm -f "/dev/shm/$f"
+    done
+}
+
+finish() {
+    echo "# $n tests in $(($(date +%s) - t_start)) s"
+    [ "$n" -eq "$PLAN" ] || echo "# planned $PLAN tests, ran $n"
+}

@@ -1,0 +1,365 @@
+/*
+ * prog_irq: CMAML interrupts, written as legacy code would against
+ * <cm/cmmd.h>.  Node 0 is the target; the other nodes send it active
+ * messages.  Needs at least 2 nodes.  Prints "prog_irq: node I of N ok".
+ *
+ *   prog_irq basic
+ *     state      enable/disable return the previous state, CMAML_ and
+ *                CMMD_ names share it, CMAML_interrupt_status
+ *     compute    with interrupts on, node 0 computes in a loop that makes
+ *                no call at all; the requests' handlers run during the
+ *                loop (bounded time), in node 0's main thread, with
+ *                CMAML_inside_interrupt_handler() true (false outside)
+ *     polling    interrupts off: no handler runs while node 0 computes;
+ *                CMAML_poll runs them, not inside an interrupt
+ *     crit       no handler runs inside the sections node 0 brackets with
+ *                CMAML_disable_interrupts / CMAML_enable_interrupts
+ *   prog_irq inside
+ *                interrupts on while node 0 exchanges CMMD_send_block /
+ *                CMMD_receive_block messages with node 1 and the others
+ *                flood it with requests: no handler runs from an
+ *                interrupt while node 0 is inside a CMMD call
+ *   prog_irq malloc
+ *                interrupts on while node 0 computes with malloc/free and
+ *                the others send it CMMD_send_noblock messages: the
+ *                interrupt must not deadlock or corrupt the heap (the
+ *                library's own handlers must not call malloc from the
+ *                signal); a watchdog reports a stuck node 0
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cm/cmmd.h>
+
+#include "t_util.h"
+
+#define MAGIC 0x5eed
+
+static pid_t main_tid;
+static volatile int hcount, in_loop, in_irq, outside_irq_in_loop;
+static volatile int bad_args, bad_tid, in_cmmd, in_crit, cmmd_violations,
+    crit_violations, polled_in_irq;
+static volatile int phase;
+
+static pid_t t_gettid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+static void req_handler(int seq, int src, int magic, int ph)
+{
+    int irq = CMAML_inside_interrupt_handler();
+
+    hcount++;
+    if (magic != MAGIC || src <= 0 || src >= t_nodes || seq < 0 ||
+        ph != phase)
+        bad_args++;
+    if (t_gettid() != main_tid)
+        bad_tid++;
+    if (phase == 1 && in_loop) {
+        if (irq)
+            in_irq++;
+        else
+            outside_irq_in_loop++;
+    }
+    if (phase == 2 && irq)
+        polled_in_irq++;
+    if (irq && in_cmmd)
+        cmmd_violations++;
+    if (in_crit)
+        crit_violations++;
+}
+
+static void test_state(void)
+{
+    T_EQ(CMAML_interrupt_status(), 0, "CMAML_interrupt_status() at start");
+    T_EQ(CMMD_interrupt_status(), 0, "CMMD_interrupt_status() at start");
+    T_EQ(CMAML_inside_interrupt_handler(), 0,
+         "CMAML_inside_interrupt_handler() in main code");
+    T_EQ(CMAML_enable_interrupts(), 0, "CMAML_enable_interrupts() when off");
+    T_EQ(CMAML_interrupt_status(), 1, "CMAML_interrupt_status() when on");
+    T_EQ(CMMD_interrupt_status(), 1, "CMMD_interrupt_status() when on");
+    T_EQ(CMAML_enable_interrupts(), 1, "CMAML_enable_interrupts() when on");
+    T_EQ(CMAML_disable_interrupts(), 1, "CMAML_disable_interrupts() when "
+                                        "on");
+    T_EQ(CMAML_interrupt_status(), 0, "CMAML_interrupt_status() when off");
+    T_EQ(CMAML_disable_interrupts(), 0, "CMAML_disable_interrupts() when "
+                                        "off");
+    T_EQ(CMMD_enable_interrupts(), 0, "CMMD_enable_interrupts() when off");
+    T_EQ(CMAML_interrupt_status(), 1, "CMAML_interrupt_status() after "
+                                      "CMMD_enable_interrupts()");
+    T_EQ(CMMD_disable_interrupts(), 1, "CMMD_disable_interrupts() when on");
+    T_EQ(CMMD_inside_interrupt_handler(), 0,
+         "CMMD_inside_interrupt_handler() in main code");
+}
+
+#define M 20 /* requests per sender and phase */
+
+static void send_requests(int ph, double gap)
+{
+    for (int i = 0; i < M; i++) {
+        CMAML_request(0, (CMAML_handler_t)req_handler, i, t_self, MAGIC, ph);
+        if (gap > 0)
+            t_sleep(gap);
+    }
+}
+
+/* Interrupts on; node 0 computes without any call. */
+static void test_compute(void)
+{
+    int expect = M * (t_nodes - 1);
+
+    phase = 1;
+    if (t_self == 0)
+        CMAML_enable_interrupts();
+    CMMD_sync_with_nodes();
+    if (t_self == 0) {
+        double t0 = t_now();
+
+        in_loop = 1;
+        while (hcount < expect && t_now() - t0 < 20)
+            for (volatile int i = 0; i < 10000; i++)
+                ;
+        in_loop = 0;
+        T_CHECK(hcount == expect, "only %d of %d request handlers ran in "
+                "20 s while node 0 computed with interrupts enabled",
+                hcount, expect);
+        T_CHECK(in_irq >= 1, "no handler ran during the computing loop "
+                             "(all %d ran before it)", hcount);
+        T_EQ(outside_irq_in_loop, 0, "handlers that ran during the loop "
+                                     "with CMAML_inside_interrupt_handler() "
+                                     "false");
+        T_EQ(CMAML_inside_interrupt_handler(), 0,
+             "CMAML_inside_interrupt_handler() after the loop");
+        T_EQ(bad_tid, 0, "handlers that ran in another thread than main");
+        T_EQ(bad_args, 0, "handlers with wrong arguments");
+    } else {
+        t_sleep(0.1); /* node 0 is in its loop */
+        send_requests(1, 0.002);
+    }
+    CMMD_sync_with_nodes();
+}
+
+/* Interrupts off again: handlers run only when node 0 polls. */
+static void test_polling(void)
+{
+    int base = hcount, expect = M * (t_nodes - 1);
+
+    phase = 2;
+    if (t_self == 0)
+        T_EQ(CMAML_disable_interrupts(), 1, "CMAML_disable_interrupts()");
+    CMMD_sync_with_nodes();
+    if (t_self == 0) {
+        int before = hcount;
+
+        t_compute(0.3);
+        T_EQ(hcount - before, 0, "handlers that ran while node 0 computed "
+                                 "with interrupts disabled");
+        T_POLL_UNTIL(hcount - base == expect, 20, "CMAML_poll ran %d of %d "
+                     "handlers in 20 s", hcount - base, expect);
+        T_EQ(polled_in_irq, 0, "polled handlers with "
+                               "CMAML_inside_interrupt_handler() true");
+    } else {
+        send_requests(2, 0);
+    }
+    CMMD_sync_with_nodes();
+}
+
+/* Interrupts on while node 0 computes, except in critical sections it
+ * brackets with CMAML_disable_interrupts / CMAML_enable_interrupts. */
+static void test_crit(void)
+{
+    int base = hcount, expect = M * 5 * (t_nodes - 1);
+
+    phase = 3;
+    if (t_self == 0)
+        CMAML_enable_interrupts();
+    CMMD_sync_with_nodes();
+    if (t_self == 0) {
+        double t0 = t_now();
+
+        while (hcount - base < expect && t_now() - t0 < 20) {
+            T_EQ(CMAML_disable_interrupts(), 1, "CMAML_disable_interrupts() "
+                                                "in the loop");
+            in_crit = 1;
+            t_compute(0.0003);
+            in_crit = 0;
+            T_EQ(CMAML_enable_interrupts(), 0, "CMAML_enable_interrupts() "
+                                               "in the loop");
+            t_compute(0.0002);
+        }
+        T_CHECK(hcount - base == expect, "%d of %d handlers ran in 20 s",
+                hcount - base, expect);
+        CMAML_disable_interrupts();
+        T_EQ(crit_violations, 0, "handlers run while interrupts were "
+                                 "disabled");
+        T_EQ(bad_tid, 0, "handlers that ran in another thread than main");
+        T_EQ(bad_args, 0, "handlers with wrong arguments");
+    } else {
+        for (int i = 0; i < 5; i++)
+            send_requests(3, 0.0005);
+    }
+    CMMD_sync_with_nodes();
+}
+
+/* Interrupts on while node 0 is mostly inside CMMD calls (exchanges with
+ * node 1 and large buffered sends, during which interrupts arrive); the
+ * other nodes send requests until node 0 sets the global OR.  A handler
+ * may run from an interrupt only between the calls. */
+static void test_inside(void)
+{
+    enum { ROUNDS = 200, BIG = 256 * 1024 };
+    char buf[64], *big = t_malloc(BIG);
+    int base = hcount, sent = 0, total;
+
+    phase = 4;
+    memset(buf, 0, sizeof(buf));
+    memset(big, 1, BIG);
+    if (t_self == 0)
+        CMAML_enable_interrupts();
+    CMMD_sync_with_nodes();
+    if (t_self == 0) {
+        for (int r = 0; r < ROUNDS; r++) {
+            in_cmmd = 1;
+            CMMD_send_block(1, 1, buf, sizeof(buf));
+            CMMD_receive_block(1, 2, buf, sizeof(buf));
+            in_cmmd = 0;
+            t_compute(0.0001);
+            in_cmmd = 1;
+            CMMD_send_noblock(1, 3, big, BIG);
+            in_cmmd = 0;
+            t_compute(0.0001);
+        }
+        in_cmmd = 1;
+        CMMD_set_global_or(1); /* stop the flood */
+        in_cmmd = 0;
+        CMAML_disable_interrupts();
+    } else if (t_self == 1) {
+        for (int r = 0; r < ROUNDS; r++) {
+            if (t_nodes == 2)
+                for (int i = 0; i < 3; i++, sent++)
+                    CMAML_request(0, (CMAML_handler_t)req_handler, sent, 1,
+                                  MAGIC, 4);
+            CMMD_receive_block(0, 1, buf, sizeof(buf));
+            CMMD_send_block(0, 2, buf, sizeof(buf));
+            CMMD_receive_block(0, 3, big, BIG);
+        }
+    } else {
+        while (!CMMD_get_global_or()) {
+            CMAML_request(0, (CMAML_handler_t)req_handler, sent, t_self,
+                          MAGIC, 4);
+            sent++;
+        }
+    }
+    total = CMMD_reduce_int(sent, CMMD_combiner_add);
+    if (t_self == 0) {
+        T_POLL_UNTIL(hcount - base == total, 20, "%d of %d handlers ran",
+                     hcount - base, total);
+        T_EQ(bad_tid, 0, "handlers that ran in another thread than main");
+        T_EQ(bad_args, 0, "handlers with wrong arguments");
+        T_EQ(cmmd_violations, 0, "handlers run from an interrupt while node "
+                                 "0 was inside a CMMD call");
+    }
+    CMMD_all_msgs_wait();
+    CMMD_sync_with_nodes();
+    free(big);
+}
+
+/* ---- malloc while interrupts come ---- */
+
+static void watchdog(int sig)
+{
+    static const char msg[] = "FAIL prog_irq[0]: node 0 made no progress for "
+                              "5 s with interrupts enabled while computing "
+                              "with malloc/free (deadlock in the interrupt "
+                              "handler?)\n";
+    (void)sig;
+    if (write(2, msg, sizeof(msg) - 1) < 0)
+        _exit(3);
+    _exit(3);
+}
+
+static void test_malloc(void)
+{
+    enum { K = 300 };
+    char buf[64];
+    int senders = t_nodes - 1;
+
+    phase = 5;
+    if (t_self == 0) {
+        void *keep[64];
+        uint32_t s = 1;
+        double t0;
+
+        memset(keep, 0, sizeof(keep));
+        signal(SIGALRM, watchdog);
+        CMAML_enable_interrupts();
+        CMMD_sync_with_nodes();
+        t0 = t_now();
+        while (t_now() - t0 < 1.5) {
+            alarm(5);
+            for (int i = 0; i < 1000; i++) {
+                int k;
+                size_t n;
+
+                s = s * 1103515245u + 12345u;
+                k = (int)(s >> 10) % 64;
+                n = 16 + (s >> 4) % (s & 1 ? 200000 : 200);
+                free(keep[k]);
+                keep[k] = malloc(n);
+                T_CHECK(keep[k], "malloc(%zu) failed", n);
+                memset(keep[k], k, n < 64 ? n : 64);
+            }
+        }
+        CMAML_disable_interrupts();
+        alarm(0);
+        for (int k = 0; k < 64; k++)
+            free(keep[k]);
+        for (int i = 0; i < senders * K; i++) {
+            CMMD_receive_block(CMMD_ANY_NODE, 5, buf, sizeof(buf));
+            T_EQ(buf[0], CMMD_msg_sender(), "message content");
+        }
+    } else {
+        CMMD_sync_with_nodes();
+        memset(buf, t_self, sizeof(buf));
+        for (int i = 0; i < K; i++) {
+            CMMD_send_noblock(0, 5, buf, sizeof(buf));
+            if (i % 10 == 0)
+                CMAML_request(0, (CMAML_handler_t)req_handler, i, t_self,
+                              MAGIC, 5);
+            t_sleep(0.003);
+        }
+    }
+    CMMD_all_msgs_wait();
+    CMMD_sync_with_nodes();
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "basic";
+
+    t_init("prog_irq");
+    main_tid = t_gettid();
+    T_CHECK(t_nodes >= 2, "prog_irq needs at least 2 nodes");
+    if (strcmp(mode, "malloc") == 0) {
+        test_malloc();
+    } else if (strcmp(mode, "inside") == 0) {
+        test_inside();
+    } else {
+        test_state();
+        CMMD_sync_with_nodes();
+        test_compute();
+        test_polling();
+        test_crit();
+    }
+    t_done();
+    return 0;
+}

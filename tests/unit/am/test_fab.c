@@ -1,0 +1,303 @@
+/*
+ * The libfabric layer (am/fabric/fab.c) and its table of provider quirks:
+ * - shm: FI_OPT_MIN_MULTI_RECV must be set after fi_enable (Debian's
+ *   libfabric 1.17 crashes otherwise, ofiwg/libfabric#10591): opening shm
+ *   and receiving through several rounds of multi-receive buffers works;
+ * - ofi_rxm: FI_OFI_RXM_BUFFER_SIZE is 2048 unless the user set it.
+ *
+ * Linked statically with libcm5fab for the hidden cm5i_fab_* calls.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric/fab.h"
+
+TestSuite(fab, .timeout = 30);
+
+#define MSG 48
+
+typedef struct {
+    int n;
+    int bad; /* messages with wrong length, channel or bytes */
+    int ch;
+    uint32_t next;
+    unsigned char last[MSG];
+} rx_t;
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void fill(unsigned char *m, uint32_t seq)
+{
+    for (int i = 0; i < MSG; i++)
+        m[i] = (unsigned char)(seq * 131u + (unsigned)i * 7u + 1u);
+    memcpy(m, &seq, sizeof(seq));
+}
+
+static void on_rx(void *arg, int ch, const void *buf, size_t len)
+{
+    rx_t *rx = arg;
+    unsigned char want[MSG];
+
+    fill(want, rx->next);
+    if (ch != rx->ch || len != MSG || memcmp(buf, want, MSG) != 0)
+        rx->bad++;
+    memcpy(rx->last, buf, len < MSG ? len : MSG);
+    rx->next++;
+    rx->n++;
+}
+
+static void tag_for(char *tag, size_t size, const char *what)
+{
+    snprintf(tag, size, "cm5test-%d-%s", (int)getpid(), what);
+}
+
+static cm5i_fab_t *open_self(const char *provider, const char *tag)
+{
+    cm5i_fab_params_t p = {.provider = provider,
+                           .name_tag = tag,
+                           .msg_size = MSG,
+                           .rx_bytes = 40 * MSG};
+    char addr[CM5I_NCH * (2 + CM5I_FAB_NAME_MAX)];
+    cm5i_fab_t *fab = NULL;
+    cm5_status_t st;
+    size_t len;
+
+    setenv("FI_TCP_IFACE", "lo", 0); /* loopback only */
+    st = cm5i_fab_open(&p, &fab);
+    cr_assert_eq(st, CM5_OK, "cm5i_fab_open(%s): %s", provider,
+                 cm5_status_string(st));
+    cr_assert_not_null(fab);
+    cr_assert(strncmp(cm5i_fab_provider(fab), provider, strlen(provider)) ==
+                  0,
+              "asked for %s, got %s", provider, cm5i_fab_provider(fab));
+    len = cm5i_fab_address(fab, addr, sizeof(addr));
+    cr_assert_gt(len, 0, "cm5i_fab_address failed");
+    cr_assert_eq(cm5i_fab_set_peers(fab, 1, addr, sizeof(addr)), CM5_OK);
+    return fab;
+}
+
+/* Send count messages to ourselves on channel ch, at most window unreceived
+ * at a time, and check each arrives once, intact and in order. */
+static void send_self(cm5i_fab_t *fab, int ch, int count, int window)
+{
+    rx_t rx = {.ch = ch};
+    double t0 = now();
+
+    for (int sent = 0; sent < count || rx.n < count;) {
+        int r;
+
+        if (sent < count && sent - rx.n < window) {
+            unsigned char m[MSG];
+            cm5_status_t st;
+
+            fill(m, (uint32_t)sent);
+            st = cm5i_fab_send(fab, ch, 0, m, MSG);
+            if (st == CM5_OK)
+                sent++;
+            else
+                cr_assert_eq(st, CM5_ERR_AGAIN, "send %d: %s", sent,
+                             cm5_status_string(st));
+        }
+        r = cm5i_fab_poll(fab, ch, on_rx, &rx);
+        cr_assert_geq(r, 0, "cm5i_fab_poll: %s",
+                      cm5_status_string((cm5_status_t)r));
+        cr_assert_lt(now() - t0, 20.0, "stuck: sent %d, received %d", sent,
+                     rx.n);
+    }
+    cr_expect_eq(rx.n, count);
+    cr_expect_eq(rx.bad, 0, "%d messages wrong", rx.bad);
+    /* Nothing more arrives, on either channel. */
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(cm5i_fab_poll(fab, ch, on_rx, &rx), 0, "extra message");
+        cr_assert_eq(cm5i_fab_poll(fab, !ch, on_rx, &rx), 0,
+                     "message on the wrong channel");
+    }
+}
+
+static int shm_files(const char *tag)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, tag) != NULL;
+    closedir(d);
+    return n;
+}
+
+Test(fab, shm_opens_and_sends_to_self)
+{
+    char tag[64];
+    cm5i_fab_t *fab;
+
+    tag_for(tag, sizeof(tag), "one");
+    fab = open_self("shm", tag);
+    cr_expect_str_eq(cm5i_fab_provider(fab), "shm");
+    send_self(fab, CM5I_CH_REQ, 1, 1);
+    send_self(fab, CM5I_CH_REP, 1, 1);
+    cm5i_fab_close(fab);
+}
+
+Test(fab, shm_multi_receive_buffers_are_reposted)
+{
+    /* 40 messages of buffer space per channel: 20000 messages go through
+     * every multi-receive buffer hundreds of times. */
+    char tag[64];
+    cm5i_fab_t *fab;
+
+    tag_for(tag, sizeof(tag), "many");
+    fab = open_self("shm", tag);
+    send_self(fab, CM5I_CH_REQ, 20000, 32);
+    send_self(fab, CM5I_CH_REP, 20000, 32);
+    cm5i_fab_close(fab);
+}
+
+Test(fab, shm_files_are_named_after_the_tag_and_removed)
+{
+    char tag[64];
+    cm5i_fab_t *fab;
+
+    tag_for(tag, sizeof(tag), "files");
+    fab = open_self("shm", tag);
+    cr_expect_gt(shm_files(tag), 0, "no /dev/shm file is named after %s",
+                 tag);
+    cm5i_fab_close(fab);
+    cr_expect_eq(shm_files(tag), 0, "/dev/shm files of %s left after close",
+                 tag);
+}
+
+Test(fab, shm_abandon_removes_files)
+{
+    char tag[64];
+    cm5i_fab_t *fab;
+
+    tag_for(tag, sizeof(tag), "abandon");
+    fab = open_self("shm", tag);
+    cr_assert_gt(shm_files(tag), 0);
+    cm5i_fab_abandon(fab);
+    cr_expect_eq(shm_files(tag), 0,
+                 "/dev/shm files of %s left after cm5i_fab_abandon", tag);
+}
+
+Test(fab, tracked_sends_complete)
+{
+    char tag[64];
+    cm5i_fab_t *fab;
+    rx_t rx = {.ch = CM5I_CH_REP};
+    double t0 = now();
+
+    tag_for(tag, sizeof(tag), "tracked");
+    fab = open_self("shm", tag);
+    cm5i_fab_track_sends(fab);
+    for (uint32_t i = 0; i < 16;) {
+        unsigned char m[MSG];
+        cm5_status_t st;
+
+        fill(m, i);
+        st = cm5i_fab_send(fab, CM5I_CH_REP, 0, m, MSG);
+        if (st == CM5_OK)
+            i++;
+        else
+            cr_assert_eq(st, CM5_ERR_AGAIN, "send %u: %s", i,
+                         cm5_status_string(st));
+        cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REP, on_rx, &rx), 0);
+        cr_assert_leq(cm5i_fab_sends_pending(fab), (long)i);
+        cr_assert_lt(now() - t0, 10.0, "cannot send");
+    }
+    while (rx.n < 16 || cm5i_fab_sends_pending(fab) > 0) {
+        cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REP, on_rx, &rx), 0);
+        cr_assert_lt(now() - t0, 10.0, "pending %ld, received %d",
+                     cm5i_fab_sends_pending(fab), rx.n);
+    }
+    cr_expect_eq(rx.n, 16);
+    cr_expect_eq(rx.bad, 0);
+    cr_expect_eq(cm5i_fab_sends_pending(fab), 0);
+    cm5i_fab_close(fab);
+}
+
+Test(fab, tcp_sends_to_self)
+{
+    cm5i_fab_t *fab = open_self("tcp", NULL);
+
+    send_self(fab, CM5I_CH_REQ, 2000, 32);
+    send_self(fab, CM5I_CH_REP, 2000, 32);
+    cm5i_fab_close(fab);
+}
+
+Test(fab, udp_sends_to_self)
+{
+    cm5i_fab_t *fab = open_self("udp", NULL);
+
+    send_self(fab, CM5I_CH_REQ, 2000, 32);
+    send_self(fab, CM5I_CH_REP, 2000, 32);
+    cm5i_fab_close(fab);
+}
+
+Test(fab, unknown_provider_is_no_provider, .timeout = 10)
+{
+    cm5i_fab_params_t p = {.provider = "no-such-provider",
+                           .msg_size = MSG,
+                           .rx_bytes = 40 * MSG};
+    cm5i_fab_t *fab = (cm5i_fab_t *)&p;
+
+    cr_expect_eq(cm5i_fab_open(&p, &fab), CM5_ERR_NO_PROVIDER);
+    cr_expect_eq(fab, (cm5i_fab_t *)&p, "output set on failure");
+}
+
+/* ---- FI_OFI_RXM_BUFFER_SIZE ---------------------------------------- */
+
+Test(fab, rxm_buffer_size_defaults_to_2048)
+{
+    char tag[64];
+    cm5i_fab_t *fab;
+    const char *v;
+
+    unsetenv("FI_OFI_RXM_BUFFER_SIZE");
+    tag_for(tag, sizeof(tag), "rxm");
+    fab = open_self("shm", tag);
+    v = getenv("FI_OFI_RXM_BUFFER_SIZE");
+    cr_expect_not_null(v, "FI_OFI_RXM_BUFFER_SIZE is not set");
+    if (v)
+        cr_expect_str_eq(v, "2048");
+    cm5i_fab_close(fab);
+}
+
+Test(fab, rxm_buffer_size_set_before_first_use)
+{
+    /* libfabric reads FI_* variables when it initializes (the first
+     * fi_getinfo): the quirk must be in place by then, also for tcp. */
+    cm5i_fab_t *fab;
+
+    unsetenv("FI_OFI_RXM_BUFFER_SIZE");
+    fab = open_self("tcp", NULL);
+    cr_expect_str_eq(getenv("FI_OFI_RXM_BUFFER_SIZE"), "2048");
+    send_self(fab, CM5I_CH_REQ, 100, 8);
+    cm5i_fab_close(fab);
+}
+
+Test(fab, rxm_buffer_size_of_the_user_is_kept)
+{
+    char tag[64];
+    cm5i_fab_t *fab;
+
+    setenv("FI_OFI_RXM_BUFFER_SIZE", "65536", 1);
+    tag_for(tag, sizeof(tag), "rxmuser");
+    fab = open_self("shm", tag);
+    cr_expect_str_eq(getenv("FI_OFI_RXM_BUFFER_SIZE"), "65536");
+    cm5i_fab_close(fab);
+}
