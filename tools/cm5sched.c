@@ -143,7 +143,8 @@ static void help(void)
            "  --progress          progress lines on stderr (default when "
            "stderr is a tty)\n"
            "  --quiet             no tables (errors only)\n"
-           "  --help, --version\n"
+           "  --help              this text\n"
+           "  --version           the version of cm5sched and CMMD\n"
            "\nAlgorithms:");
     for (a = 0; a < CM5_SCHED_NALGS; a++)
         printf(" %s", cm5_sched_alg_name((cm5_sched_alg_t)a));
