@@ -11,8 +11,9 @@
 # are pulled up with ".sp -1" too, which leaves stray blank lines at
 # some positions of the page: the former become ".TP", the latter
 # ".PD 0; .IP; .PD".  The
-# text is set ragged-right without hyphenation (".ad l", ".nh"): function
-# names must not be split or padded.
+# text is set ragged-right without hyphenation (".ad l", ".nh"; and
+# ".nr HY 0", or the man macros turn it on again at each paragraph):
+# function names must not be split or padded.
 #
 # With an empty LOWDOWN (lowdown not installed) the page shows the
 # Markdown as plain text, marked so that `make dist` refuses it.
@@ -73,6 +74,7 @@ front_matter |
             if (l[i] ~ /^\.TH /) {
                 print ".ad l"
                 print ".nh"
+                print ".nr HY 0"
             }
         }
      }' >"$out.tmp"
