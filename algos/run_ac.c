@@ -80,11 +80,40 @@ static int ac_reap(ac_t *a)
     return done;
 }
 
+/* Post the receive of a message that has arrived (its sender is
+ * waiting): src[ri..nr) are the sources not posted yet.  0 when there is
+ * none or no slot. */
+static int ac_post_pending(ac_t *a, int *src, int ri, int nr)
+{
+    int s, j;
+
+    if (!CMMD_msg_pending(CMMD_ANY_NODE, a->tag))
+        return 0;
+    s = CMMD_msg_sender();
+    for (j = ri; j < nr && src[j] != s; j++)
+        ;
+    if (j == nr) {
+        for (j = 0; j < ri && src[j] != s; j++)
+            ;
+        if (j == ri) /* neither posted nor expected */
+            cm5s_fatal(a->x,
+                       "node %d got a message from node %d, which "
+                       "recvcounts says sends it nothing",
+                       a->x->me, s);
+        return 0; /* posted, not matched yet */
+    }
+    if (!ac_start(a, 0, s))
+        return 0;
+    src[j] = src[ri];
+    src[ri] = s;
+    return 1;
+}
+
 static unsigned ac_seq;
 
 void cm5s_run_ac(cm5s_xfer_t *x)
 {
-    int p = x->p, *src, *dst, ns = 0, nr = 0, si = 0, ri = 0, j;
+    int p = x->p, *src, *dst, ns = 0, nr = 0, si = 0, ri = 0, j, on_demand;
     cm5s_rng_t rng;
     ac_t a;
 
@@ -104,12 +133,20 @@ void cm5s_run_ac(cm5s_xfer_t *x)
     }
     cm5s_rng_seed(&rng, x->o->seed, AC_STREAM + (uint64_t)x->me);
     cm5s_rng_shuffle(&rng, dst, ns);
-    /* Receives first, then sends; when CMMD runs out of asynchronous
-     * slots, retire finished messages and start the rest as slots free
-     * up (never block on one message: its peer may be doing the same). */
+    /* Post every receive, then send.  When CMMD has fewer asynchronous
+     * receive slots than messages to receive, receives posted ahead could
+     * hold every slot for senders that are themselves stuck: post instead
+     * only for messages that have arrived (their senders are sending), so
+     * every posted receive completes and frees its slot.  Never block on
+     * one message; retire finished ones and start the rest as slots free. */
+    on_demand = nr > CMMD_available_receives();
     while (ri < nr || si < ns || a.nops > 0) {
-        while (ri < nr && ac_start(&a, 0, src[ri]))
-            ri++;
+        if (on_demand)
+            while (ri < nr && ac_post_pending(&a, src, ri, nr))
+                ri++;
+        else
+            while (ri < nr && ac_start(&a, 0, src[ri]))
+                ri++;
         while (si < ns && ac_start(&a, 1, dst[si]))
             si++;
         if (ac_reap(&a) == 0)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # wang1993's AC, LP, RS_N and RS_NH through prog_a2av (every byte checked
 # on every node) on 1, 2, 3, 5, 8 and 16 nodes over shm and tcp, with the
-# algorithms' options, recv=am/concat, interrupts, repeated calls, and a
+# algorithms' options, recv=am/concat, interrupts, repeated calls, AC
+# with CMMD's asynchronous slots nearly exhausted (prog_single), and a
 # bad option.  Asserts the step counts (LP: 2^ceil(log2 P) - 1 with
 # xor_skip, P - 1 with shift), RS_N's phases between the largest
 # fan-in/out h and 2h - 1 (every phase a maximal matching; exact on
@@ -10,10 +11,11 @@
 #
 #   abs_top_builddir=BUILD sh tests/algos/single.sh
 
-PLAN=40
+PLAN=41
 : "${abs_top_builddir:=$(pwd)}"
 CM5RUN=$abs_top_builddir/tools/cm5run
 PROG=$abs_top_builddir/tests/algos/prog_a2av
+PROG_SLOTS=$abs_top_builddir/tests/algos/prog_single
 
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
 FI_TCP_IFACE=lo
@@ -89,6 +91,15 @@ job "ac p=8 shm: full matrix, 2 calls" 8 shm ac --matrix full --max 40 \
 check "ac p=8: 56 messages" '[ "$(val msgs)" = 56 ]'
 job "ac p=5 tcp: random matrix, recv=concat" 5 tcp ac --matrix random \
     -o recv=concat
+
+# AC with one asynchronous receive slot and one send slot left (127 of
+# CMMD's 128 held by messages that finish only afterwards), 3 calls.
+PROG_SAVE=$PROG
+PROG=$PROG_SLOTS
+run 40 5 shm 127 3
+PROG=$PROG_SAVE
+check "ac p=5 shm: one asynchronous slot each way, 3 calls correct ($ms ms)" \
+    '[ "$rc" -eq 0 ] && grep -qx "ok held=127 available_receives=1" out'
 
 # ---- LP ----------------------------------------------------------------
 job "lp p=8 shm: exact d=3, lp_barrier=1" 8 shm lp --matrix exact \

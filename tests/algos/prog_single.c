@@ -1,0 +1,96 @@
+/*
+ * AC when CMMD runs short of asynchronous slots: every node first starts
+ * HELD asynchronous receives (from the previous node) and HELD
+ * asynchronous sends (to the next node) that cannot finish yet, leaving
+ * CMMD_ASYNC_MAX - HELD slots each way; then it runs AC REPS times on a
+ * full matrix (every byte checked), and finally lets the held messages
+ * finish.  Node 0 prints "ok" and the available slots seen inside.
+ *
+ *   prog_single HELD REPS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cm/cmmd.h>
+#include <cm5/sched.h>
+
+#define TAG_R 7001 /* held receives: node - 1 -> node */
+#define TAG_S 7002 /* held sends: node -> node + 1 */
+
+static unsigned char pat(int src, int dst, size_t k, int rep)
+{
+    return (unsigned char)(src * 131 + dst * 17 + k * 7 + rep * 3 + 1);
+}
+
+int main(int argc, char **argv)
+{
+    int p = CMMD_partition_size(), me = CMMD_self_address();
+    int held = argc > 1 ? atoi(argv[1]) : 126;
+    int reps = argc > 2 ? atoi(argv[2]) : 2, i, j, rep, avail;
+    int next = (me + 1) % p, prev = (me + p - 1) % p;
+    CMMD_mcb *hr = malloc(sizeof(CMMD_mcb) * (size_t)held);
+    CMMD_mcb *hs = malloc(sizeof(CMMD_mcb) * (size_t)held);
+    int *rv = calloc((size_t)held, sizeof(int));
+    int *sv = calloc((size_t)held, sizeof(int));
+    size_t *sc = calloc((size_t)p, sizeof(size_t));
+    size_t *rc = calloc((size_t)p, sizeof(size_t));
+    unsigned char *sb, *rb;
+    size_t stot = 0, rtot = 0, off, k;
+    cm5_sched_opts_t o;
+
+    for (i = 0; i < held; i++) {
+        hr[i] =
+            CMMD_receive_async(prev, TAG_R, &rv[i], sizeof(int), NULL, NULL);
+        sv[i] = i;
+        hs[i] = CMMD_send_async(next, TAG_S, &sv[i], sizeof(int), NULL, NULL);
+        if (!hr[i] || !hs[i])
+            CMMD_error("prog_single: %d held messages are too many", i + 1);
+    }
+    avail = CMMD_available_receives();
+    for (j = 0; j < p; j++) {
+        sc[j] = j == me ? 0 : 1 + (size_t)((me * 7 + j * 3) % 50);
+        rc[j] = j == me ? 0 : 1 + (size_t)((j * 7 + me * 3) % 50);
+        stot += sc[j];
+        rtot += rc[j];
+    }
+    sb = malloc(stot + 1);
+    rb = malloc(rtot + 1);
+    cm5_sched_opts_init(&o);
+    for (rep = 0; rep < reps; rep++) {
+        for (off = 0, j = 0; j < p; j++)
+            for (k = 0; k < sc[j]; k++)
+                sb[off++] = pat(me, j, k, rep);
+        memset(rb, 0, rtot);
+        o.seed = (uint64_t)rep + 1;
+        cm5_sched_alltoallv(CM5_SCHED_AC, sb, sc, NULL, rb, rc, NULL, &o, NULL);
+        for (off = 0, j = 0; j < p; j++)
+            for (k = 0; k < rc[j]; k++, off++)
+                if (rb[off] != pat(j, me, k, rep))
+                    CMMD_error("prog_single: rep %d: byte %zu from node %d "
+                               "is wrong",
+                               rep, k, j);
+    }
+    /* Let the held messages finish. */
+    for (i = 0; i < held; i++)
+        CMMD_send_block(next, TAG_R, &i, sizeof(int));
+    for (i = 0; i < held; i++) {
+        int v;
+
+        CMMD_receive_block(prev, TAG_S, &v, sizeof(int));
+        if (v != i)
+            CMMD_error("prog_single: held message %d carried %d", i, v);
+    }
+    for (i = 0; i < held; i++) {
+        CMMD_msg_wait(hr[i]);
+        CMMD_msg_wait(hs[i]);
+        if (rv[i] != i)
+            CMMD_error("prog_single: held receive %d got %d", i, rv[i]);
+        CMMD_free_mcb(hr[i]);
+        CMMD_free_mcb(hs[i]);
+    }
+    CMMD_sync_with_nodes();
+    if (me == 0)
+        printf("ok held=%d available_receives=%d\n", held, avail);
+    return 0;
+}
