@@ -213,6 +213,43 @@ Test(stg1lpp, matches_element_oracle)
     }
 }
 
+/* The same matrix through sims/dist.py's stage_sizes (self entries and
+ * k == i counted, as there): A[i][j] = (7i + 13j + ij) mod (5p + 1) gives
+ * (stage-1 max, stage-2 max) = (22, 24), rotated (22, 25) for p = 8 and
+ * (89, 93), rotated (89, 92) for p = 32. */
+Test(stg1lpp, agrees_with_sims_dist_py)
+{
+    static size_t a[32 * 32];
+    const size_t want[2][2][2] = {{{22, 24}, {22, 25}}, {{89, 93}, {89, 92}}};
+
+    for (int q = 0; q < 2; q++) {
+        int p = q ? 32 : 8;
+
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++)
+                a[i * p + j] = (size_t)((7 * i + 13 * j + i * j) % (5 * p + 1));
+        for (int rot = 0; rot < 2; rot++) {
+            cm5s_split_t *s = split_all(p, a, 0, rot, 0, 1);
+            size_t s1 = 0, s2 = 0;
+
+            for (int k = 0; k < p; k++) {
+                for (int i = 0; i < p; i++)
+                    s1 = s[i].total[k] > s1 ? s[i].total[k] : s1;
+                for (int j = 0; j < p; j++) {
+                    size_t m = 0;
+
+                    for (int i = 0; i < p; i++)
+                        m += s[i].part[k * p + j];
+                    s2 = m > s2 ? m : s2;
+                }
+            }
+            cr_assert_eq(s1, want[q][rot][0], "p %d rot %d", p, rot);
+            cr_assert_eq(s2, want[q][rot][1], "p %d rot %d", p, rot);
+            split_free(p, s);
+        }
+    }
+}
+
 /* ALGORITHMS.md 7.5: on equal-traffic matrices the largest stage-1
  * message is exactly ceil(t/p) and every message ceil or floor(t/p). */
 Test(stg1lpp, equal_traffic_bound_is_reached)
