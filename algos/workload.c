@@ -53,8 +53,8 @@ const char *cm5s_wl_str(cm5s_wl_args_t *a, const char *key)
     return i < 0 ? NULL : a->kv[i].val;
 }
 
-cm5_status_t cm5s_wl_int(cm5s_wl_args_t *a, const char *key, long lo,
-                         long hi, long def, int required, long *out)
+cm5_status_t cm5s_wl_int(cm5s_wl_args_t *a, const char *key, long lo, long hi,
+                         long def, int required, long *out)
 {
     const char *s = cm5s_wl_str(a, key);
     char *end;
@@ -71,8 +71,8 @@ cm5_status_t cm5s_wl_int(cm5s_wl_args_t *a, const char *key, long lo,
     if (!*s || *end || errno)
         return cm5s_wl_fail(a, "%s=%s is not an integer", key, s);
     if (v < lo || v > hi)
-        return cm5s_wl_fail(a, "%s=%ld is out of range [%ld, %ld]", key, v,
-                            lo, hi);
+        return cm5s_wl_fail(a, "%s=%ld is out of range [%ld, %ld]", key, v, lo,
+                            hi);
     *out = v;
     return CM5_OK;
 }
@@ -145,7 +145,8 @@ static int wl_augment(int p, int i, const unsigned char *free_, int *match,
         if (!free_[(size_t)i * p + k] || seen[k])
             continue;
         seen[k] = 1;
-        if (match[k] < 0 || wl_augment(p, match[k], free_, match, seen, order)) {
+        if (match[k] < 0 ||
+            wl_augment(p, match[k], free_, match, seen, order)) {
             match[k] = i;
             return 1;
         }
@@ -220,8 +221,8 @@ static void wl_circulant(cm5s_rng_t *r, int d, cm5_workload_t *w)
     free(offs);
 }
 
-static cm5_status_t wl_density(cm5s_wl_args_t *a, cm5s_rng_t *r,
-                               int nonuniform, cm5_workload_t *w)
+static cm5_status_t wl_density(cm5s_wl_args_t *a, cm5s_rng_t *r, int nonuniform,
+                               cm5_workload_t *w)
 {
     const char *gen = cm5s_wl_str(a, "gen");
     int circ = 0;
@@ -233,8 +234,7 @@ static cm5_status_t wl_density(cm5s_wl_args_t *a, cm5s_rng_t *r,
         return rc;
     if (d >= w->p)
         return cm5s_wl_fail(a, "d=%ld must be less than p=%d", d, w->p);
-    if (gen && (!strcmp(gen, "circulant") ||
-                !strcmp(gen, "circulant_relabel")))
+    if (gen && (!strcmp(gen, "circulant") || !strcmp(gen, "circulant_relabel")))
         circ = 1;
     else if (gen && strcmp(gen, "derangements") &&
              strcmp(gen, "disjoint_derangements"))
@@ -320,8 +320,10 @@ static cm5_status_t wl_kl(cm5s_wl_args_t *a, cm5s_rng_t *r, cm5_workload_t *w)
     th = (long)((double)t * (double)s / (double)k + 0.5);
     tl = t - th;
     if (th < h || tl < s)
-        return cm5s_wl_fail(a, "t=%ld is too small: every message needs at "
-                               "least one unit", t);
+        return cm5s_wl_fail(a,
+                            "t=%ld is too small: every message needs at "
+                            "least one unit",
+                            t);
     if ((rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     offs = malloc(sizeof(int) * p);
@@ -408,8 +410,8 @@ static cm5_status_t wl_pattern(cm5s_wl_args_t *a, cm5s_rng_t *r, int two,
     if (elem != 48)
         snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
                  ",elem=%ld", elem);
-    snprintf(w->name, sizeof(w->name), "%s%s%s", a->kind,
-             *extra ? ":" : "", *extra ? extra + 1 : "");
+    snprintf(w->name, sizeof(w->name), "%s%s%s", a->kind, *extra ? ":" : "",
+             *extra ? extra + 1 : "");
     return CM5_OK;
 }
 
@@ -444,8 +446,7 @@ static cm5_status_t wl_hotspot(cm5s_wl_args_t *a, cm5_workload_t *w)
     cm5_status_t rc;
 
     if ((rc = cm5s_wl_int(a, "m", 0, 1L << 40, 1024, 0, &m)) != CM5_OK ||
-        (rc = wl_leftover(a, "m")) != CM5_OK ||
-        (rc = wl_alloc(a, w)) != CM5_OK)
+        (rc = wl_leftover(a, "m")) != CM5_OK || (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     for (i = 1; i < w->p; i++)
         AT(w, i, 0) = (size_t)m;
@@ -485,8 +486,8 @@ static cm5_status_t wl_permutation(cm5s_wl_args_t *a, cm5s_rng_t *r,
 static const struct {
     const char *kind;
     int id;
-} wl_kinds[] = {{"density", 1},  {"nonuniform", 2}, {"kl", 3},
-                {"pattern1", 4}, {"pattern2", 5},   {"random", 6},
+} wl_kinds[] = {{"density", 1},  {"nonuniform", 2},  {"kl", 3},
+                {"pattern1", 4}, {"pattern2", 5},    {"random", 6},
                 {"hotspot", 7},  {"permutation", 8}, {"csv", 9},
                 {"mesh", 10}};
 
@@ -546,7 +547,8 @@ cm5_status_t cm5_workload_make(const char *spec, int p, uint64_t seed,
     n = colon ? (size_t)(colon - spec) : strlen(spec);
     snprintf(kind, sizeof(kind), "%.*s", (int)(n < 31 ? n : 31), spec);
     for (i = 0; i < sizeof(wl_kinds) / sizeof(wl_kinds[0]); i++)
-        if (n == strlen(wl_kinds[i].kind) && !strncmp(spec, wl_kinds[i].kind, n))
+        if (n == strlen(wl_kinds[i].kind) &&
+            !strncmp(spec, wl_kinds[i].kind, n))
             id = wl_kinds[i].id;
     if (!id)
         return cm5s_wl_fail(&a, "unknown kind '%s' (see cm5_workload_help)",

@@ -43,17 +43,19 @@ static cm5_status_t csv_row(csv_t *c, const char *s)
             return cm5s_wl_fail(c->a, "%s:%d:%d: expected a number after ','",
                                 c->a->pos, c->line, (int)(q - s) + 1);
         if (!isdigit((unsigned char)*q))
-            return cm5s_wl_fail(c->a, "%s:%d:%d: expected a non-negative "
-                                      "integer, found '%c'",
+            return cm5s_wl_fail(c->a,
+                                "%s:%d:%d: expected a non-negative "
+                                "integer, found '%c'",
                                 c->a->pos, c->line, (int)(q - s) + 1, *q);
         errno = 0;
         v = strtoull(q, &end, 10);
         if (errno || v > (unsigned long long)(SIZE_MAX / 2))
-            return cm5s_wl_fail(c->a, "%s:%d:%d: number too large",
-                                c->a->pos, c->line, (int)(q - s) + 1);
+            return cm5s_wl_fail(c->a, "%s:%d:%d: number too large", c->a->pos,
+                                c->line, (int)(q - s) + 1);
         if (n == c->p)
-            return cm5s_wl_fail(c->a, "%s:%d:%d: more than p=%d numbers in "
-                                      "row %d",
+            return cm5s_wl_fail(c->a,
+                                "%s:%d:%d: more than p=%d numbers in "
+                                "row %d",
                                 c->a->pos, c->line, (int)(q - s) + 1, c->p,
                                 c->row + 1);
         c->w->com[(size_t)c->row * c->p + n++] = (size_t)v;

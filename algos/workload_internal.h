@@ -35,8 +35,8 @@ cm5_status_t cm5s_wl_fail(cm5s_wl_args_t *a, const char *fmt, ...)
 
 /* The value of key as an integer in [lo, hi] (def when absent, an error
  * when absent and required). */
-cm5_status_t cm5s_wl_int(cm5s_wl_args_t *a, const char *key, long lo,
-                         long hi, long def, int required, long *out);
+cm5_status_t cm5s_wl_int(cm5s_wl_args_t *a, const char *key, long lo, long hi,
+                         long def, int required, long *out);
 /* The value of key, or NULL when absent. */
 const char *cm5s_wl_str(cm5s_wl_args_t *a, const char *key);
 

@@ -39,16 +39,16 @@
 
 /* METIS 5 with 32-bit idx_t (Debian's build); options by index. */
 typedef int (*metis_kway_t)(int32_t *, int32_t *, int32_t *, int32_t *,
-                            int32_t *, int32_t *, int32_t *, int32_t *,
-                            float *, float *, int32_t *, int32_t *,
-                            int32_t *);
+                            int32_t *, int32_t *, int32_t *, int32_t *, float *,
+                            float *, int32_t *, int32_t *, int32_t *);
 typedef int (*metis_defaults_t)(int32_t *);
 enum { M_NOPTIONS = 40, M_SEED = 8, M_UFACTOR = 16, M_OK = 1 };
 
 #ifdef HAVE_METIS
 _Static_assert(IDXTYPEWIDTH == 32, "cm5fab expects METIS with 32-bit idx_t");
-_Static_assert(METIS_OPTION_SEED == M_SEED && METIS_OPTION_UFACTOR ==
-                   M_UFACTOR && METIS_NOPTIONS == M_NOPTIONS,
+_Static_assert(METIS_OPTION_SEED == M_SEED &&
+                   METIS_OPTION_UFACTOR == M_UFACTOR &&
+                   METIS_NOPTIONS == M_NOPTIONS,
                "METIS option indices");
 static int metis_load(metis_kway_t *kway, metis_defaults_t *defs, char *err,
                       size_t errlen)
@@ -69,15 +69,18 @@ static int metis_load(metis_kway_t *kway, metis_defaults_t *defs, char *err,
     if (!h)
         h = dlopen("libmetis.so.5", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        snprintf(err, errlen, "mesh workloads need METIS (libmetis.so.5: "
-                              "%s; install Debian's libmetis5)", dlerror());
+        snprintf(err, errlen,
+                 "mesh workloads need METIS (libmetis.so.5: "
+                 "%s; install Debian's libmetis5)",
+                 dlerror());
         return -1;
     }
     k = dlsym(h, "METIS_PartGraphKway");
     d = dlsym(h, "METIS_SetDefaultOptions");
     if (!k || !d) {
-        snprintf(err, errlen, "mesh workloads need METIS 5 (libmetis.so.5 "
-                              "lacks METIS_PartGraphKway)");
+        snprintf(err, errlen,
+                 "mesh workloads need METIS 5 (libmetis.so.5 "
+                 "lacks METIS_PartGraphKway)");
         return -1;
     }
     /* POSIX allows the cast from dlsym's object pointer. */
@@ -110,8 +113,10 @@ int cm5s_wl_metis(int n, const int32_t *xadj, const int32_t *adj, int nparts,
     rc = kway(&nv, &ncon, (int32_t *)xadj, (int32_t *)adj, NULL, NULL, NULL,
               &np, NULL, NULL, opt, &cut, part);
     if (rc != M_OK) {
-        snprintf(err, errlen, "METIS_PartGraphKway into %d parts failed "
-                              "(status %d)", nparts, rc);
+        snprintf(err, errlen,
+                 "METIS_PartGraphKway into %d parts failed "
+                 "(status %d)",
+                 nparts, rc);
         return -1;
     }
     return 0;
@@ -143,9 +148,9 @@ static int graph_line(FILE *f, char **buf, size_t *cap, int *line)
 
 /* Read one vertex line: [size] [ncon weights] then (neighbour [weight])*.
  * fmt is METIS's: 1 edge weights, 10 vertex weights, 100 sizes. */
-static cm5_status_t graph_vertex(cm5s_wl_args_t *a, const char *path,
-                                 int line, char *s, int fmt, int ncon,
-                                 graph_t *g, long *m, long cap)
+static cm5_status_t graph_vertex(cm5s_wl_args_t *a, const char *path, int line,
+                                 char *s, int fmt, int ncon, graph_t *g,
+                                 long *m, long cap)
 {
     int skip = (fmt / 100 % 10) + (fmt / 10 % 10 ? ncon : 0), i;
     char *end;
@@ -170,8 +175,8 @@ static cm5_status_t graph_vertex(cm5s_wl_args_t *a, const char *path,
             s = end;
         }
         if (u < 1 || u > g->n)
-            return cm5s_wl_fail(a, "%s:%d: neighbour %ld is not in 1..%d",
-                                path, line, u, g->n);
+            return cm5s_wl_fail(a, "%s:%d: neighbour %ld is not in 1..%d", path,
+                                line, u, g->n);
         if (*m == cap)
             return cm5s_wl_fail(a, "%s:%d: more edges than the header says",
                                 path, line);
@@ -194,8 +199,8 @@ static cm5_status_t graph_read(cm5s_wl_args_t *a, FILE *f, const char *path,
     cm5_status_t rc = CM5_OK;
 
     if (!graph_line(f, &buf, &cap, &line) ||
-        (k = sscanf(buf, "%ld %ld %d %d", &n, &e, &fmt, &ncon)) < 2 ||
-        n < 1 || n > (1L << 30) || e < 0 || e > (1L << 29)) {
+        (k = sscanf(buf, "%ld %ld %d %d", &n, &e, &fmt, &ncon)) < 2 || n < 1 ||
+        n > (1L << 30) || e < 0 || e > (1L << 29)) {
         free(buf);
         return cm5s_wl_fail(a, "%s:%d: expected a METIS header 'n m [fmt]'",
                             path, line);
@@ -287,8 +292,9 @@ cm5_status_t cm5s_wl_mesh(cm5s_wl_args_t *a, int p, uint64_t seed,
         return cm5s_wl_fail(a, "halo=%s: expected vertices or edges", halo);
     for (i = 0; i < a->nkv; i++)
         if (!a->kv[i].used)
-            return cm5s_wl_fail(a, "unknown parameter '%s' for mesh (known: "
-                                   "halo, ufactor)",
+            return cm5s_wl_fail(a,
+                                "unknown parameter '%s' for mesh (known: "
+                                "halo, ufactor)",
                                 a->kv[i].key);
     if (!(f = graph_open(a->pos, path, sizeof(path))))
         return cm5s_wl_fail(a, "cannot open mesh graph %s: %s", path,
@@ -308,8 +314,8 @@ cm5_status_t cm5s_wl_mesh(cm5s_wl_args_t *a, int p, uint64_t seed,
         rc = cm5s_wl_fail(a, "out of memory");
         goto out;
     }
-    if (cm5s_wl_metis(g.n, g.xadj, g.adj, p, (int)(seed % 2147483647u),
-                      (int)uf, part, err, sizeof(err))) {
+    if (cm5s_wl_metis(g.n, g.xadj, g.adj, p, (int)(seed % 2147483647u), (int)uf,
+                      part, err, sizeof(err))) {
         rc = cm5s_wl_fail(a, "%s", err);
         goto out;
     }

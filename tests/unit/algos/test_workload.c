@@ -95,8 +95,7 @@ static void check_density(const char *kind, const char *gen, int p, int d,
     for (i = 0; i < p; i++) {
         cr_assert_eq(row_nnz(w, i), d, "%s p=%d seed=%lu row %d: %d", spec, p,
                      (unsigned long)seed, i, row_nnz(w, i));
-        cr_assert_eq(col_nnz(w, i), d, "%s col %d: %d", spec, i,
-                     col_nnz(w, i));
+        cr_assert_eq(col_nnz(w, i), d, "%s col %d: %d", spec, i, col_nnz(w, i));
         cr_assert_eq(AT(w, i, i), 0, "%s: diagonal", spec);
         for (j = 0; j < p; j++)
             if (AT(w, i, j))
@@ -355,15 +354,19 @@ Test(workload, random_hotspot_permutation)
 
 Test(workload, deterministic)
 {
-    const char *specs[] = {"density:d=7",     "nonuniform:d=5",
+    const char *specs[] = {"density:d=7",
+                           "nonuniform:d=5",
                            "kl:k=8,l=1/4,t=1000,relabel=1",
-                           "pattern1",        "pattern2",
-                           "random",          "permutation",
+                           "pattern1",
+                           "pattern2",
+                           "random",
+                           "permutation",
                            "density:d=9,gen=circulant"};
     size_t i;
 
     for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-        cm5_workload_t a = make(specs[i], 24, 1234), b = make(specs[i], 24, 1234);
+        cm5_workload_t a = make(specs[i], 24, 1234),
+                       b = make(specs[i], 24, 1234);
 
         cr_assert_str_eq(a.name, b.name);
         cr_assert(!memcmp(a.com, b.com, sizeof(size_t) * 24 * 24), "%s",
@@ -394,8 +397,8 @@ Test(workload, bad_specs)
 Test(workload, help_lists_every_kind)
 {
     const char *h = cm5_workload_help(),
-               *kinds[] = {"density:", "nonuniform:", "mesh:", "kl:",
-                           "pattern1", "pattern2", "random", "hotspot",
+               *kinds[] = {"density:",    "nonuniform:", "mesh:",  "kl:",
+                           "pattern1",    "pattern2",    "random", "hotspot",
                            "permutation", "csv:"};
     size_t i;
 
@@ -452,15 +455,17 @@ Test(workload, csv_parse)
 
 Test(workload, csv_errors)
 {
-    csv_bad("0,1\n2,x\n", 2, ":2:3: expected a non-negative integer, "
-                             "found 'x'");
+    csv_bad("0,1\n2,x\n", 2,
+            ":2:3: expected a non-negative integer, "
+            "found 'x'");
     csv_bad("0,1\n2,-3\n", 2, ":2:3: expected a non-negative");
     csv_bad("0,1\n2\n", 2, ":2: row 2 has 1 numbers, not p=2");
     csv_bad("0,1,2\n2,3\n", 2, ":1:5: more than p=2 numbers in row 1");
     csv_bad("0,1\n", 2, ": 1 rows, not p=2");
     csv_bad("0,1\n2,3\n4,5\n", 2, ":3: more than p=2 rows");
-    csv_bad("0,,1\n2,3\n", 2, ":1:3: expected a non-negative integer, "
-                             "found ','");
+    csv_bad("0,,1\n2,3\n", 2,
+            ":1:3: expected a non-negative integer, "
+            "found ','");
     csv_bad("0,1,\n2,3\n", 2, ":1:5: expected a number after ','");
     csv_bad("0,1.5\n2,3\n", 2, ":1:4: unexpected '.'");
     csv_bad("0,99999999999999999999999\n2,3\n", 2, ":1:3: number too large");
@@ -502,8 +507,8 @@ static void check_mesh(const char *spec, int p, int fan_lo, int fan_hi)
             fmax = row_nnz(w, i);
     }
     cr_assert(fmin >= fan_lo && fmax <= fan_hi,
-              "%s p=%d: fan-out %d..%d, expected within %d..%d", spec, p,
-              fmin, fmax, fan_lo, fan_hi);
+              "%s p=%d: fan-out %d..%d, expected within %d..%d", spec, p, fmin,
+              fmax, fan_lo, fan_hi);
     /* halo=edges counts cut edges: never fewer than the vertices */
     snprintf(espec, sizeof(espec), "%s,halo=edges", spec);
     e = make(espec, p, 1);
