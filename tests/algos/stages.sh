@@ -3,7 +3,8 @@
 # (every byte checked on every node) on 1, 2, 3, 5, 8, 16 and 31 nodes
 # over shm and tcp, with random, exact, uniform, full, hotspot,
 # permutation and zero matrices, stg1_rotate, stg1_shuffle, dense and
-# sparse headers, A2 after Bader, 8-byte elements and the DRS_N engine.
+# sparse headers, A2 after Bader, 8-byte elements, interrupts, recv=am
+# and the DRS_N engine.
 # Asserts from node 0's stats line: two stages; the stage-1 messages at
 # most ceil(t/p) (exactly ceil(t/p) on equal traffic), at most t/p + p
 # with Bader's bins; the stage-2 messages at most t/p + p; the step counts
@@ -119,8 +120,9 @@ job "two-stage p=3 shm: full, dense headers" 3 shm two-stage --matrix full \
     --max 200 -o hdr_format=dense
 check "two-stage p=3: 3 + 3 LP steps" '[ "$(val stage1_steps)" = 3 ] &&
     [ "$(val stage2_steps)" = 3 ] && [ "$(val phases)" = 6 ]'
-job "two-stage p=5 shm: random, stg1_rotate, 2 calls" 5 shm two-stage \
-    --matrix random --max 100 -o stg1_rotate=1 --reps 2
+job "two-stage p=5 shm: random, stg1_rotate, interrupts, recv=am, 2 calls" \
+    5 shm two-stage --matrix random --max 100 -o stg1_rotate=1 \
+    -o interrupts=1 -o recv=am --reps 2
 job "two-stage p=5 tcp: hotspot, sparse headers" 5 tcp two-stage \
     --matrix hotspot --max 97 -o hdr_format=sparse
 job "two-stage p=8 shm: uniform d=3 (equal traffic)" 8 shm two-stage \
