@@ -160,6 +160,7 @@ cm5_status_t cm5i_barrier_setup(void);
 #include <signal.h>
 extern volatile sig_atomic_t cm5i_rt_depth;
 extern volatile sig_atomic_t cm5i_irq_pending;
+/* Serve an interrupt held by a runtime call, as that call returns. */
 void cm5i_irq_deliver(void);
 static inline int cm5i_guard_enter(void)
 {

@@ -56,26 +56,31 @@ static void cmaml_check(const char *call, cm5_status_t st, int node,
 
 void CMAML_request(int node, CMAML_handler_t handler, ...)
 {
+    CM5C_HOLD();
     CMAML_SEND("CMAML_request", cm5_am_request, node, handler);
 }
 
 void CMAML_reply(int node, CMAML_handler_t handler, ...)
 {
+    CM5C_HOLD();
     CMAML_SEND("CMAML_reply", cm5_am_reply, node, handler);
 }
 
 void CMAML_rpc(int node, CMAML_handler_t handler, ...)
 {
+    CM5C_HOLD();
     CMAML_SEND("CMAML_rpc", cm5_am_rpc, node, handler);
 }
 
 void CMAML_poll(void)
 {
+    CM5C_HOLD();
     cm5_poll();
 }
 
 void CMAML_poll_while_lt(volatile int *flag, int value)
 {
+    CM5C_HOLD();
     if (!flag)
         cm5_fatal("CMAML_poll_while_lt", "flag is a null pointer");
     cm5_wait_while_lt(flag, value);

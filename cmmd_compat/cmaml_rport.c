@@ -34,11 +34,13 @@ static int cmaml_alloc(const char *call, int rport)
 
 int CMAML_allocate_rport(void)
 {
+    CM5C_HOLD();
     return cmaml_alloc("CMAML_allocate_rport", -1);
 }
 
 int CMAML_allocate_this_rport(int rport)
 {
+    CM5C_HOLD();
     if (rport < 0)
         cm5_fatal("CMAML_allocate_this_rport", "rport %d does not exist "
                   "(rports are 0..%d)", rport, CM5_RPORTS - 1);
@@ -47,6 +49,7 @@ int CMAML_allocate_this_rport(int rport)
 
 void CMAML_free_rport(int rport)
 {
+    CM5C_HOLD();
     cm5_status_t st = cm5_rport_free(rport);
 
     if (st == CM5_ERR_INVALID)
@@ -96,17 +99,20 @@ CMAML_GET(CMAML_get_rport_handler_arg2, handler_arg2, void *, AS_IS)
 
 int CMAML_number_of_rports(void)
 {
+    CM5C_HOLD();
     return CM5_RPORTS;
 }
 
 int CMAML_number_of_free_rports(void)
 {
+    CM5C_HOLD();
     return cm5_rport_free_count();
 }
 
 void CMAML_scopy(int node, int rport, int align, int offset, void *buf,
                  int nbytes, CMAML_handler_t sent_handler, void *sent_arg)
 {
+    CM5C_HOLD();
     static const char call[] = "CMAML_scopy";
     cm5_status_t st;
 

@@ -94,6 +94,7 @@ static int cmmd_vtype(CMMD_combiner_t c, int size)
 void CMMD_reduce_v(void *dest, void *source, CMMD_combiner_t combiner,
                    int element_size, int count)
 {
+    CM5C_HOLD();
     static const char call[] = "CMMD_reduce_v";
     int t;
 
@@ -188,6 +189,7 @@ static void cmmd_bytes(const char *call, void *buf, int len)
 
 void CMMD_bc_to_nodes(void *buffer, int len)
 {
+    CM5C_HOLD();
     cmmd_bytes("CMMD_bc_to_nodes", buffer, len);
     cmmd_status("CMMD_bc_to_nodes",
                 cm5_bcast(buffer, (size_t)len, cm5_rank()));
@@ -195,6 +197,7 @@ void CMMD_bc_to_nodes(void *buffer, int len)
 
 void CMMD_receive_bc_from_node(void *buffer, int len)
 {
+    CM5C_HOLD();
     cmmd_bytes("CMMD_receive_bc_from_node", buffer, len);
     cmmd_status("CMMD_receive_bc_from_node",
                 cm5_bcast(buffer, (size_t)len, CM5_ANY_NODE));
@@ -202,6 +205,7 @@ void CMMD_receive_bc_from_node(void *buffer, int len)
 
 void CMMD_concat_with_nodes(void *element, void *buffer, int element_len)
 {
+    CM5C_HOLD();
     cmmd_bytes("CMMD_concat_with_nodes", element, element_len);
     cmmd_bytes("CMMD_concat_with_nodes", buffer, element_len);
     cmmd_status("CMMD_concat_with_nodes",
@@ -210,25 +214,30 @@ void CMMD_concat_with_nodes(void *element, void *buffer, int element_len)
 
 void CMMD_set_global_or(int bit)
 {
+    CM5C_HOLD();
     cm5_global_or_set(bit);
 }
 
 int CMMD_get_global_or(void)
 {
+    CM5C_HOLD();
     return cm5_global_or_get();
 }
 
 void CMMD_sync_with_nodes_start(void)
 {
+    CM5C_HOLD();
     cmmd_status("CMMD_sync_with_nodes_start", cm5_barrier_start());
 }
 
 int CMMD_sync_done(void)
 {
+    CM5C_HOLD();
     return cm5_barrier_test();
 }
 
 void CMMD_sync_with_nodes_finish(void)
 {
+    CM5C_HOLD();
     cmmd_status("CMMD_sync_with_nodes_finish", cm5_barrier_finish());
 }

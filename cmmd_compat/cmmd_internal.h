@@ -15,4 +15,21 @@ void cm5c_check_node(const char *call, int node, int any_ok);
 #include "cm5/cm5.h"
 const char *cm5c_state_error(cm5_status_t st);
 
+/* First statement of every CMMD/CMAML call that enters the runtime:
+ * interrupts are held until the call returns (handlers never run from an
+ * interrupt inside a CMMD call; a blocking call runs them itself). */
+static inline int cm5c_hold_enter(void)
+{
+    cm5_interrupts_hold();
+    return 0;
+}
+static inline void cm5c_hold_leave(int *unused)
+{
+    (void)unused;
+    cm5_interrupts_resume();
+}
+#define CM5C_HOLD()                                                           \
+    int cm5c_hold_ __attribute__((cleanup(cm5c_hold_leave), unused)) =        \
+        cm5c_hold_enter()
+
 #endif

@@ -110,21 +110,25 @@ static int cmmd_block(const char *call, int is_send, int node, int tag,
 
 int CMMD_send_block(int node, int tag, void *buf, int len)
 {
+    CM5C_HOLD();
     return cmmd_block("CMMD_send_block", 1, node, tag, buf, len);
 }
 
 int CMMD_receive_block(int node, int tag, void *buf, int len)
 {
+    CM5C_HOLD();
     return cmmd_block("CMMD_receive_block", 0, node, tag, buf, len);
 }
 
 int CMMD_send(int node, int tag, void *buf, int len)
 {
+    CM5C_HOLD();
     return cmmd_block("CMMD_send", 1, node, tag, buf, len);
 }
 
 int CMMD_receive(int node, int tag, void *buf, int len)
 {
+    CM5C_HOLD();
     return cmmd_block("CMMD_receive", 0, node, tag, buf, len);
 }
 
@@ -140,6 +144,7 @@ static void cmmd_noblock_done(cm5_msg_h m, void *arg)
 
 int CMMD_send_noblock(int node, int tag, void *buf, int len)
 {
+    CM5C_HOLD();
     cm5_msg_h m;
 
     cmmd_start("CMMD_send_noblock", 1, node, tag, buf, len, CM5_MSG_COPY,
@@ -194,6 +199,7 @@ static CMMD_mcb cmmd_async(const char *call, int is_send, int node, int tag,
 CMMD_mcb CMMD_send_async(int node, int tag, void *buf, int len,
                          CMMD_mcb_handler_t handler, void *handler_arg)
 {
+    CM5C_HOLD();
     return cmmd_async("CMMD_send_async", 1, node, tag, buf, len, handler,
                       handler_arg);
 }
@@ -201,6 +207,7 @@ CMMD_mcb CMMD_send_async(int node, int tag, void *buf, int len,
 CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
                             CMMD_mcb_handler_t handler, void *handler_arg)
 {
+    CM5C_HOLD();
     return cmmd_async("CMMD_receive_async", 0, node, tag, buf, len, handler,
                       handler_arg);
 }
@@ -214,22 +221,26 @@ static cm5_msg_h cmmd_mcb(const char *call, CMMD_mcb mcb)
 
 int CMMD_msg_done(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     return cm5_msg_test(cmmd_mcb("CMMD_msg_done", mcb));
 }
 
 void CMMD_msg_wait(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     if (cm5_msg_wait(cmmd_mcb("CMMD_msg_wait", mcb)) == CM5_ERR_STATE)
         cm5_fatal("CMMD_msg_wait", "called from inside a handler");
 }
 
 void CMMD_free_mcb(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     cm5_msg_free(cmmd_mcb("CMMD_free_mcb", mcb));
 }
 
 int CMMD_mcb_pending(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     return !cm5_msg_test(cmmd_mcb("CMMD_mcb_pending", mcb));
 }
 
@@ -243,21 +254,25 @@ static cm5_msg_info_t cmmd_info(const char *call, CMMD_mcb mcb)
 
 int CMMD_mcb_bytes(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     return (int)cmmd_info("CMMD_mcb_bytes", mcb).bytes;
 }
 
 int CMMD_mcb_tag(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     return cmmd_info("CMMD_mcb_tag", mcb).tag;
 }
 
 int CMMD_mcb_node(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     return cmmd_info("CMMD_mcb_node", mcb).node;
 }
 
 void *CMMD_mcb_buffer(CMMD_mcb mcb)
 {
+    CM5C_HOLD();
     return cmmd_info("CMMD_mcb_buffer", mcb).buf;
 }
 
@@ -269,6 +284,7 @@ static int cmmd_none_active(void *arg)
 
 void CMMD_all_msgs_wait(void)
 {
+    CM5C_HOLD();
     if (cm5_in_handler())
         cm5_fatal("CMMD_all_msgs_wait", "called from inside a handler");
     cm5_wait_until(cmmd_none_active, NULL);
@@ -276,24 +292,28 @@ void CMMD_all_msgs_wait(void)
 
 int CMMD_all_sends_done(void)
 {
+    CM5C_HOLD();
     cm5_poll();
     return cm5_msg_active(1) == 0;
 }
 
 int CMMD_all_receives_done(void)
 {
+    CM5C_HOLD();
     cm5_poll();
     return cm5_msg_active(0) == 0;
 }
 
 int CMMD_all_msgs_done(void)
 {
+    CM5C_HOLD();
     cm5_poll();
     return cmmd_none_active(NULL);
 }
 
 int CMMD_msg_pending(int node, int tag)
 {
+    CM5C_HOLD();
     cm5_msg_info_t in;
 
     cm5c_check_node("CMMD_msg_pending", node, 1);
@@ -307,27 +327,32 @@ int CMMD_msg_pending(int node, int tag)
 
 int CMMD_bytes_sent(void)
 {
+    CM5C_HOLD();
     return cmmd_msg.bytes_sent;
 }
 
 int CMMD_bytes_received(void)
 {
+    CM5C_HOLD();
     return cmmd_msg.bytes_received;
 }
 
 int CMMD_msg_sender(void)
 {
+    CM5C_HOLD();
     return cmmd_msg.sender;
 }
 
 int CMMD_msg_tag(void)
 {
+    CM5C_HOLD();
     return cmmd_msg.tag;
 }
 
 int CMMD_send_and_receive(int source, int source_tag, void *rbuf, int rlen,
                           int dest, int dest_tag, void *sbuf, int slen)
 {
+    CM5C_HOLD();
     static const char call[] = "CMMD_send_and_receive";
     cm5_msg_h r, s;
     cm5_status_t st;
@@ -347,6 +372,7 @@ int CMMD_send_and_receive(int source, int source_tag, void *rbuf, int rlen,
 
 int CMMD_swap(int node, int tag, void *buf, int len)
 {
+    CM5C_HOLD();
     void *copy;
 
     cmmd_check_args("CMMD_swap", node, 0, buf, len);
@@ -361,15 +387,18 @@ int CMMD_swap(int node, int tag, void *buf, int len)
 
 int CMMD_available_sends(void)
 {
+    CM5C_HOLD();
     return CMMD_ASYNC_MAX - cmmd_msg.async[1];
 }
 
 int CMMD_available_receives(void)
 {
+    CM5C_HOLD();
     return CMMD_ASYNC_MAX - cmmd_msg.async[0];
 }
 
 CMMD_errno_t CMMD_get_errno(void)
 {
+    CM5C_HOLD();
     return cmmd_msg.err;
 }

@@ -42,6 +42,7 @@ int CMMD_partition_size(void)
 
 void CMMD_sync_with_nodes(void)
 {
+    CM5C_HOLD();
     cm5_status_t st;
 
     cm5c_io_sync(); /* sync_seq output so far, in node order */
@@ -71,6 +72,7 @@ static cmmd_timer_t *cmmd_timer(const char *call, int t)
 
 void CMMD_node_timer_clear(int t)
 {
+    CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_clear", t);
 
     memset(tm, 0, sizeof(*tm));
@@ -78,6 +80,7 @@ void CMMD_node_timer_clear(int t)
 
 void CMMD_node_timer_start(int t)
 {
+    CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_start", t);
 
     if (tm->running) /* restarting keeps what the running interval had */
@@ -89,6 +92,7 @@ void CMMD_node_timer_start(int t)
 
 void CMMD_node_timer_stop(int t)
 {
+    CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_stop", t);
 
     if (!tm->running)
@@ -101,6 +105,7 @@ void CMMD_node_timer_stop(int t)
 /* A running timer reads as its total so far, as if stopped now. */
 double CMMD_node_timer_elapsed(int t)
 {
+    CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_elapsed", t);
 
     return tm->wall + (tm->running ? cm5_wtime() - tm->wall0 : 0.0);
@@ -108,6 +113,7 @@ double CMMD_node_timer_elapsed(int t)
 
 double CMMD_node_timer_busy(int t)
 {
+    CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_busy", t);
 
     return tm->cpu + (tm->running ? cm5_cputime() - tm->cpu0 : 0.0);
@@ -132,12 +138,14 @@ void CMMD_error(const char *format, ...)
 
 double CMMD_node_timer_idle(int t)
 {
+    CM5C_HOLD();
     cmmd_timer("CMMD_node_timer_idle", t);
     return CMMD_node_timer_elapsed(t) - CMMD_node_timer_busy(t);
 }
 
 const char *CMMD_version(void)
 {
+    CM5C_HOLD();
     static char v[96];
 
     snprintf(v, sizeof(v), "CMMD %d.%d (cm5fab %s on libfabric %s)",
@@ -148,11 +156,13 @@ const char *CMMD_version(void)
 
 void CMMD_poll(void)
 {
+    CM5C_HOLD();
     cm5_poll();
 }
 
 void CMMD_reset_partition_size(int size)
 {
+    CM5C_HOLD();
     cm5_status_t st;
 
     cm5c_io_sync();
@@ -168,11 +178,13 @@ static int cmmd_safety = 1;
 
 void CMMD_enable_safety(void)
 {
+    CM5C_HOLD();
     cmmd_safety = 1;
 }
 
 void CMMD_disable_safety(void)
 {
+    CM5C_HOLD();
     /* Checks stay on: they are cheap here, and a wrong call must never be
      * silently accepted. */
     cmmd_safety = 0;
@@ -180,6 +192,7 @@ void CMMD_disable_safety(void)
 
 const char *CMMD_error_string(CMMD_errno_t err)
 {
+    CM5C_HOLD();
     switch (err) {
     case CMMD_ERR_NONE:
         return "no error";

@@ -97,6 +97,12 @@ CM5_EXPORT int cm5_in_handler(void);
 CM5_EXPORT cm5_status_t cm5_interrupts_enable(void);
 CM5_EXPORT void cm5_interrupts_disable(void);
 CM5_EXPORT int cm5_interrupts_enabled(void);
+/* Hold interrupts until the matching resume: an interrupt that comes
+ * meanwhile is remembered and delivered by the outermost resume (nestable;
+ * GASNet's gasnet_hold_interrupts).  Every CMMD/CMAML call holds them for
+ * its whole duration, so handlers never interrupt the library itself. */
+CM5_EXPORT void cm5_interrupts_hold(void);
+CM5_EXPORT void cm5_interrupts_resume(void);
 /* Non-zero while handlers run from an interrupt. */
 CM5_EXPORT int cm5_in_interrupt(void);
 
