@@ -7,6 +7,10 @@
  * finish.  Node 0 prints "ok" and the available slots seen inside.
  *
  *   prog_single HELD REPS
+ *   prog_single bad ALG
+ *
+ * "bad": node 1 sends node 0 three elements but node 0 expects five (the
+ * counts disagree): ALG must stop the job with one error naming them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,21 +27,49 @@ static unsigned char pat(int src, int dst, size_t k, int rep)
     return (unsigned char)(src * 131 + dst * 17 + k * 7 + rep * 3 + 1);
 }
 
+static void bad_counts(const char *name)
+{
+    int p = CMMD_partition_size(), me = CMMD_self_address();
+    size_t *sc = calloc((size_t)p, sizeof(size_t));
+    size_t *rc = calloc((size_t)p, sizeof(size_t));
+    char sb[8] = "abcdefg", rb[8];
+    cm5_sched_alg_t alg;
+
+    if (cm5_sched_alg_parse(name, &alg) != CM5_OK)
+        CMMD_error("prog_single: unknown algorithm %s", name);
+    if (me == 1)
+        sc[0] = 3;
+    if (me == 0)
+        rc[1] = 5;
+    cm5_sched_alltoallv(alg, sb, sc, NULL, rb, rc, NULL, NULL, NULL);
+    if (me == 0)
+        printf("prog_single: node 0: the bad counts went unnoticed\n");
+}
+
 int main(int argc, char **argv)
 {
     int p = CMMD_partition_size(), me = CMMD_self_address();
-    int held = argc > 1 ? atoi(argv[1]) : 126;
+    int held;
     int reps = argc > 2 ? atoi(argv[2]) : 2, i, j, rep, avail;
     int next = (me + 1) % p, prev = (me + p - 1) % p;
-    CMMD_mcb *hr = malloc(sizeof(CMMD_mcb) * (size_t)held);
-    CMMD_mcb *hs = malloc(sizeof(CMMD_mcb) * (size_t)held);
-    int *rv = calloc((size_t)held, sizeof(int));
-    int *sv = calloc((size_t)held, sizeof(int));
-    size_t *sc = calloc((size_t)p, sizeof(size_t));
-    size_t *rc = calloc((size_t)p, sizeof(size_t));
+    CMMD_mcb *hr, *hs;
+    int *rv, *sv;
+    size_t *sc, *rc;
     unsigned char *sb, *rb;
     size_t stot = 0, rtot = 0, off, k;
     cm5_sched_opts_t o;
+
+    if (argc > 2 && !strcmp(argv[1], "bad")) {
+        bad_counts(argv[2]);
+        return me == 0;
+    }
+    held = argc > 1 ? atoi(argv[1]) : 126;
+    hr = malloc(sizeof(CMMD_mcb) * (size_t)held);
+    hs = malloc(sizeof(CMMD_mcb) * (size_t)held);
+    rv = calloc((size_t)held, sizeof(int));
+    sv = calloc((size_t)held, sizeof(int));
+    sc = calloc((size_t)p, sizeof(size_t));
+    rc = calloc((size_t)p, sizeof(size_t));
 
     for (i = 0; i < held; i++) {
         hr[i] =

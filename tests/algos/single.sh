@@ -2,8 +2,8 @@
 # wang1993's AC, LP, RS_N and RS_NH through prog_a2av (every byte checked
 # on every node) on 1, 2, 3, 5, 8 and 16 nodes over shm and tcp, with the
 # algorithms' options, recv=am/concat, interrupts, repeated calls, AC
-# with CMMD's asynchronous slots nearly exhausted (prog_single), and a
-# bad option.  Asserts the step counts (LP: 2^ceil(log2 P) - 1 with
+# with CMMD's asynchronous slots nearly exhausted (prog_single), a bad
+# option and counts the nodes disagree on.  Asserts the step counts (LP: 2^ceil(log2 P) - 1 with
 # xor_skip, P - 1 with shift), RS_N's phases between the largest
 # fan-in/out h and 2h - 1 (every phase a maximal matching; exact on
 # hotspot and permutation), and that every algorithm moves the same
@@ -11,7 +11,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/algos/single.sh
 
-PLAN=41
+PLAN=43
 : "${abs_top_builddir:=$(pwd)}"
 CM5RUN=$abs_top_builddir/tools/cm5run
 PROG=$abs_top_builddir/tests/algos/prog_a2av
@@ -179,9 +179,21 @@ check "rsnh_cutoff=bogus: non-zero exit, the one error names option and value" \
      grep -q "error.*rsnh_cutoff: .bogus. is not critical" err &&
      [ "$(grep " error " err | grep -vc "rsnh_cutoff: .bogus.")" = 0 ]'
 
+# ---- counts the nodes disagree on: one clear error, no hang -------------
+PROG=$PROG_SLOTS
+run 30 3 shm bad rsn
+check "rsn with disagreeing counts: stops naming the pair ($ms ms)" \
+    '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! grep -q unnoticed out &&
+     grep -q "error cm5_sched_alltoallv(rsn): node 1 sends node 0 3 elements, but recvcounts\[1\] there is 5" err'
+run 30 3 shm bad ac
+check "ac with disagreeing counts: stops naming the pair ($ms ms)" \
+    '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! grep -q unnoticed out &&
+     grep -q "error cm5_sched_alltoallv(ac): node 0 received 3 bytes from node 1, expected 5" err'
+PROG=$PROG_SAVE
+
 # ---- nothing left running in the scratch directory ---------------------
 left=
-for pid in $(pgrep -f -- "$PROG"); do
+for pid in $(pgrep -f -- "$abs_top_builddir/tests/algos/prog_"); do
     [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$scratch" ] &&
         left="$left $pid"
 done
