@@ -1,11 +1,16 @@
 /*
  * Table of the loaded objects' executable segments, built with
  * dl_iterate_phdr and refreshed when a lookup misses (dlopen).  Lookups
- * take no lock and make no system call.
+ * of the objects loaded with the program take no lock and make no system
+ * call.  An object loaded later may be unloaded again (dlclose): a lookup
+ * that lands in one first checks the loader's count of unloads, and
+ * rebuilds the table if it moved, so that a handler in an unloaded object
+ * is rejected, never called at its old address.
  */
 #include "am_handler.h"
 
 #include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +28,25 @@ typedef struct {
 
 static hobj_t hobjs[HOBJ_MAX];
 static int nhobjs;
-static const hobj_t *hlast; /* one-entry cache for the send path */
+static int nstartup;         /* objects loaded with the program: first */
+static unsigned long long hsubs; /* the loader's unload count at refresh */
+static const hobj_t *hlast;  /* one-entry cache for the send path */
+
+static int handler_subs(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+                    sizeof(info->dlpi_subs))
+        *(unsigned long long *)arg = info->dlpi_subs;
+    return 1; /* the first object is enough */
+}
+
+static unsigned long long handler_unloads(void)
+{
+    unsigned long long subs = 0;
+
+    dl_iterate_phdr(handler_subs, &subs);
+    return subs;
+}
 
 static uint32_t handler_hash(const char *s)
 {
@@ -64,6 +87,7 @@ void cm5i_handler_refresh(void)
 {
     hlast = NULL;
     nhobjs = 0;
+    hsubs = handler_unloads();
     dl_iterate_phdr(handler_add, NULL);
     for (int i = 0; i < nhobjs; i++)
         for (int j = 0; j < i; j++)
@@ -72,6 +96,19 @@ void cm5i_handler_refresh(void)
                          "two loaded objects share id %08x: handlers in "
                          "them may resolve wrongly",
                          hobjs[i].id);
+}
+
+/* Runs before main, when only the program's own objects are loaded. */
+__attribute__((constructor)) static void handler_boot(void)
+{
+    cm5i_handler_refresh();
+    nstartup = nhobjs;
+}
+
+/* Is o an object that may have been unloaded since the table was built? */
+static int handler_stale(const hobj_t *o)
+{
+    return o >= hobjs + nstartup && handler_unloads() != hsubs;
 }
 
 static int handler_in(const hobj_t *o, uintptr_t a)
@@ -97,7 +134,7 @@ cm5_status_t cm5i_handler_encode(const void *fp, cm5i_href_t *out)
     uintptr_t a = (uintptr_t)fp;
     const hobj_t *o = handler_find_addr(a);
 
-    if (!o) {
+    if (!o || handler_stale(o)) {
         cm5i_handler_refresh();
         o = handler_find_addr(a);
     }
@@ -108,24 +145,29 @@ cm5_status_t cm5i_handler_encode(const void *fp, cm5i_href_t *out)
     return CM5_OK;
 }
 
-static void *handler_lookup(cm5i_href_t ref)
+static void *handler_lookup(cm5i_href_t ref, int *late)
 {
     for (int i = 0; i < nhobjs; i++) {
         uintptr_t a = hobjs[i].base + ref.off;
 
-        if (hobjs[i].id == ref.obj)
+        if (hobjs[i].id == ref.obj) {
+            *late = i >= nstartup;
             return handler_in(&hobjs[i], a) ? (void *)a : NULL;
+        }
     }
     return (void *)-1;
 }
 
 void *cm5i_handler_decode(cm5i_href_t ref)
 {
-    void *fp = handler_lookup(ref);
+    int late = 0;
+    void *fp = handler_lookup(ref, &late);
 
-    if (fp == (void *)-1) { /* object unknown: maybe dlopen'ed since */
+    /* Object unknown (maybe dlopen'ed since), or loaded late and maybe
+     * unloaded since. */
+    if (fp == (void *)-1 || (late && handler_unloads() != hsubs)) {
         cm5i_handler_refresh();
-        fp = handler_lookup(ref);
+        fp = handler_lookup(ref, &late);
     }
     return fp == (void *)-1 ? NULL : fp;
 }

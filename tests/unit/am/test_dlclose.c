@@ -1,9 +1,7 @@
 /*
- * Library bugs found by the test suite and not fixed yet, one test each.
- * tests/unit/known_bugs.sh runs this program and marks every result
- * "# TODO": a failure is expected (XFAIL) and a pass (XPASS) fails
- * `make check`, to say the bug is gone: then move the test to the suite
- * of its component.
+ * Handlers in an object that was dlopen'ed and then dlclose'd: encoding
+ * must fail and a reference decodes to NULL (rejected, never called at
+ * the old address).
  *
  * Linked statically with libcm5fab for the hidden cm5i_handler_* calls.
  */
@@ -18,13 +16,12 @@
 
 #include "am_handler.h"
 
-TestSuite(known_bugs, .timeout = 30);
+TestSuite(dlclose, .timeout = 30);
 
-/* am_handler.c refreshes its table of loaded objects only when a lookup
- * misses.  After dlclose the unloaded object stays in the table: its
- * functions still encode, and a reference to them decodes to an address
- * that is no longer mapped (a receiver would call it and crash instead of
- * reporting "not executable code"). */
+/* Before the fix, the unloaded object stayed in am_handler.c's table: its
+ * functions still encoded, and a reference to them decoded to an address
+ * that was no longer mapped (a receiver would have called it and crashed
+ * instead of reporting "not executable code"). */
 static void *load_foreign(void **handle)
 {
     const char *top = getenv("abs_top_builddir");
@@ -49,7 +46,7 @@ static int is_loaded(const void *fp)
     return dladdr(fp, &info) != 0;
 }
 
-Test(known_bugs, decode_after_dlclose_is_null)
+Test(dlclose, decode_after_dlclose_is_null)
 {
     cm5i_href_t ref;
     void *h, *fp = load_foreign(&h);
@@ -64,7 +61,7 @@ Test(known_bugs, decode_after_dlclose_is_null)
                    cm5i_handler_decode(ref));
 }
 
-Test(known_bugs, encode_after_dlclose_fails)
+Test(dlclose, encode_after_dlclose_fails)
 {
     cm5i_href_t ref;
     void *h, *fp = load_foreign(&h);
