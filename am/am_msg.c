@@ -40,6 +40,7 @@ struct cm5_msg {
     void *copy; /* CM5_MSG_COPY's private buffer */
     int local_done, remote_done;
     int freed;
+    int in_callback; /* msg_finish is running the user's callbacks */
     int internal;    /* the runtime's own: not counted as a user message */
     int rport;       /* receiving side of an scopy, or -1 */
     void (*sent)(void *arg); /* sending side of an scopy */
@@ -127,10 +128,12 @@ static void msg_later(cm5_msg_h m, void (*step)(cm5_msg_h))
     cm5i_defer(&m->work);
 }
 
-/* Deferred: the message is done; tell the user, release if freed. */
+/* Deferred: the message is done; tell the user, release if freed (also
+ * when the callbacks free it themselves: the usual CMMD idiom). */
 static void msg_finish(cm5_msg_h m)
 {
     m->state = MSG_DONE;
+    m->in_callback = 1;
     if (!m->internal)
         msgs.active[m->is_send]--;
     if (m->rport >= 0 && m->status == CM5_OK)
@@ -139,6 +142,7 @@ static void msg_finish(cm5_msg_h m)
         m->sent(m->arg);
     if (m->done)
         m->done(m, m->arg);
+    m->in_callback = 0;
     if (m->freed)
         msg_release(m);
 }
@@ -515,10 +519,10 @@ void cm5_msg_free(cm5_msg_h m)
     CM5I_GUARD();
     if (!m)
         return;
-    if (m->state == MSG_DONE)
+    if (m->state == MSG_DONE && !m->in_callback)
         msg_release(m);
     else
-        m->freed = 1;
+        m->freed = 1; /* released by msg_finish */
 }
 
 void cm5_msg_info(cm5_msg_h m, cm5_msg_info_t *out)

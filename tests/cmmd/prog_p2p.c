@@ -406,6 +406,37 @@ static void test_async_free(void)
                                   "CMMD_all_msgs_wait()");
 }
 
+/* The CMMD idiom: a completion handler frees its own MCB. */
+static volatile int self_freed;
+
+static void free_own_mcb(CMMD_mcb mcb, void *arg)
+{
+    memset(arg, 0x5a, 16); /* scribble: the freed MCB must not be read */
+    CMMD_free_mcb(mcb);
+    self_freed++;
+}
+
+static void test_async_free_in_handler(void)
+{
+    static char rbuf[64], sbuf[64], scratch_r[16], scratch_s[16];
+    CMMD_mcb r, s;
+
+    t_fill(sbuf, sizeof(sbuf), SEED(t_self, 63));
+    self_freed = 0;
+    r = CMMD_receive_async(prev, 603, rbuf, sizeof(rbuf), free_own_mcb,
+                           scratch_r);
+    T_CHECK(r != NULL, "CMMD_receive_async returned NULL");
+    CMMD_sync_with_nodes();
+    s = CMMD_send_async(next, 603, sbuf, (int)sizeof(sbuf), free_own_mcb,
+                        scratch_s);
+    T_CHECK(s != NULL, "CMMD_send_async returned NULL");
+    CMMD_all_msgs_wait();
+    T_EQ(self_freed, 2, "handlers that freed their own MCB");
+    T_PATTERN(rbuf, sizeof(rbuf), SEED(prev, 63),
+              "receive whose handler freed its MCB");
+    CMMD_sync_with_nodes();
+}
+
 static void test_async_many(void)
 {
     enum { N = 10 };
@@ -648,6 +679,7 @@ int main(int argc, char **argv)
     test_async_basic();
     CMMD_sync_with_nodes();
     test_async_free();
+    test_async_free_in_handler();
     CMMD_sync_with_nodes();
     test_async_many();
     CMMD_sync_with_nodes();
