@@ -474,3 +474,78 @@ Test(plan_rsn, row_order)
               "30 seeds",
               blocked);
 }
+
+/* Sum over phases of the phase's longest message: the communication time
+ * of a schedule when start-up costs are ignored. */
+static double sum_of_maxima(const cm5s_rsn_plan_t *pl)
+{
+    double sum = 0;
+
+    for (int q = 0; q < pl->nphases; q++) {
+        size_t mx = 0;
+
+        for (int i = 0; i < pl->p; i++)
+            mx = pl->size[(size_t)q * pl->p + i] > mx
+                     ? pl->size[(size_t)q * pl->p + i]
+                     : mx;
+        sum += (double)mx;
+    }
+    return sum;
+}
+
+/* Test set 2 (sizes 1..32, d = 16, n = 32): RS_NH's purpose is to even
+ * the sizes inside a phase.  Measured (20 matrices): RS_N 19 phases /
+ * 581 size units, critical 50 / 364, quantile:0.9 23 / 415, against the
+ * bound t = 346 (none: 19 phases, ~461 on 50 matrices).  The cutoffs
+ * must cut the summed phase maxima well below RS_N's and never below
+ * the lower bound t (the most loaded node's volume). */
+Test(plan_rsn, rsnh_evens_nonuniform_phases, .timeout = 60)
+{
+    static const char *cuts[] = {"rsnh_cutoff=critical",
+                                 "rsnh_cutoff=quantile:0.9"};
+    size_t com[32 * 32];
+    double rsn = 0, h[2] = {0, 0}, tsum = 0;
+    cm5_sched_opts_t o;
+    char err[128];
+
+    trng = 2024;
+    for (int m = 0; m < 20; m++) {
+        cm5s_rsn_plan_t pl;
+        size_t t = 0;
+
+        gen_exact(32, 16, com, 0);
+        for (int i = 0; i < 32; i++) {
+            size_t r = 0, c = 0;
+
+            for (int k = 0; k < 32; k++) {
+                r += com[(size_t)i * 32 + k];
+                c += com[(size_t)k * 32 + i];
+            }
+            t = r > t ? r : t;
+            t = c > t ? c : t;
+        }
+        tsum += (double)t;
+        cm5_sched_opts_init(&o);
+        o.seed = (uint64_t)m;
+        plan(32, com, &o, 0, &pl);
+        rsn += sum_of_maxima(&pl);
+        cm5s_rsn_plan_free(&pl);
+        for (int c = 0; c < 2; c++) {
+            double s;
+
+            cr_assert_eq(cm5_sched_opts_set(&o, cuts[c], err, sizeof(err)),
+                         CM5_OK);
+            plan(32, com, &o, 1, &pl);
+            check_plan(32, com, &pl, 1);
+            s = sum_of_maxima(&pl);
+            cr_assert_geq(s, (double)t, "%s below the bound t", cuts[c]);
+            h[c] += s;
+            cm5s_rsn_plan_free(&pl);
+        }
+    }
+    cr_log_info("sum of phase maxima: RS_N %.0f, critical %.0f, "
+                "quantile:0.9 %.0f, bound t %.0f",
+                rsn / 20, h[0] / 20, h[1] / 20, tsum / 20);
+    cr_assert_lt(h[0], 0.8 * rsn);
+    cr_assert_lt(h[1], 0.85 * rsn);
+}
