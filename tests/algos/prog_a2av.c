@@ -23,6 +23,7 @@
 
 #include <cm/cmmd.h>
 #include <cm5/sched.h>
+#include <cm5/workload.h>
 
 static int P, me;
 
@@ -48,39 +49,26 @@ static unsigned char pattern(int src, int dst, size_t k)
                            0xff);
 }
 
-/* Exactly d nonzeros per row and column, none on the diagonal: d
- * edge-disjoint random derangements (retried), or fewer if d >= P. */
-static void exact(size_t *com, int d, size_t maxn, int same)
+/* Exactly d nonzeros per row and column, none on the diagonal: the
+ * pattern of wang1993's test set 1 (cm5_workload_make "density:d=N"),
+ * with sizes 1..maxn (or all maxn). */
+static void exact(size_t *com, int d, size_t maxn, int same, uint64_t seed)
 {
-    int *perm = malloc(sizeof(int) * P), i, r, tries;
+    cm5_workload_t w;
+    char spec[32], err[256];
+    size_t k;
 
     if (d > P - 1)
         d = P - 1;
-    for (r = 0; r < d; r++) {
-        for (tries = 0; tries < 100000; tries++) {
-            int ok = 1;
-
-            for (i = 0; i < P; i++)
-                perm[i] = i;
-            for (i = P - 1; i > 0; i--) {
-                int j = (int)rnd((uint64_t)i + 1), t = perm[i];
-
-                perm[i] = perm[j];
-                perm[j] = t;
-            }
-            for (i = 0; i < P && ok; i++)
-                ok = perm[i] != i && com[(size_t)i * P + perm[i]] == 0;
-            if (ok)
-                break;
-        }
-        if (tries == 100000) { /* fall back to a circulant shift */
-            for (i = 0; i < P; i++)
-                perm[i] = (i + r + 1) % P;
-        }
-        for (i = 0; i < P; i++)
-            com[(size_t)i * P + perm[i]] = same ? maxn : 1 + rnd(maxn);
-    }
-    free(perm);
+    if (d <= 0)
+        return;
+    snprintf(spec, sizeof(spec), "density:d=%d", d);
+    if (cm5_workload_make(spec, P, seed, &w, err, sizeof(err)) != CM5_OK)
+        CMMD_error("prog_a2av: %s", err);
+    for (k = 0; k < (size_t)P * P; k++)
+        if (w.com[k])
+            com[k] = same ? maxn : 1 + rnd(maxn);
+    cm5_workload_free(&w);
 }
 
 int main(int argc, char **argv)
@@ -139,7 +127,7 @@ int main(int argc, char **argv)
                 if (rnd((uint64_t)P) < (uint64_t)density)
                     com[(size_t)i * P + j] = 1 + rnd(maxn);
     } else if (!strcmp(kind, "exact") || !strcmp(kind, "uniform")) {
-        exact(com, density, maxn, !strcmp(kind, "uniform"));
+        exact(com, density, maxn, !strcmp(kind, "uniform"), seed);
     } else if (!strcmp(kind, "full")) {
         for (i = 0; i < P; i++)
             for (j = 0; j < P; j++)
