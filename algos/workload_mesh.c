@@ -34,6 +34,9 @@
 #define CM5S_MESHDIR "/usr/local/share/cm5fab/mesh"
 #endif
 #define DEBIAN_GRAPHS "/usr/share/doc/libmetis-dev/examples/graphs"
+#ifndef CM5S_METIS_SONAME
+#define CM5S_METIS_SONAME "libmetis.so.5"
+#endif
 
 /* ---- METIS ------------------------------------------------------------ */
 
@@ -67,11 +70,11 @@ static int metis_load(metis_kway_t *kway, metis_defaults_t *defs, char *err,
     void *k, *d;
 
     if (!h)
-        h = dlopen("libmetis.so.5", RTLD_NOW | RTLD_LOCAL);
+        h = dlopen(CM5S_METIS_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(err, errlen,
-                 "mesh workloads need METIS (libmetis.so.5: "
-                 "%s; install Debian's libmetis5)",
+                 "mesh workloads need METIS (%s; install Debian's "
+                 "libmetis5)",
                  dlerror());
         return -1;
     }
