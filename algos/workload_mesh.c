@@ -49,9 +49,9 @@ enum { M_NOPTIONS = 40, M_SEED = 8, M_UFACTOR = 16, M_OK = 1 };
 
 #ifdef HAVE_METIS
 _Static_assert(IDXTYPEWIDTH == 32, "cm5fab expects METIS with 32-bit idx_t");
-_Static_assert(METIS_OPTION_SEED == M_SEED &&
-                   METIS_OPTION_UFACTOR == M_UFACTOR &&
-                   METIS_NOPTIONS == M_NOPTIONS,
+_Static_assert((int)METIS_OPTION_SEED == (int)M_SEED &&
+                   (int)METIS_OPTION_UFACTOR == (int)M_UFACTOR &&
+                   METIS_NOPTIONS == (int)M_NOPTIONS,
                "METIS option indices");
 static int metis_load(metis_kway_t *kway, metis_defaults_t *defs, char *err,
                       size_t errlen)
