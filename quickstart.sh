@@ -14,7 +14,7 @@ what=${1:-demo}
 
 packages="build-essential autoconf automake libtool pkg-config \
 libfabric-dev libfabric-bin libcriterion-dev lowdown python3 \
-libpmix-dev openmpi-bin"
+libpmix-dev openmpi-bin libmetis-dev libmetis-doc"
 
 need_install() {
     for p in $packages; do
