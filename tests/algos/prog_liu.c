@@ -1,0 +1,252 @@
+/*
+ * Multi-node check of liu2002 A1, A3 and A4 in one job: for each matrix
+ * kind (random, exact, full, hotspot, permutation, zero) it runs a1, a3
+ * (square P) and a4 in modes b, n1 and n2, plus a few cases with
+ * a4_rotate_counters=1 and 3-byte elements ("all"), or the cases named;
+ * each case makes --calls calls back to back (no synchronization between
+ * them) and verifies every
+ * received byte and the bytes past the data on every node.  Node 0
+ * prints one line per case with the maxima over nodes of the statistics
+ * (network messages summed) for tests/algos/liu.sh to check against
+ * liu2002's counts, then "ok".
+ *
+ *   prog_liu [--max N] [--calls C] [--seed S] all |
+ * alg:matrix[:mode[:rot[:esz]]]...
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cm/cmmd.h>
+#include <cm5/sched.h>
+
+static int P, me;
+static uint64_t rs;
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rnd(uint64_t n)
+{
+    rs = mix(rs);
+    return n ? rs % n : 0;
+}
+
+static void shuffle(int *v)
+{
+    int i, j, t;
+
+    for (i = 0; i < P; i++)
+        v[i] = i;
+    for (i = P - 1; i > 0; i--) {
+        j = (int)rnd((uint64_t)i + 1);
+        t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* The same matrix on every node (the diagonal is the dispatcher's self
+ * copy and is filled too, except for "zero"). */
+static void matrix(const char *kind, size_t maxn, size_t *com)
+{
+    int *perm = malloc(sizeof(int) * (size_t)P), i, j, k;
+
+    memset(com, 0, sizeof(size_t) * (size_t)P * P);
+    for (i = 0; i < P; i++)
+        for (j = 0; j < P; j++) {
+            size_t *c = &com[(size_t)i * P + j];
+
+            if (!strcmp(kind, "random"))
+                *c = rnd(2) ? 1 + rnd(maxn) : 0;
+            else if (!strcmp(kind, "full"))
+                *c = 1 + rnd(maxn);
+        }
+    if (!strcmp(kind, "exact")) /* 3 random permutations, sizes 1..max */
+        for (k = 0; k < 3; k++) {
+            shuffle(perm);
+            for (i = 0; i < P; i++)
+                com[(size_t)i * P + perm[i]] = 1 + rnd(maxn);
+        }
+    if (!strcmp(kind, "hotspot"))
+        for (i = 0; i < P; i++)
+            com[(size_t)i * P] = maxn;
+    if (!strcmp(kind, "permutation")) {
+        shuffle(perm);
+        for (i = 0; i < P; i++)
+            com[(size_t)i * P + perm[i]] = 1 + rnd(maxn);
+    }
+    free(perm);
+}
+
+static unsigned char pat(int src, int dst, size_t k, int call)
+{
+    return (unsigned char)mix(((uint64_t)src << 40) ^ ((uint64_t)dst << 20) ^
+                              ((uint64_t)call << 56) ^ k);
+}
+
+static int ncases, ncalls = 1;
+
+static void run(const char *alg_name, const char *kind, const char *mode,
+                int rot, size_t esz, size_t maxn)
+{
+    size_t *com = malloc(sizeof(size_t) * (size_t)P * P), *sc, *rc, *sd;
+    size_t stot = 0, rtot = 0, guard = 16, k, off, nnz = 0;
+    unsigned char *sb, *rb;
+    cm5_sched_alg_t alg;
+    cm5_sched_opts_t o;
+    cm5_sched_stats_t st;
+    unsigned long v[16];
+    char set[64], err[128];
+    int i, j, call, s, n = 0;
+
+    cm5_sched_opts_init(&o);
+    o.elem_size = esz;
+    o.a4_rotate_counters = rot;
+    snprintf(set, sizeof(set), "a4_mode=%s", mode);
+    if (cm5_sched_alg_parse(alg_name, &alg) != CM5_OK ||
+        cm5_sched_opts_set(&o, set, err, sizeof(err)) != CM5_OK)
+        CMMD_error("prog_liu: bad case %s %s", alg_name, set);
+    matrix(kind, maxn, com);
+    sc = calloc((size_t)P * 3, sizeof(size_t));
+    rc = sc + P;
+    sd = rc + P;
+    for (j = 0; j < P; j++) {
+        sc[j] = com[(size_t)me * P + j];
+        rc[j] = com[(size_t)j * P + me];
+        sd[j] = stot; /* a one-element gap after each block */
+        stot += sc[j] + 1;
+        rtot += rc[j];
+    }
+    for (i = 0; i < P * P; i++)
+        nnz += com[i] && i / P != i % P;
+    sb = malloc(stot * esz + 1);
+    rb = malloc((rtot + guard) * esz);
+    for (call = 0; call < ncalls; call++) {
+        for (j = 0; j < P; j++)
+            for (k = 0; k < sc[j] * esz; k++)
+                sb[sd[j] * esz + k] = pat(me, j, k, call);
+        memset(rb, 0xa5, (rtot + guard) * esz);
+        cm5_sched_alltoallv(alg, sb, sc, sd, rb, rc, NULL, &o, &st);
+        for (j = 0, off = 0; j < P; j++)
+            for (k = 0; k < rc[j] * esz; k++, off++)
+                if (rb[off] != pat(j, me, k, call))
+                    CMMD_error("prog_liu: %s %s %s: byte %zu from node %d to "
+                               "node %d is wrong (call %d)",
+                               alg_name, kind, set, k, j, me, call);
+        for (k = rtot * esz; k < (rtot + guard) * esz; k++)
+            if (rb[k] != 0xa5)
+                CMMD_error("prog_liu: %s %s %s: node %d: byte %zu past the "
+                           "data was overwritten",
+                           alg_name, kind, set, me, k - rtot * esz);
+    }
+    v[n++] = st.phases;
+    v[n++] = st.nstages;
+    for (s = 0; s < CM5_SCHED_MAX_STAGES; s++) {
+        v[n++] = st.stage[s].steps;
+        v[n++] = st.stage[s].msgs_recv;
+        v[n++] = st.stage[s].max_msg_elems;
+    }
+    CMMD_reduce_v(v, v, CMMD_combiner_umax, sizeof(unsigned long), n);
+    {
+        unsigned long msgs = CMMD_reduce_luint(st.msgs_sent, CMMD_combiner_add);
+        unsigned long rmsgs =
+            CMMD_reduce_luint(st.msgs_recv, CMMD_combiner_add);
+
+        if (me == 0) {
+            printf("case alg=%s matrix=%s mode=%s rot=%d esz=%zu p=%d "
+                   "nnz=%zu phases=%lu msgs=%lu msgs_recv=%lu nstages=%lu",
+                   alg_name, kind, mode, rot, esz, P, nnz, v[0], msgs, rmsgs,
+                   v[1]);
+            for (s = 0; s < CM5_SCHED_MAX_STAGES; s++)
+                printf(" stage%d_steps=%lu stage%d_msgs=%lu "
+                       "stage%d_maxlen=%lu",
+                       s + 1, v[2 + 3 * s], s + 1, v[3 + 3 * s], s + 1,
+                       v[4 + 3 * s]);
+            printf("\n");
+        }
+    }
+    ncases++;
+    free(com);
+    free(sc);
+    free(sb);
+    free(rb);
+}
+
+/* "alg:matrix:mode:rot:esz", e.g. "a4:full:n2:1:3" (rot, esz optional). */
+static void run_spec(const char *spec, size_t maxn)
+{
+    char alg[16] = "", kind[16] = "", mode[8] = "b";
+    int rot = 0;
+    size_t esz = 1;
+
+    if (sscanf(spec, "%15[^:]:%15[^:]:%7[^:]:%d:%zu", alg, kind, mode, &rot,
+               &esz) < 2 ||
+        esz == 0)
+        CMMD_error("prog_liu: bad case %s (alg:matrix[:mode[:rot[:esz]]])",
+                   spec);
+    run(alg, kind, mode, rot, esz, maxn);
+}
+
+/* Every matrix kind with a1, a3 (square P) and a4 b/n1/n2, and a few
+ * cases with rotated counters and 3-byte elements. */
+static void battery(size_t maxn)
+{
+    static const char *const kinds[] = {"random",  "exact",       "full",
+                                        "hotspot", "permutation", "zero"};
+    static const char *const modes[] = {"b", "n1", "n2"};
+    unsigned q, m, i;
+
+    for (q = 0; (q + 1) * (q + 1) <= (unsigned)P; q++)
+        ;
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        run("a1", kinds[i], "b", 0, 1, maxn);
+        if (q * q == (unsigned)P)
+            run("a3", kinds[i], "b", 0, 1, maxn);
+        for (m = 0; m < 3; m++)
+            run("a4", kinds[i], modes[m], 0, 1, maxn);
+    }
+    run("a4", "random", "b", 1, 1, maxn);
+    run("a4", "full", "n2", 1, 3, maxn);
+    run("a4", "exact", "n1", 0, 3, maxn);
+    run("a1", "random", "b", 0, 3, maxn);
+    if (q * q == (unsigned)P)
+        run("a3", "full", "b", 0, 3, maxn);
+}
+
+int main(int argc, char **argv)
+{
+    size_t maxn = 40;
+    int a;
+
+    P = CMMD_partition_size();
+    me = CMMD_self_address();
+    rs = 1;
+    for (a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--max") && a + 1 < argc)
+            maxn = strtoull(argv[++a], NULL, 0);
+        else if (!strcmp(argv[a], "--calls") && a + 1 < argc)
+            ncalls = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--seed") && a + 1 < argc)
+            rs = strtoull(argv[++a], NULL, 0);
+    }
+    rs = rs * 7919 + (uint64_t)P;
+    for (a = 1; a < argc; a++) {
+        if (argv[a][0] == '-')
+            a++;
+        else if (!strcmp(argv[a], "all"))
+            battery(maxn);
+        else if (strchr(argv[a], ':'))
+            run_spec(argv[a], maxn);
+        /* anything else (the test's job mark) is ignored */
+    }
+    if (me == 0)
+        printf("cases=%d\nok\n", ncases);
+    return 0;
+}
