@@ -7,7 +7,9 @@
 #       stages, 2P(sqrt(P)-1) network messages; non-square P refused;
 #   a4  Table 2: Stages I/III C+1 messages (C when r = 0), II/IV R <= C;
 #       steps likewise, 2(C+1)+2R phases, and exactly
-#       2P(C-1) + 2 sum_c N_c(N_c-1) network messages.
+#       2P(C-1) + 2 sum_c N_c(N_c-1) network messages; with every entry
+#       a multiple of P (matrix p2div) the longest message of each stage
+#       within Table 2's bound.
 # TAP output.
 #
 #   abs_top_builddir=BUILD sh tests/algos/liu.sh
@@ -31,14 +33,14 @@ shm 3 all
 shm 4 a3:full a3:random:b:0:3 a4:hotspot:n1 a1:full
 shm 9 a3:exact a3:hotspot a4:full:n1
 shm 5 a4:random:b a4:full:n1 a4:exact:n2 a4:zero:b a4:random:b:1 a1:permutation
-shm 8 a4:random:b a4:full:n1 a4:hotspot:n2:1:3 a1:exact
-shm 16 a4:random:b a4:permutation:n2 a3:full:b:0:3
-shm 18 a4:full:b a4:random:n1 a4:exact:n2
+shm 8 a4:random:b a4:full:n1 a4:hotspot:n2:1:3 a1:exact a4:p2div:b
+shm 16 a4:random:b a4:permutation:n2 a3:full:b:0:3 a4:p2div:b
+shm 18 a4:full:b a4:random:n1 a4:exact:n2 a4:p2div:n2
 shm 31 a4:random:b
 tcp 3 a4:full:b a4:random:n1 a4:random:n2 a1:full
 tcp 9 a3:random a4:random:b a4:full:n2:1 a1:full"
 njobs=$(echo "$JOBS" | wc -l)
-echo "1..$((njobs * 2 + 2))"
+echo "1..$((njobs * 2 + 6))"
 n=0
 t_start=$(date +%s)
 
@@ -114,6 +116,14 @@ check_counts() {
                 want("stage" s "_steps", s % 2 ? row : R)
                 want("stage" s "_msgs", s % 2 ? row : R)
             }
+            # Entries divisible by P: Table 2 lengths, exactly (the
+            # largest bound, a maximum over nodes is compared).
+            if (f["matrix"] == "p2div")
+                for (s = 1; s <= 4; s++) {
+                    b = (s % 2 ? ce : (r ? ce + 1 : ce)) * f["t"] / p
+                    if (f["stage" s "_maxlen"] > b)
+                        printf "%s: stage%d_maxlen over %g\n", $0, s, b
+                }
             if (R > ce || C > ce)
                 printf "%s: R %d or C %d > ceil(sqrt P)\n", $0, R, C
         }
@@ -154,6 +164,22 @@ for nodes in 2; do
         ok "a3 on P=$nodes: no node reports success"
     else
         not_ok "a3 on P=$nodes: no node reports success"
+    fi
+done
+# recvcounts that do not match what is sent: one clear error naming both
+# nodes, never a hang.
+for c in "a1:recvless:b node 0 sends node 2 a message of 5 bytes, but recvcounts.0. is 0 there" \
+    "a4:recvless:n1 node 0 sends node 2 elements [0-9]*..[0-9]*, but recvcounts.0. is 0" \
+    "a4:recvmore:b node 2 got 5 elements from node 0, but recvcounts.0. is 8" \
+    "a3:recvless:b node 0 sends node 3 elements 0..4, but recvcounts.0. is 0"; do
+    spec=${c%% *} msg=${c#* } nodes=3
+    [ "${spec%%:*}" = a3 ] && nodes=4 && msg=$(echo "$msg" | sed 's/node 2/node 3/')
+    run 30 $nodes shm "$PROG" "$spec"
+    if [ "$rc" -ne 0 ] && grep -q "cm5_sched_alltoallv(${spec%%:*}).*$msg" err &&
+        ! grep -q '^ok$' out; then
+        ok "$spec on P=$nodes stops with: $msg"
+    else
+        not_ok "$spec on P=$nodes stops with: $msg"
     fi
 done
 echo "# $n tests in $(($(date +%s) - t_start)) s"

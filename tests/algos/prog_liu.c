@@ -2,7 +2,10 @@
  * Multi-node check of liu2002 A1, A3 and A4 in one job: for each matrix
  * kind (random, exact, full, hotspot, permutation, zero) it runs a1, a3
  * (square P) and a4 in modes b, n1 and n2, plus a few cases with
- * a4_rotate_counters=1 and 3-byte elements ("all"), or the cases named;
+ * a4_rotate_counters=1 and 3-byte elements ("all"), or the cases named
+ * (matrix p2div: 003's Pattern2 with every entry a multiple of P, for
+ * which Table 2's length bounds hold exactly; recvless / recvmore: node
+ * P-1's recvcounts[0] is 0 / 3 too many, which must stop the job);
  * each case makes --calls calls back to back (no synchronization between
  * them) and verifies every
  * received byte and the bytes past the data on every node.  Node 0
@@ -52,6 +55,18 @@ static void shuffle(int *v)
     }
 }
 
+/* A4's columns (ALGORITHMS.md 3.4.1), for Pattern2's transpose. */
+static int a4_columns(void)
+{
+    int f = 0, c, R;
+
+    while ((f + 1) * (f + 1) <= P)
+        f++;
+    c = f * f == P ? f : f + 1;
+    R = (P + c - 1) / c;
+    return P % c && P % c > R - 1 ? f : c;
+}
+
 /* The same matrix on every node (the diagonal is the dispatcher's self
  * copy and is filled too, except for "zero"). */
 static void matrix(const char *kind, size_t maxn, size_t *com)
@@ -77,6 +92,18 @@ static void matrix(const char *kind, size_t maxn, size_t *com)
     if (!strcmp(kind, "hotspot"))
         for (i = 0; i < P; i++)
             com[(size_t)i * P] = maxn;
+    if (!strcmp(kind, "recvless") || !strcmp(kind, "recvmore"))
+        com[P - 1] = 5;           /* node 0 sends node P-1 five elements */
+    if (!strcmp(kind, "p2div")) { /* 003 Pattern2, entries times P */
+        int C = a4_columns();
+
+        for (i = 0; i < P; i++)
+            for (j = 0; j < P; j++)
+                com[(size_t)i * P + j] = rnd(9) * (size_t)P;
+        for (i = 0; i < P; i++)
+            if ((j = (i % C) * C + i / C) < P)
+                com[(size_t)i * P + j] = maxn * (size_t)P;
+    }
     if (!strcmp(kind, "permutation")) {
         shuffle(perm);
         for (i = 0; i < P; i++)
@@ -97,7 +124,7 @@ static void run(const char *alg_name, const char *kind, const char *mode,
                 int rot, size_t esz, size_t maxn)
 {
     size_t *com = malloc(sizeof(size_t) * (size_t)P * P), *sc, *rc, *sd;
-    size_t stot = 0, rtot = 0, guard = 16, k, off, nnz = 0;
+    size_t stot = 0, rtot = 0, guard = 16, k, off, nnz = 0, t = 0;
     unsigned char *sb, *rb;
     cm5_sched_alg_t alg;
     cm5_sched_opts_t o;
@@ -124,8 +151,23 @@ static void run(const char *alg_name, const char *kind, const char *mode,
         stot += sc[j] + 1;
         rtot += rc[j];
     }
+    /* Bad input: node P-1 expects nothing, or 3 more, from node 0. */
+    if (me == P - 1 && P > 1 && !strcmp(kind, "recvless"))
+        rc[0] = 0;
+    if (me == P - 1 && P > 1 && !strcmp(kind, "recvmore"))
+        rc[0] += 3;
     for (i = 0; i < P * P; i++)
         nnz += com[i] && i / P != i % P;
+    for (i = 0; i < P; i++) {
+        size_t ro = 0, co = 0;
+
+        for (j = 0; j < P; j++) {
+            ro += i != j ? com[(size_t)i * P + j] : 0;
+            co += i != j ? com[(size_t)j * P + i] : 0;
+        }
+        t = ro > t ? ro : t;
+        t = co > t ? co : t;
+    }
     sb = malloc(stot * esz + 1);
     rb = malloc((rtot + guard) * esz);
     for (call = 0; call < ncalls; call++) {
@@ -160,10 +202,11 @@ static void run(const char *alg_name, const char *kind, const char *mode,
             CMMD_reduce_luint(st.msgs_recv, CMMD_combiner_add);
 
         if (me == 0) {
-            printf("case alg=%s matrix=%s mode=%s rot=%d esz=%zu p=%d "
-                   "nnz=%zu phases=%lu msgs=%lu msgs_recv=%lu nstages=%lu",
-                   alg_name, kind, mode, rot, esz, P, nnz, v[0], msgs, rmsgs,
-                   v[1]);
+            printf(
+                "case alg=%s matrix=%s mode=%s rot=%d esz=%zu p=%d "
+                "nnz=%zu t=%zu phases=%lu msgs=%lu msgs_recv=%lu nstages=%lu",
+                alg_name, kind, mode, rot, esz, P, nnz, t, v[0], msgs, rmsgs,
+                v[1]);
             for (s = 0; s < CM5_SCHED_MAX_STAGES; s++)
                 printf(" stage%d_steps=%lu stage%d_msgs=%lu "
                        "stage%d_maxlen=%lu",
