@@ -72,7 +72,13 @@ uint64_t cm5s_rng_below(cm5s_rng_t *r, uint64_t n);
 void cm5s_rng_shuffle(cm5s_rng_t *r, int *v, int n);
 
 /* Call tags used by the algorithms on CMMD (CMMD tags are >= 0; each
- * algorithm uses its own range so that stray messages are caught). */
+ * algorithm uses its own range so that stray messages are caught):
+ *   CM5S_TAG_BASE + (alg << 24) + ...   alg = cm5_sched_alg_t of the
+ *                                       algorithm that sends (AC, LP,
+ *                                       RS_N, RS_NH; two-stage and A2 send
+ *                                       through nested LP calls)
+ *   CM5S_TAG_BASE + (CM5_SCHED_A4 << 24) + ...   A1, A3 and A4 (liu.h)
+ * DRS_N and DRS_N+ use active messages and rports, no tags. */
 #define CM5S_TAG_BASE 0x5c000000
 
 #endif /* CM5S_SCHED_INTERNAL_H */
