@@ -199,15 +199,68 @@ static const char *boot_method(void)
     return "single (1-node partition)";
 }
 
+/* Why the runtime chose the provider it runs on (am_ctx.c's precedence:
+ * cm5_init argument > CM5_PROVIDER, which cm5run --provider sets > shm
+ * when every node is on one host > tcp). */
+static void print_provider_choice(const char *method)
+{
+    const char *cm = getenv("CM5_PROVIDER");
+    const char *prov = cm5_provider();
+
+    printf("provider %s (", prov);
+    if (cm && *cm)
+        printf("CM5_PROVIDER=%s%s", cm,
+               strcmp(method, "cm5run") == 0 ? ", or cm5run --provider" : "");
+    else if (strcmp(prov, "shm") == 0 && strcmp(method, "pmix") == 0)
+        printf("all %d nodes on one host: the PMIx local size is the job "
+               "size",
+               cm5_size());
+    else if (strcmp(prov, "shm") == 0)
+        printf("all %d nodes on one host", cm5_size());
+    else
+        printf("nodes on several hosts: the PMIx local size is less than "
+               "the job size");
+    printf(")\n");
+}
+
+/* Under a launcher, start the node (a collective step: every node of the
+ * job runs cm5info) and print one line: which node it is and what it runs
+ * on.  Node 0 goes on to list the providers; *rank gets the node. */
+static int show_job(int *rank)
+{
+    const char *method = boot_method();
+    cm5_status_t st;
+
+    *rank = 0;
+    if (strcmp(method, "cm5run") != 0 && strcmp(method, "pmix") != 0) {
+        printf("bootstrap: %s\n", method);
+        return 0;
+    }
+    st = cm5_init(NULL);
+    if (st != CM5_OK) {
+        printf("bootstrap: %s: cannot start the node: %s (the error above "
+               "says why)\n",
+               method, cm5_status_string(st));
+        return 1;
+    }
+    *rank = cm5_rank();
+    printf("node %d of %d: bootstrap %s, ", cm5_rank(), cm5_size(),
+           cm5_bootstrap());
+    print_provider_choice(method);
+    return 0;
+}
+
 static int list_providers(void)
 {
     const char *fi = getenv("FI_PROVIDER");
     const char *cm = getenv("CM5_PROVIDER");
-    int nusable = 0;
+    int nusable = 0, boot_failed, rank;
 
+    boot_failed = show_job(&rank);
+    if (rank != 0) /* one line per node; node 0 lists the providers */
+        return 0;
     printf("cm5fab %s on libfabric %s\n", PACKAGE_VERSION,
            cm5_fabric_version());
-    printf("bootstrap: %s\n", boot_method());
 #ifdef HAVE_PMIX
     printf("launchers: cm5run, and PMIx (mpirun, srun --mpi=pmix, prterun, "
            "flux)\n");
@@ -231,7 +284,7 @@ static int list_providers(void)
     else
         printf("default: shm for jobs on one host, tcp across hosts\n");
     printf("cm5info -p NAME checks one provider in depth\n");
-    return nusable > 0 ? 0 : 1;
+    return nusable > 0 && !boot_failed ? 0 : 1;
 }
 
 /* Is word one of the ';'-separated components of list? */

@@ -31,6 +31,40 @@ static cm5_status_t boot_pmix_fail(const char *what, pmix_status_t rc)
     return CM5_ERR_BOOT;
 }
 
+/* The address of the launcher's PMIx server, as the environment gives it
+ * (the newest protocol's variable first), or NULL. */
+static const char *boot_pmix_uri(void)
+{
+    static const char *const names[] = {
+        "PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3",
+        "PMIX_SERVER_URI21", "PMIX_SERVER_URI2", "PMIX_SERVER_URI"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+        if (getenv(names[i]) && *getenv(names[i]))
+            return getenv(names[i]);
+    return NULL;
+}
+
+/* PMIx_Init failed: the PMIX_* variables promise a launcher's server that
+ * is not there (the launcher is gone, or the variables were inherited or
+ * copied into an environment no launcher made). */
+static cm5_status_t boot_pmix_init_fail(pmix_status_t rc)
+{
+    const char *uri = boot_pmix_uri();
+
+    cm5i_log(CM5I_LOG_ERROR, "boot",
+             "PMIx_Init failed (%s): PMIX_RANK=%s and PMIX_NAMESPACE=%s say "
+             "a PMIx launcher (mpirun, srun --mpi=pmix, prterun) started "
+             "this process, but its PMIx server %s%s%s; start the program "
+             "with a PMIx launcher or with cm5run, or unset the PMIX_* "
+             "variables to run it alone as a 1-node partition",
+             PMIx_Error_string(rc), getenv("PMIX_RANK"),
+             getenv("PMIX_NAMESPACE"), uri ? "at " : "",
+             uri ? uri : "(no PMIX_SERVER_URI* variable names it)",
+             uri ? " does not answer" : " cannot be found");
+    return CM5_ERR_BOOT;
+}
+
 static cm5_status_t boot_pmix_u32(const char *key, uint32_t *out)
 {
     pmix_proc_t wild;
@@ -53,7 +87,7 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
     uint32_t size, local = 0;
 
     if (rc != PMIX_SUCCESS)
-        return boot_pmix_fail("PMIx_Init", rc);
+        return boot_pmix_init_fail(rc);
     if (boot_pmix_u32(PMIX_JOB_SIZE, &size) != CM5_OK)
         return CM5_ERR_BOOT;
     if (boot_pmix_u32(PMIX_LOCAL_SIZE, &local) != CM5_OK)
@@ -118,7 +152,4 @@ void cm5i_boot_pmix_abort(int status, const char *msg)
     PMIx_Abort(status, msg, NULL, 0);
 }
 
-void cm5i_boot_pmix_fini(void)
-{
-    PMIx_Finalize(NULL, 0);
-}
+void cm5i_boot_pmix_fini(void) { PMIx_Finalize(NULL, 0); }

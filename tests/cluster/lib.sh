@@ -14,3 +14,74 @@ cluster_require_pmix() {
     MPIRUN=${MPIRUN:-$(command -v mpirun)}
     [ -n "$MPIRUN" ] || cluster_skip "mpirun (openmpi-bin) not installed"
 }
+
+# ---- network-namespace "hosts" ---------------------------------------------
+# cluster_netns_up: three "hosts" h1..h3 are network namespaces joined by
+# veth links to a bridge in a fourth, the head h0, where mpirun runs; on a
+# private subnet $net.0/24 (head $net.1, host i $net.(i+1)).  The machine's
+# own network is never touched: every link and address lives inside the
+# namespaces.  Sets pre (namespace prefix), net, dir (scratch, also
+# CLUSTER_NETNS_DIR for agent.sh) and the hostfile $dir/hosts; removes
+# everything on exit.  Skips where namespaces cannot be made.
+cluster_netns_up() {
+    [ "$(id -u)" = 0 ] || cluster_skip "needs root to create network namespaces"
+    command -v ip >/dev/null 2>&1 || cluster_skip "iproute2 (ip) not installed"
+    pre=cm5n$$
+    net=10.77.$(($$ % 200 + 20))
+    dir=$(mktemp -d)
+    CLUSTER_NETNS_DIR=$dir
+    export CLUSTER_NETNS_DIR
+    made=""
+    trap cluster_netns_down EXIT
+    trap 'exit 1' INT TERM HUP
+    cluster_mkns ${pre}h0 || cluster_skip "cannot create network namespaces here"
+    ip -n ${pre}h0 link add br0 type bridge 2>/dev/null &&
+        ip -n ${pre}h0 link set br0 up &&
+        ip -n ${pre}h0 addr add $net.1/24 dev br0 ||
+        cluster_skip "cannot make a bridge in a namespace"
+    : >"$dir/hosts"
+    for i in 1 2 3; do
+        cluster_mkns ${pre}h$i ||
+            cluster_skip "cannot create network namespaces here"
+        ip link add ${pre}v$i type veth peer name cm5net netns ${pre}h$i \
+            2>/dev/null &&
+            ip link set ${pre}v$i netns ${pre}h0 &&
+            ip -n ${pre}h0 link set ${pre}v$i master br0 up &&
+            ip -n ${pre}h$i addr add $net.$((i + 1))/24 dev cm5net &&
+            ip -n ${pre}h$i link set cm5net up ||
+            cluster_skip "cannot link namespaces with veth pairs"
+        echo ${pre}h$i >"$dir/ns.$net.$((i + 1))"
+        echo "$net.$((i + 1)) slots=2" >>"$dir/hosts"
+    done
+}
+cluster_mkns() {
+    ip netns add "$1" 2>/dev/null || return 1
+    made="$made $1"
+    ip -n "$1" link set lo up
+}
+cluster_netns_down() {
+    [ -n "${CLUSTER_KEEP_OUT:-}" ] && cp "$dir"/*.out "$CLUSTER_KEEP_OUT" 2>/dev/null
+    for ns in $made; do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$dir"
+}
+# cluster_mpirun NP TIMEOUT [MPIRUN OPTIONS] PROGRAM ARGS...: mpirun in the
+# head namespace, one node per host in turn (node k on host k % 3 + 1),
+# starting the daemons through agent.sh.
+cluster_mpirun() {
+    np=$1 t=$2
+    shift 2
+    timeout -k 5 "$t" ip netns exec ${pre}h0 "$MPIRUN" --allow-run-as-root \
+        --hostfile "$dir/hosts" \
+        --mca plm_rsh_agent "$abs_top_srcdir/tests/cluster/agent.sh" \
+        --mca oob_tcp_if_include $net.0/24 --mca btl self -np "$np" \
+        --map-by node -x FI_TCP_IFACE=cm5net "$@"
+}
+# The processes left in the host namespaces (none once a job is over).
+cluster_netns_left() {
+    for i in 1 2 3; do
+        ip netns pids ${pre}h$i
+    done | tr '\n' ' '
+}
