@@ -52,6 +52,29 @@ static cm5_status_t boot_single(cm5i_boot_t *b)
     return CM5_OK;
 }
 
+/* A launcher started this process as one of several, but offers no PMIx
+ * (Slurm without --mpi=pmix, Flux without -o pmi=pmix, a PMI-1/PMI-2
+ * only launcher): every process would run alone.  Say so. */
+static void boot_other_launcher(void)
+{
+    static const char *const sizes[] = {"PMI_SIZE", "SLURM_NTASKS",
+                                        "FLUX_JOB_SIZE"};
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+        const char *s = getenv(sizes[i]);
+
+        if (s && atoi(s) > 1) {
+            cm5i_log(CM5I_LOG_WARN, "boot",
+                     "%s=%s: a launcher started this process as one of "
+                     "several, but gave it no PMIx server (no PMIX_RANK): "
+                     "running as a 1-node partition; use srun --mpi=pmix, "
+                     "flux run -o pmi=pmix, mpirun or prterun",
+                     sizes[i], s);
+            return;
+        }
+    }
+}
+
 cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
 {
     const char *key = getenv("CM5_JOB_KEY");
@@ -68,8 +91,10 @@ cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
                  "was built without PMIx: running as a 1-node partition "
                  "(rebuild with libpmix-dev installed)");
 #endif
-    if (!getenv("CM5_BOOT_FD"))
+    if (!getenv("CM5_BOOT_FD")) {
+        boot_other_launcher();
         return boot_single(b);
+    }
     b->doorbell_fd = -1;
     ok &= boot_env_int("CM5_BOOT_FD", &b->fd) == 1;
     ok &= boot_env_int("CM5_RANK", &b->rank) == 1;

@@ -13,7 +13,7 @@ mpi() {
     timeout -k 5 "$t" "$MPIRUN" --allow-run-as-root --oversubscribe \
         --mca btl self "$@"
 }
-echo "1..7"
+echo "1..8"
 out=$(mpi 60 -np 4 "$B/hello" 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '^hello from node [0-3] of 4$')
 printf '%s\n' "$out" | grep -q 'provider: shm (bootstrap: pmix)' &&
@@ -68,3 +68,11 @@ done
 n=$(printf '%s\n' "$out" | grep -c .)
 [ "$n" = 1 ] && ok 7 "PMIx server gone: one line" ||
     notok 7 "PMIx server gone: one line, not $n # TODO am_ctx.c adds 'cannot start node' and 'initialization failed (see above)'" "$out"
+
+# A launcher without PMIx (srun without --mpi=pmix, flux run without -o
+# pmi=pmix): every process would run alone; the node says so.
+out=$(env -u PMIX_RANK PMI_SIZE=4 timeout 30 "$B/hello" 2>&1)
+printf '%s\n' "$out" | grep -q 'warn boot: PMI_SIZE=4: a launcher started this process as one of several, but gave it no PMIx server (no PMIX_RANK): running as a 1-node partition; use srun --mpi=pmix, flux run -o pmi=pmix, mpirun or prterun$' &&
+    printf '%s\n' "$out" | grep -q '^hello from node 0 of 1$' &&
+    ok 8 "launcher without PMIx: the node warns it runs alone" ||
+    notok 8 "launcher without PMIx" "$out"
