@@ -59,6 +59,7 @@ cluster_mkns() {
     made="$made $1"
     ip -n "$1" link set lo up
 }
+# (CLUSTER_KEEP_OUT=DIR keeps the jobs' outputs, *.out, for a look.)
 cluster_netns_down() {
     [ -n "${CLUSTER_KEEP_OUT:-}" ] && cp "$dir"/*.out "$CLUSTER_KEEP_OUT" 2>/dev/null
     for ns in $made; do
