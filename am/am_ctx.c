@@ -2,7 +2,9 @@
  * Start-up and shut-down of a node: bootstrap, endpoints, address
  * exchange, configuration; errors that stop the job.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,9 +199,72 @@ out:
     return st;
 }
 
+/* At exit: the collective shut-down when the program ends normally; a
+ * node that exits with an error status leaves at once (its launcher sees
+ * the status and stops the others, who would wait for it in vain).
+ *
+ * The shut-down is an atexit() handler of this library, which glibc runs
+ * from _dl_fini, before libfabric's destructors.  The status comes from
+ * an on_exit() handler, which must run before _dl_fini: so it has to be
+ * registered after __libc_start_main registered _dl_fini, that is, not
+ * from the constructor that starts a cm5run node -- from the first wait
+ * of the program instead (cm5i_exit_hook). */
+static int ctx_exit_status, ctx_in_ctor;
+
+static void ctx_on_exit(int status, void *arg)
+{
+    (void)arg;
+    ctx_exit_status = status;
+}
+
+void cm5i_exit_hook(void)
+{
+    if (cm5i_ctx.exit_hooked || ctx_in_ctor)
+        return;
+    cm5i_ctx.exit_hooked = 1;
+    on_exit(ctx_on_exit, NULL);
+}
+
 static void ctx_atexit(void)
 {
-    cm5_finalize();
+    if (ctx_exit_status == 0) {
+        cm5_finalize();
+        return;
+    }
+    if (!cm5i_ctx.ready || cm5i_ctx.failed)
+        return;
+    cm5i_log(CM5I_LOG_INFO, "fini", "exit status %d: no shut-down barrier",
+             ctx_exit_status);
+    cm5i_ctx.failed = 1;
+    cm5i_fab_abandon(cm5i_ctx.fab);
+}
+
+/* Debian's libfabric links libpsm_infinipath, whose libinfinipath
+ * installs handlers for SIGABRT, SIGSEGV, ... that print a backtrace
+ * (and leave *.btr files) and call exit(1): a node that aborts would not be seen to
+ * die of its signal.  Put back the default action for those handlers. */
+static void ctx_drop_foreign_crash_handlers(void)
+{
+    static const int sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+        struct sigaction sa;
+        Dl_info info;
+        void *h;
+
+        if (sigaction(sigs[i], NULL, &sa) != 0)
+            continue;
+        h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction
+                                       : (void *)sa.sa_handler;
+        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN ||
+            !dladdr(h, &info) || !info.dli_fname ||
+            !strstr(info.dli_fname, "libinfinipath"))
+            continue;
+        signal(sigs[i], SIG_DFL);
+        cm5i_log(CM5I_LOG_DEBUG, "init",
+                 "signal %d: dropped the handler of %s", sigs[i],
+                 info.dli_fname);
+    }
 }
 
 static cm5_status_t ctx_start(const char *provider)
@@ -228,6 +293,7 @@ static cm5_status_t ctx_start(const char *provider)
     if ((st = ctx_alloc_flow()) != CM5_OK ||
         (st = ctx_open_fabric(provider)) != CM5_OK)
         return st;
+    ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
     t1 = cm5_wtime();
     if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK ||
         (st = cm5i_barrier_setup()) != CM5_OK || (st = cm5i_msg_setup()) != CM5_OK ||
@@ -242,6 +308,7 @@ static cm5_status_t ctx_start(const char *provider)
              cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
     cm5i_ctx.ready = 1;
     atexit(ctx_atexit);
+    cm5i_exit_hook();
     return CM5_OK;
 }
 
@@ -284,8 +351,11 @@ void cm5i_lazy_init(void)
  * communicate still join the job. */
 __attribute__((constructor)) static void ctx_auto_init(void)
 {
-    if (getenv("CM5_BOOT_FD") && !cm5i_ctx.ready)
+    if (getenv("CM5_BOOT_FD") && !cm5i_ctx.ready) {
+        ctx_in_ctor = 1;
         cm5i_lazy_init();
+        ctx_in_ctor = 0;
+    }
 }
 
 void cm5_finalize(void)

@@ -96,6 +96,7 @@ typedef struct {
 
     cm5i_deferred_t *defer_head, *defer_tail;
     int rts_queued; /* message sends waiting for a credit (am_msg.c) */
+    int exit_hooked; /* the exit-status handler is registered */
 
     int in_handler;     /* depth: >0 while a handler runs */
     int in_req_handler; /* a request handler is running */
@@ -119,6 +120,9 @@ typedef struct {
 } cm5i_ctx_t;
 
 extern cm5i_ctx_t cm5i_ctx;
+
+/* Register the handler that learns the exit status (am_ctx.c). */
+void cm5i_exit_hook(void);
 
 /* Initialize on first use when the launcher did not. */
 void cm5i_lazy_init(void);

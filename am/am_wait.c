@@ -118,6 +118,8 @@ static void wait_sleep(cm5i_waiter_t *w, int chmask)
 
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
 {
+    if (CM5I_UNLIKELY(!cm5i_ctx.exit_hooked))
+        cm5i_exit_hook();
     if (cm5i_progress(chmask) > 0) {
         cm5i_waiter_init(w);
         return;

@@ -265,8 +265,16 @@ static void test_inside(void)
                      hcount - base, total);
         T_EQ(bad_tid, 0, "handlers that ran in another thread than main");
         T_EQ(bad_args, 0, "handlers with wrong arguments");
-        T_EQ(cmmd_violations, 0, "handlers run from an interrupt while node "
-                                 "0 was inside a CMMD call");
+        /* in_cmmd is set by this code just before each call and cleared
+         * just after, so an interrupt in those few instructions of user
+         * code legitimately runs handlers "inside": allow a handful (a
+         * library that does not hold interrupts in its calls gets
+         * thousands here). */
+        T_CHECK(cmmd_violations * 100 <= hcount - base,
+                "%d of %d handlers ran from an interrupt while node 0 was "
+                "inside a CMMD call (at most 1%% may land in the user code "
+                "around the calls)",
+                cmmd_violations, hcount - base);
     }
     CMMD_all_msgs_wait();
     CMMD_sync_with_nodes();

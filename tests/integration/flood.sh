@@ -13,17 +13,18 @@
 #             here: ~10 s for 100000);
 #   shm, tcp: 31 nodes into node 0, 32 x 2000 = 62000 requests.
 #
-# A flood that does not finish within its bound is a failure.  While the
-# credit deadlock of am_am.c (reply-channel credits piggybacked on request
-# packets, see errprog steal in flowcontrol.sh) is not fixed, a flood that
-# times out is reported as that known bug (TODO); any other failure is
-# not.
+# A flood that does not finish within its bound is a failure, except one
+# known provider problem: udp;ofi_rxd (libfabric 1.17) loses or reorders
+# messages once about a thousand have gone from one node to another in a
+# flood of 8 nodes (am_flood sees request 707 where 702 was due, then the
+# job hangs); 5000 per node pass, 8000 do not.  Only that case (udp, a
+# timeout or a sequence error) is marked TODO.
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
 plan 27
 
-deadlock="known bug: credit deadlock (reply credits piggybacked on requests)"
+rxd_bug="known provider bug: udp;ofi_rxd loses or reorders messages in long floods"
 
 # flood PROVIDER NODES MSGS PATTERN SECONDS
 flood() {
@@ -34,7 +35,9 @@ flood() {
     job "$limit" "-n $nodes --provider $p" "$EXAMPLES/am_flood" \
         -m "$msgs" -p "$pat"
     todo=
-    [ "$rc" -eq 124 ] && todo=$deadlock
+    if [ "$p" = udp ] && { [ "$rc" -eq 124 ] || grep -q "expected" err; }; then
+        todo=$rxd_bug
+    fi
     what="$p, $nodes nodes, $pat, $total requests"
     check "$what: exits 0 within $limit s (nothing lost, duplicated, reordered)" \
         '[ "$rc" -eq 0 ] && [ ! -s err ]' "$todo"

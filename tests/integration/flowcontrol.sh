@@ -12,12 +12,10 @@
 # 3. node 1 runs its request handler, which waits for reply credits and,
 #    inside a handler, serves only the reply channel.
 #
-# am_am.c puts every credit owed into every packet (am_take_owed), so the
-# 8 reply credits ride on node 0's request, which node 1 reads only after
-# its handler returns: both nodes wait forever.  Credits of the reply
-# channel must travel on the reply channel (or in credit packets), which
-# every wait drains.  The same deadlock hangs 8-node udp floods
-# (flood.sh).
+# If the 8 reply credits rode on node 0's request (as they once did),
+# node 1 would read them only after its handler returns: both nodes would
+# wait forever.  Credits of the reply channel travel on the reply channel
+# (or in credit packets), which every wait drains.
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
@@ -26,17 +24,9 @@ plan 6
 CM5_AM_CREDITS=8
 export CM5_AM_CREDITS
 
-steal_bug="known bug: reply credits piggybacked on a request, unread while the receiver waits in a handler"
-
 for p in shm tcp udp; do
     job 10 "-n 2 --provider $p" "$PROGS/errprog" steal
-    todo=
-    case $p in
-        shm) todo=$steal_bug ;; # always hangs while the bug is there
-        *) [ "$rc" -eq 124 ] && todo=$steal_bug ;; # timing decides
-    esac
     check "$p: a request handler waiting for reply credits gets them (exit 0 within 10 s)" \
-        '[ "$rc" -eq 0 ] && grep -qx "steal: done" out && [ ! -s err ]' \
-        "$todo"
+        '[ "$rc" -eq 0 ] && grep -qx "steal: done" out && [ ! -s err ]'
     check_clean "$p: credits"
 done
