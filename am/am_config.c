@@ -16,7 +16,7 @@ extern char **environ;
 static const cm5_config_var_t config_table[] = {
     {"CM5_PROVIDER", "",
      "libfabric provider (shm, tcp, udp, sockets, ...); empty: shm for a "
-     "cm5run job on one host, else libfabric's first choice"},
+     "job on one host, tcp for a job across hosts"},
     {"CM5_LOG_LEVEL", "warn", "log level: none, error, warn, info, debug"},
     {"CM5_VERBOSE_ENV", "0",
      "1: node 0 prints every CM5_* variable and the value it uses"},

@@ -335,7 +335,7 @@ cm5_status_t cm5_init(const char *provider)
     if (cm5i_ctx.finalized)
         cm5_fatal("cm5fab", "called after the runtime shut down (at exit)");
     st = ctx_start(provider);
-    if (st != CM5_OK)
+    if (st != CM5_OK && st != CM5_ERR_BOOT) /* the bootstrap said why */
         cm5i_log(CM5I_LOG_ERROR, "init", "cannot start node: %s",
                  cm5_status_string(st));
     return st;
@@ -343,8 +343,14 @@ cm5_status_t cm5_init(const char *provider)
 
 void cm5i_lazy_init(void)
 {
-    if (cm5_init(NULL) != CM5_OK)
-        cm5_fatal("cm5fab", "initialization failed (see above)");
+    if (cm5_init(NULL) == CM5_OK)
+        return;
+    /* Why was logged: one line, then stop like cm5_fatal. */
+    cm5i_ctx.failed = 1;
+    cm5i_fab_abandon(cm5i_ctx.fab);
+    fflush(NULL);
+    cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node failed to start");
+    _exit(1);
 }
 
 /* Under cm5run every node bootstraps at load time, so nodes that never
