@@ -17,62 +17,7 @@ CM5RUN=$abs_top_builddir/tools/cm5run
 PROG=$abs_top_builddir/tests/algos/prog_a2av
 PROG_SLOTS=$abs_top_builddir/tests/algos/prog_single
 
-unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
-FI_TCP_IFACE=lo
-FI_SOCKETS_IFACE=lo
-export FI_TCP_IFACE FI_SOCKETS_IFACE
-
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5single.XXXXXX") || exit 1
-trap 'cd / && rm -rf "$scratch"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
-
-echo "1..$PLAN"
-n=0
-t_start=$(date +%s)
-
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-
-not_ok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "#   job: $what (exit $rc after $ms ms)"
-    if [ -s out ]; then tail -n 5 out | cut -c1-300 | sed 's/^/#   stdout: /'; fi
-    if [ -s err ]; then tail -n 10 err | cut -c1-300 | sed 's/^/#   stderr: /'; fi
-}
-
-check() {
-    if eval "$2"; then ok "$1"; else not_ok "$1"; fi
-}
-
-now_ms() {
-    echo $(($(date +%s%N) / 1000000))
-}
-
-# run SECONDS NODES PROVIDER ALG [prog_a2av ARGS...]: out, err, rc, ms.
-run() {
-    secs=$1 nodes=$2 prov=$3
-    shift 3
-    what="prog_a2av $* on $nodes nodes, $prov"
-    t0=$(now_ms)
-    timeout -k 2 $((secs + 10)) "$CM5RUN" -n "$nodes" --provider "$prov" \
-        --timeout "$secs" "$PROG" "$@" >out 2>err
-    rc=$?
-    ms=$(($(now_ms) - t0))
-}
-
-# A value of node 0's "stats" line.
-val() {
-    sed -n "s/^stats .* $1=\([0-9.]*\).*/\1/p" out
-}
-
-# The job succeeded: exit 0, the stats line and "ok".
-good() {
-    [ "$rc" -eq 0 ] && grep -q '^stats alg=' out && grep -qx ok out
-}
+. "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/algos/lib.sh"
 
 # job DESCRIPTION NODES PROVIDER ALG ARGS...: run it and check it worked.
 job() {
