@@ -404,12 +404,6 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     }
     m->state = MSG_RTS_SENT;
     *out = m;
-    if (!msgs.rtsq_head) {
-        msgs.rtsq_head = calloc((size_t)cm5i_ctx.size * 2, sizeof(m));
-        if (!msgs.rtsq_head)
-            cm5_fatal("cm5_msg_send", "out of memory");
-        msgs.rtsq_tail = msgs.rtsq_head + cm5i_ctx.size;
-    }
     if (msgs.rtsq_head[node] || cm5i_ctx.tx_cred[CM5I_CH_REQ][node] == 0) {
         m->next = NULL;
         if (msgs.rtsq_head[node])
@@ -630,5 +624,11 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
+    if (!msgs.rtsq_head) {
+        msgs.rtsq_head = calloc((size_t)cm5i_ctx.size * 2, sizeof(cm5_msg_h));
+        if (!msgs.rtsq_head)
+            return CM5_ERR_NO_MEMORY;
+        msgs.rtsq_tail = msgs.rtsq_head + cm5i_ctx.size;
+    }
     return CM5_OK;
 }
