@@ -59,6 +59,7 @@ struct cm5i_fab {
     struct fid_domain *domain;
     struct fid_av *av;
     fab_chan_t ch[CM5I_NCH];
+    int nch;          /* channels (endpoints) opened */
     fi_addr_t *peers; /* node * CM5I_NCH + ch */
     int npeers;
     size_t inject_size;
@@ -68,6 +69,7 @@ struct cm5i_fab {
     long tx_pending; /* sends not yet completed */
     long bulk_pending; /* tagged operations in flight */
     int lost_node;     /* destination of the last failed send, or -1 */
+    int quiet;         /* data-path errors: debug level (the caller judges) */
     char *rx_mem;
     char *tx_mem;
     char prov[64];
@@ -93,7 +95,19 @@ static cm5_status_t fab_err(const char *what, int rc)
     return rc == -FI_ENODATA ? CM5_ERR_NO_PROVIDER : CM5_ERR_FABRIC;
 }
 
-static struct fi_info *fab_hints(const char *provider)
+/* An error on the data path of a fabric whose owner judges failures
+ * itself (the heartbeat's): only for debugging. */
+static cm5_status_t fab_data_err(const cm5i_fab_t *fab, const char *what,
+                                 int rc)
+{
+    if (!fab->quiet)
+        return fab_err(what, rc);
+    cm5i_log(CM5I_LOG_DEBUG, "fab", "%s: %s (%d)", what, fi_strerror(-rc),
+             rc);
+    return CM5_ERR_FABRIC;
+}
+
+static struct fi_info *fab_hints(const char *provider, size_t queue)
 {
     struct fi_info *hints = fi_allocinfo();
 
@@ -109,7 +123,8 @@ static struct fi_info *fab_hints(const char *provider)
     /* A small transmit queue: flow control bounds what is in flight.  The
      * receive queue keeps the provider's size (shm's tagged receives fail
      * with fewer than its default; sockets allows no more than 256). */
-    hints->tx_attr->size = 256;
+    hints->tx_attr->size = queue ? queue : 256;
+    hints->rx_attr->size = queue;
     hints->tx_attr->msg_order = FI_ORDER_SAS;
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     if (provider && *provider) {
@@ -250,11 +265,11 @@ static int fab_open_info(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
         rc = fi_av_open(fab->domain, &av_attr, &fab->av, NULL);
     if (rc)
         return rc;
-    fab->rx_mem = malloc(per * FAB_NRXBUF * CM5I_NCH);
-    fab->tx_mem = malloc(nslots * fab->msg_size * CM5I_NCH);
+    fab->rx_mem = malloc(per * FAB_NRXBUF * (size_t)fab->nch);
+    fab->tx_mem = malloc(nslots * fab->msg_size * (size_t)fab->nch);
     if (!fab->rx_mem || !fab->tx_mem)
         return -FI_ENOMEM;
-    for (int c = 0; c < CM5I_NCH; c++) {
+    for (int c = 0; c < fab->nch; c++) {
         rc = fab_open_ep(fab, c, p->name_tag);
         if (!rc)
             rc = fab_setup_tx(fab, c, nslots);
@@ -309,14 +324,16 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     int rc;
 
     fab = calloc(1, sizeof(*fab));
-    hints = fab_hints(p->provider);
+    hints = fab_hints(p->provider, p->queue);
     if (!fab || !hints) {
         free(fab);
         fi_freeinfo(hints);
         return CM5_ERR_NO_MEMORY;
     }
     fab->msg_size = p->msg_size;
+    fab->nch = p->nch > 0 && p->nch < CM5I_NCH ? p->nch : CM5I_NCH;
     fab->lost_node = -1;
+    fab->quiet = p->quiet;
     fab_quirk_env();
     rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
@@ -371,7 +388,7 @@ void cm5i_fab_close(cm5i_fab_t *fab)
 
 void cm5i_fab_abandon(cm5i_fab_t *fab)
 {
-    for (int c = 0; fab && c < CM5I_NCH; c++)
+    for (int c = 0; fab && c < fab->nch; c++)
         if (fab->ch[c].name[0])
             shm_unlink(fab->ch[c].name);
 }
@@ -387,7 +404,7 @@ size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
     char *p = buf;
     size_t used = 0;
 
-    for (int c = 0; c < CM5I_NCH; c++) {
+    for (int c = 0; c < fab->nch; c++) {
         size_t len = CM5I_FAB_NAME_MAX;
         uint16_t l16;
 
@@ -413,7 +430,7 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
         const char *rec = (const char *)addrs + (size_t)k * stride;
         size_t used = 0;
 
-        for (int c = 0; c < CM5I_NCH; c++) {
+        for (int c = 0; c < fab->nch; c++) {
             uint16_t len;
             int rc;
 
@@ -431,6 +448,21 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
     return CM5_OK;
 }
 
+void cm5i_fab_peer_string(cm5i_fab_t *fab, int node, char *buf, size_t size)
+{
+    char addr[CM5I_FAB_NAME_MAX];
+    size_t alen = sizeof(addr), slen = size;
+
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    if (node < 0 || node >= fab->npeers ||
+        fi_av_lookup(fab->av, fab->peers[node * CM5I_NCH], addr, &alen) ||
+        alen > sizeof(addr) || !fi_av_straddr(fab->av, addr, buf, &slen))
+        buf[0] = '\0';
+    buf[size - 1] = '\0';
+}
+
 cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
                            size_t len)
 {
@@ -443,7 +475,8 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
         rc = fi_inject(ch->ep, msg, len, dest);
         if (rc == 0)
             return CM5_OK;
-        return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_inject", (int)rc);
+        return rc == -FI_EAGAIN ? CM5_ERR_AGAIN
+                                : fab_data_err(fab, "fi_inject", (int)rc);
     }
     s = ch->tx_free;
     if (!s)
@@ -456,7 +489,8 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
         fab->tx_pending++;
         return CM5_OK;
     }
-    return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_send", (int)rc);
+    return rc == -FI_EAGAIN ? CM5_ERR_AGAIN
+                            : fab_data_err(fab, "fi_send", (int)rc);
 }
 
 cm5_status_t cm5i_fab_tsend(cm5i_fab_t *fab, int node, uint64_t tag,
@@ -513,7 +547,8 @@ static int fab_cq_error(cm5i_fab_t *fab, fab_chan_t *ch)
         fab->lost_node = ((fab_op_t *)err.op_context)->node;
     /* The caller reports the failure (after giving the launcher time to
      * name a node that died); the provider's words are for debugging. */
-    cm5i_log(CM5I_LOG_INFO, "fab", "completion error: %s (%s)",
+    cm5i_log(fab->quiet ? CM5I_LOG_DEBUG : CM5I_LOG_INFO, "fab",
+             "completion error: %s (%s)",
              fi_strerror(err.err),
              fi_cq_strerror(ch->cq, err.prov_errno, err.err_data, NULL, 0));
     return err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
@@ -563,7 +598,7 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
     if (n == -FI_EAVAIL)
         return fab_cq_error(fab, ch);
     if (n < 0)
-        return fab_err("fi_cq_read", (int)n);
+        return fab_data_err(fab, "fi_cq_read", (int)n);
     for (ssize_t i = 0; i < n; i++)
         fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
     return nrx;
@@ -591,21 +626,21 @@ int cm5i_fab_lost_node(const cm5i_fab_t *fab)
 
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
 {
-    for (int c = 0; c < CM5I_NCH; c++) {
+    for (int c = 0; c < fab->nch; c++) {
         if (fab->ch[c].wait_fd < 0)
             return 0;
         fds[c] = fab->ch[c].wait_fd;
     }
-    return CM5I_NCH;
+    return fab->nch;
 }
 
 int cm5i_fab_trywait(cm5i_fab_t *fab)
 {
     struct fid *fids[CM5I_NCH];
 
-    for (int c = 0; c < CM5I_NCH; c++)
+    for (int c = 0; c < fab->nch; c++)
         fids[c] = &fab->ch[c].cq->fid;
-    return fi_trywait(fab->fabric, fids, CM5I_NCH) == FI_SUCCESS;
+    return fi_trywait(fab->fabric, fids, fab->nch) == FI_SUCCESS;
 }
 
 /* cm5info: which providers offer what we need, and why not the others. */

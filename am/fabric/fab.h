@@ -40,6 +40,12 @@ typedef struct {
     const char *name_tag; /* names string-addressed endpoints (shm files) */
     size_t msg_size;      /* largest message this layer carries */
     size_t rx_bytes;      /* receive buffer space per channel */
+    int nch;              /* channels: 0 for CM5I_NCH, 1 for requests only */
+    size_t queue;         /* 0, or transmit and receive queue depth (a
+                             small fabric: the provider sizes its pools
+                             after them) */
+    int quiet;            /* failed sends and completions are the caller's
+                             to judge: logged at debug level only */
 } cm5i_fab_params_t;
 
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *params,
@@ -51,12 +57,16 @@ void cm5i_fab_abandon(cm5i_fab_t *fab);
 
 /* Provider name as libfabric reports it ("shm", "tcp;ofi_rxm", ...). */
 const char *cm5i_fab_provider(const cm5i_fab_t *fab);
-/* Serialized address of both endpoints; returns its length or 0. */
+/* Serialized address of the endpoints; returns its length or 0. */
 size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size);
 /* Insert the addresses of nodes 0..n-1 (each as returned by
  * cm5i_fab_address, stride bytes apart). */
 cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
                                 size_t stride);
+
+/* Node's address as libfabric prints it ("fi_sockaddr_in://10.0.0.3:4711"),
+ * into buf (size bytes, NUL-terminated); buf is "" if unknown. */
+void cm5i_fab_peer_string(cm5i_fab_t *fab, int node, char *buf, size_t size);
 
 /* Send one message; CM5_ERR_AGAIN when the provider has no room now. */
 cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int ch, int node,
