@@ -51,6 +51,7 @@ void cm5_fatal(const char *call, const char *fmt, ...)
     cm5i_vlog(CM5I_LOG_ERROR, call, fmt, ap);
     va_end(ap);
     cm5i_ctx.failed = 1;
+    cm5i_alive_abandon();
     cm5i_fab_abandon(cm5i_ctx.fab);
     fflush(NULL);
     cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node failed (see above)");
@@ -169,10 +170,14 @@ static cm5_status_t ctx_open_fabric(const char *provider)
     return cm5i_fab_open(&p, &cm5i_ctx.fab);
 }
 
+/* One allgather: each node's record is its endpoints' addresses and a
+ * key, followed by its heartbeat endpoints' addresses when the job has a
+ * liveness check (a decision every node makes alike). */
 static cm5_status_t ctx_exchange(void)
 {
-    char *mine = calloc(1, CM5I_ADDR_REC);
-    char *all = malloc((size_t)cm5i_ctx.size * CM5I_ADDR_REC);
+    size_t rec = CM5I_ADDR_REC * (cm5i_alive_enabled() ? 2 : 1);
+    char *mine = calloc(1, rec);
+    char *all = malloc((size_t)cm5i_ctx.size * rec);
     cm5_status_t st = CM5_ERR_NO_MEMORY;
 
     if (!mine || !all)
@@ -182,17 +187,21 @@ static cm5_status_t ctx_exchange(void)
     st = CM5_ERR_FABRIC;
     if (!cm5i_fab_address(cm5i_ctx.fab, mine, CM5I_ADDR_REC - 8))
         goto out;
+    if (cm5i_alive_enabled() &&
+        !cm5i_alive_address(mine + CM5I_ADDR_REC, CM5I_ADDR_REC))
+        goto out;
     /* Each record ends with a random key; node 0's becomes the job's where
      * the launcher gave none (PMIx). */
     if (getrandom(&key, sizeof(key), 0) != sizeof(key))
         key = cm5i_ctx.key ^ (uint64_t)getpid() << 17;
     memcpy(mine + CM5I_ADDR_REC - 8, &key, 8);
-    st = cm5i_boot_allgather(&cm5i_ctx.boot, mine, CM5I_ADDR_REC, all);
+    st = cm5i_boot_allgather(&cm5i_ctx.boot, mine, rec, all);
     if (st == CM5_OK && !cm5i_ctx.boot.key_given)
         memcpy(&cm5i_ctx.key, all + CM5I_ADDR_REC - 8, 8);
     if (st == CM5_OK)
-        st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.size, all,
-                                CM5I_ADDR_REC);
+        st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.size, all, rec);
+    if (st == CM5_OK && cm5i_alive_enabled())
+        st = cm5i_alive_set_peers(all + CM5I_ADDR_REC, rec);
 out:
     free(mine);
     free(all);
@@ -236,6 +245,7 @@ static void ctx_atexit(void)
     cm5i_log(CM5I_LOG_INFO, "fini", "exit status %d: no shut-down barrier",
              ctx_exit_status);
     cm5i_ctx.failed = 1;
+    cm5i_alive_abandon(); /* the launcher reports this node, not it others */
     cm5i_fab_abandon(cm5i_ctx.fab);
 }
 
@@ -290,8 +300,10 @@ static cm5_status_t ctx_start(const char *provider)
     if (cm5i_ctx.rank == 0) /* once per job */
         cm5i_config_check(cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
     cm5i_handler_refresh();
-    if ((st = ctx_alloc_flow()) != CM5_OK ||
-        (st = ctx_open_fabric(provider)) != CM5_OK)
+    if ((st = cm5i_alive_config()) != CM5_OK ||
+        (st = ctx_alloc_flow()) != CM5_OK ||
+        (st = ctx_open_fabric(provider)) != CM5_OK ||
+        (st = cm5i_alive_open()) != CM5_OK)
         return st;
     ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
     t1 = cm5_wtime();
@@ -306,6 +318,8 @@ static cm5_status_t ctx_start(const char *provider)
              "%.3f s, addresses exchanged in %.3f s",
              cm5i_ctx.rank, cm5i_ctx.size, cm5i_ctx.boot.method,
              cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
+    if ((st = cm5i_alive_start()) != CM5_OK)
+        return st;
     cm5i_ctx.ready = 1;
     atexit(ctx_atexit);
     cm5i_exit_hook();
@@ -335,7 +349,8 @@ cm5_status_t cm5_init(const char *provider)
     if (cm5i_ctx.finalized)
         cm5_fatal("cm5fab", "called after the runtime shut down (at exit)");
     st = ctx_start(provider);
-    if (st != CM5_OK && st != CM5_ERR_BOOT) /* the bootstrap said why */
+    /* The bootstrap or the configuration said why. */
+    if (st != CM5_OK && st != CM5_ERR_BOOT && st != CM5_ERR_INVALID)
         cm5i_log(CM5I_LOG_ERROR, "init", "cannot start node: %s",
                  cm5_status_string(st));
     return st;
@@ -347,6 +362,7 @@ void cm5i_lazy_init(void)
         return;
     /* Why was logged: one line, then stop like cm5_fatal. */
     cm5i_ctx.failed = 1;
+    cm5i_alive_abandon();
     cm5i_fab_abandon(cm5i_ctx.fab);
     fflush(NULL);
     cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node failed to start");
@@ -368,6 +384,7 @@ void cm5_finalize(void)
 {
     CM5I_GUARD();
     double t0 = cm5_wtime(), t1;
+    int bye = 0;
 
     if (!cm5i_ctx.ready || cm5i_ctx.failed)
         return;
@@ -382,10 +399,14 @@ void cm5_finalize(void)
         if (cm5i_ctx.bar_active) /* a split-phase barrier left open */
             cm5_barrier_finish();
         cm5_barrier();
+        /* Every node is in the barrier or past it: nobody to watch. */
+        cm5i_alive_quiet();
         cm5i_waiter_init(&w);
         while (cm5i_fab_sends_pending(cm5i_ctx.fab) > 0)
             cm5i_wait_step(&w, CM5I_CH_ALL);
+        bye = 1;
     }
+    cm5i_alive_stop(bye);
     t1 = cm5_wtime();
     cm5i_ctx.ready = 0;
     cm5i_ctx.finalized = 1;
@@ -421,6 +442,7 @@ cm5_status_t cm5_partition_resize(int size)
     if (st != CM5_OK)
         return st;
     cm5i_ctx.size = size;
+    cm5i_alive_resize(size);
     return CM5_OK;
 }
 

@@ -169,8 +169,8 @@ err_io:
     return CM5_ERR_BOOT;
 err_proto:
     cm5i_log(CM5I_LOG_ERROR, "boot",
-             "bootstrap records disagree (different cm5fab builds or "
-             "providers in one job?)");
+             "bootstrap records disagree (different cm5fab builds, "
+             "providers or CM5_PEER_TIMEOUT settings in one job?)");
     return CM5_ERR_BOOT;
 }
 

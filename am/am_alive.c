@@ -1,0 +1,447 @@
+/*
+ * Liveness check (CM5_PEER_TIMEOUT): a heartbeat around a ring of the
+ * nodes, on endpoints and a thread of its own.
+ *
+ * A host whose link is cut silently makes nothing fail: libfabric's tcp
+ * provider fails no operation, the kernel gives up on the connection
+ * after about 15 minutes, a launcher's keepalive after minutes.  Node i
+ * therefore pings node i+1 every timeout/4 and watches node i-1; after
+ * `timeout` seconds without a ping from it, node i prints one line naming
+ * it and stops the job (cm5i_boot_abort, and _exit within 2 s in case the
+ * launcher cannot be reached from here).
+ *
+ * The pings go through a second libfabric instance that only this thread
+ * drives, so they keep flowing while the main thread computes for as long
+ * as it likes without polling (legitimate CM-5 code does): the check
+ * depends on the peer's process running, never on its main thread polling.
+ *
+ * Watching starts when the node is up and stops when it has passed the
+ * exit barrier (node i-1 is then in it or past it; it also says goodbye as
+ * it leaves).  A node that fails or exits with an error watches no more:
+ * its launcher reports it, and its successor only if the launcher is slow.
+ */
+#include <errno.h>
+#include <locale.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "am_config.h"
+#include "am_internal.h"
+
+#define ALIVE_AUTO_S 10.0 /* CM5_PEER_TIMEOUT=auto across hosts */
+#define ALIVE_MIN_S 0.5   /* pings are timeout/4 apart: >= 125 ms */
+#define ALIVE_MAX_S 86400.0
+#define ALIVE_EXIT_S 2 /* the process ends this long after a report */
+
+enum { ALIVE_PING = 1, ALIVE_BYE = 2 };
+
+/* The heartbeat packet: 24 bytes. */
+typedef struct {
+    uint64_t key; /* the job's key: packets from elsewhere are dropped */
+    uint32_t src;
+    uint32_t seq;
+    uint32_t type;
+    uint32_t pad;
+} alive_pkt_t;
+
+static struct {
+    double timeout, interval; /* seconds; timeout 0: off */
+    int on;                   /* this job has a heartbeat (same on all) */
+    cm5i_fab_t *fab;
+    int wake_fd;             /* eventfd: finalize wakes the thread */
+    int nfds, fds[CM5I_NCH]; /* the provider's wait objects, if any */
+    pthread_t thread;
+    int started;
+    pid_t pid;       /* the process that started the thread */
+    atomic_int stop; /* leave the loop (and say goodbye if bye) */
+    atomic_int bye;
+    atomic_int size;      /* the ring: nodes 0..size-1 */
+    pthread_mutex_t lock; /* quiet against a report under way */
+    int quiet, reporting;
+
+    /* Owned by the thread. */
+    int rank, succ, pred;
+    uint64_t key;
+    double heard;  /* when pred last pinged (or watching began) */
+    int pred_left; /* pred said goodbye */
+    uint32_t seq;
+    long foreign, send_errors;
+} alive = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1};
+
+static int alive_parse(const char *s, double *out)
+{
+    static locale_t c_locale;
+    char *end;
+    double t;
+
+    if (strcmp(s, "auto") == 0) {
+        *out = -1;
+        return 0;
+    }
+    if (strcmp(s, "off") == 0) {
+        *out = 0;
+        return 0;
+    }
+    /* The C locale's decimal point, whatever the program set. */
+    if (!c_locale)
+        c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    errno = 0;
+    t = c_locale ? strtod_l(s, &end, c_locale) : strtod(s, &end);
+    if (!*s || *end || errno ||
+        !(t == 0 || (t >= ALIVE_MIN_S && t <= ALIVE_MAX_S)))
+        return -1;
+    *out = t;
+    return 0;
+}
+
+cm5_status_t cm5i_alive_config(void)
+{
+    const char *s = cm5i_config_str("CM5_PEER_TIMEOUT");
+    double t;
+
+    if (alive_parse(s, &t) != 0) {
+        cm5i_log(CM5I_LOG_ERROR, "config",
+                 "CM5_PEER_TIMEOUT=%s: expected auto, off, 0 or a number of "
+                 "seconds from %g to %g",
+                 s, ALIVE_MIN_S, ALIVE_MAX_S);
+        return CM5_ERR_INVALID;
+    }
+    /* auto: launchers that start every node on this host (cm5run, mpirun
+     * on one host) see a dead node's process end themselves. */
+    if (t < 0)
+        t = cm5i_ctx.boot.local ? 0 : ALIVE_AUTO_S;
+    alive.timeout = t;
+    alive.interval = t / 4;
+    alive.on = t > 0 && cm5i_ctx.size > 1;
+    if (cm5i_ctx.rank != 0)
+        return CM5_OK;
+    if (alive.on)
+        cm5i_log(CM5I_LOG_INFO, "alive",
+                 "liveness check on: a node missing for %g s stops the job "
+                 "(CM5_PEER_TIMEOUT=%s), pings every %g s",
+                 t, s, alive.interval);
+    else if (cm5i_ctx.size == 1)
+        cm5i_log(CM5I_LOG_INFO, "alive", "liveness check off (one node)");
+    else
+        cm5i_log(CM5I_LOG_INFO, "alive",
+                 "liveness check off "
+                 "(CM5_PEER_TIMEOUT=%s%s)",
+                 s, strcmp(s, "auto") == 0 ? ", all nodes on one host" : "");
+    return CM5_OK;
+}
+
+int cm5i_alive_enabled(void) { return alive.on; }
+
+cm5_status_t cm5i_alive_open(void)
+{
+    cm5i_fab_params_t p = {.provider = cm5i_fab_provider(cm5i_ctx.fab),
+                           .msg_size = sizeof(alive_pkt_t),
+                           .rx_bytes = 32 * sizeof(alive_pkt_t),
+                           .nch = 1, /* one endpoint: pings only */
+                           .queue = 16,
+                           .quiet = 1};
+    char tag[64];
+    cm5_status_t st;
+    double t0;
+
+    if (!alive.on)
+        return CM5_OK;
+    /* Its own shm file names, under the job's prefix that cm5run sweeps. */
+    snprintf(tag, sizeof(tag), "cm5-%016llx-%d-hb",
+             (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
+    p.name_tag = tag;
+    t0 = cm5_wtime();
+    st = cm5i_fab_open(&p, &alive.fab);
+    if (st != CM5_OK)
+        return st;
+    cm5i_log(CM5I_LOG_DEBUG, "alive", "heartbeat endpoints opened in %.3f s",
+             cm5_wtime() - t0);
+    alive.nfds = cm5i_fab_wait_fds(alive.fab, alive.fds);
+    alive.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (alive.wake_fd < 0) {
+        cm5i_log(CM5I_LOG_ERROR, "alive", "eventfd: %m");
+        return CM5_ERR_NO_MEMORY;
+    }
+    return CM5_OK;
+}
+
+size_t cm5i_alive_address(void *buf, size_t size)
+{
+    return cm5i_fab_address(alive.fab, buf, size);
+}
+
+cm5_status_t cm5i_alive_set_peers(const void *addrs, size_t stride)
+{
+    return cm5i_fab_set_peers(alive.fab, cm5i_ctx.size, addrs, stride);
+}
+
+/* ---- the thread ---- */
+
+static void alive_ring(int size)
+{
+    int r = alive.rank;
+
+    alive.succ = alive.pred = -1;
+    if (size > 1 && r < size) {
+        alive.succ = (r + 1) % size;
+        alive.pred = (r - 1 + size) % size;
+    }
+    alive.pred_left = 0;
+    alive.heard = cm5_wtime();
+}
+
+static void alive_rx(void *arg, int ch, const void *buf, size_t len)
+{
+    alive_pkt_t p;
+
+    (void)arg;
+    (void)ch;
+    if (len != sizeof(p)) {
+        alive.foreign++;
+        return;
+    }
+    memcpy(&p, buf, sizeof(p));
+    if (p.key != alive.key) {
+        alive.foreign++;
+        return;
+    }
+    if ((int)p.src != alive.pred)
+        return; /* a ping from before a partition resize */
+    alive.heard = cm5_wtime();
+    if (p.type == ALIVE_BYE)
+        alive.pred_left = 1;
+}
+
+/* Read what arrived and the completions of our sends.  A failed
+ * completion is no verdict: only the timeout decides. */
+static void alive_drain(void)
+{
+    for (int i = 0; i < 64; i++)
+        if (cm5i_fab_poll(alive.fab, CM5I_CH_REQ, alive_rx, NULL) <= 0)
+            break;
+}
+
+static cm5_status_t alive_send(int type)
+{
+    alive_pkt_t p = {.key = alive.key,
+                     .src = (uint32_t)alive.rank,
+                     .seq = alive.seq++,
+                     .type = (uint32_t)type};
+    cm5_status_t st;
+
+    if (alive.succ < 0)
+        return CM5_OK;
+    st = cm5i_fab_send(alive.fab, CM5I_CH_REQ, alive.succ, &p, sizeof(p));
+    if (st != CM5_OK && st != CM5_ERR_AGAIN && alive.send_errors++ < 3)
+        cm5i_log(CM5I_LOG_DEBUG, "alive", "ping to node %d: %s", alive.succ,
+                 cm5_status_string(st));
+    return st;
+}
+
+/* Sleep until the next ping is due, or until something arrives where
+ * the provider can tell (its wait objects), or until finalize wakes us. */
+static void alive_sleep(double s)
+{
+    struct pollfd pfd[1 + CM5I_NCH];
+    int n = 1, ms = (int)(s * 1e3) + 1;
+
+    pfd[0].fd = alive.wake_fd;
+    pfd[0].events = POLLIN;
+    if (alive.nfds && cm5i_fab_trywait(alive.fab)) {
+        for (int c = 0; c < alive.nfds; c++, n++) {
+            pfd[n].fd = alive.fds[c];
+            pfd[n].events = POLLIN;
+        }
+    } else if (alive.nfds && ms > 10) {
+        ms = 10; /* completions to read first */
+    }
+    poll(pfd, (nfds_t)n, ms < 1 ? 1 : ms);
+}
+
+static int alive_watching(void)
+{
+    int quiet;
+
+    pthread_mutex_lock(&alive.lock);
+    quiet = alive.quiet;
+    pthread_mutex_unlock(&alive.lock);
+    return alive.pred >= 0 && !alive.pred_left && !quiet;
+}
+
+static void *alive_deadline(void *arg)
+{
+    struct timespec ts = {ALIVE_EXIT_S, 0};
+
+    (void)arg;
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    _exit(1);
+}
+
+static int alive_spawn(pthread_t *t, void *(*fn)(void *))
+{
+    sigset_t all, old;
+    int rc;
+
+    /* Signals stay with the main thread (interrupts, the program's). */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    rc = pthread_create(t, NULL, fn, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+/* The predecessor is silent: say so once and take the job down.  The
+ * process ends within ALIVE_EXIT_S even if the launcher does not answer
+ * (a cut-off host may not reach it). */
+static void alive_lost(double silent)
+{
+    char where[160] = "", addr[128];
+    pthread_t t;
+
+    pthread_mutex_lock(&alive.lock);
+    if (alive.quiet) {
+        pthread_mutex_unlock(&alive.lock);
+        return;
+    }
+    alive.reporting = 1;
+    pthread_mutex_unlock(&alive.lock);
+    if (alive_spawn(&t, alive_deadline) == 0)
+        pthread_detach(t);
+    if (!cm5i_ctx.boot.local) {
+        cm5i_fab_peer_string(alive.fab, alive.pred, addr, sizeof(addr));
+        if (addr[0])
+            snprintf(where, sizeof(where), " at %s", addr);
+    }
+    if (cm5i_log_level < CM5I_LOG_ERROR)
+        cm5i_log_level = CM5I_LOG_ERROR;
+    cm5i_log(CM5I_LOG_ERROR, "alive",
+             "lost node %d%s: no heartbeat for %.1f s (CM5_PEER_TIMEOUT=%g): "
+             "the node is stopped or hung, or its host or network link is "
+             "down; stopping the job",
+             alive.pred, where, silent, alive.timeout);
+    cm5i_fab_abandon(cm5i_ctx.fab);
+    cm5i_fab_abandon(alive.fab);
+    fflush(NULL);
+    cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node was lost (see above)");
+    _exit(1);
+}
+
+/* Goodbye to the successor, so that it stops watching us now; wait a
+ * little for the message to leave before the endpoint closes. */
+static void alive_bye(void)
+{
+    double until = cm5_wtime() + 0.2;
+    cm5_status_t st;
+
+    cm5i_fab_track_sends(alive.fab);
+    while ((st = alive_send(ALIVE_BYE)) == CM5_ERR_AGAIN && cm5_wtime() < until)
+        alive_drain();
+    while (st == CM5_OK && cm5i_fab_sends_pending(alive.fab) > 0 &&
+           cm5_wtime() < until)
+        alive_drain();
+}
+
+static void *alive_thread(void *arg)
+{
+    double now = cm5_wtime(), next_ping = now, last = now, wake;
+    int size = -1, watching;
+
+    (void)arg;
+    while (!atomic_load(&alive.stop)) {
+        now = cm5_wtime();
+        /* This node itself did not run (stopped, host suspended or
+         * starved): the silence is ours, blame nobody. */
+        if (now - last > alive.timeout / 2)
+            alive.heard = now;
+        last = now;
+        if (atomic_load(&alive.size) != size)
+            alive_ring(size = atomic_load(&alive.size));
+        alive_drain();
+        if (now >= next_ping) {
+            alive_send(ALIVE_PING);
+            next_ping = now + alive.interval;
+        }
+        watching = alive_watching();
+        if (watching && now - alive.heard > alive.timeout)
+            alive_lost(now - alive.heard);
+        wake = next_ping;
+        if (watching && alive.heard + alive.timeout < wake)
+            wake = alive.heard + alive.timeout;
+        alive_sleep(wake - cm5_wtime());
+    }
+    if (atomic_load(&alive.bye))
+        alive_bye();
+    if (alive.foreign)
+        cm5i_log(CM5I_LOG_DEBUG, "alive",
+                 "dropped %ld packets from outside the job", alive.foreign);
+    return NULL;
+}
+
+cm5_status_t cm5i_alive_start(void)
+{
+    if (!alive.on || alive.started)
+        return CM5_OK;
+    alive.rank = cm5i_ctx.rank;
+    alive.key = cm5i_ctx.key;
+    atomic_store(&alive.size, cm5i_ctx.size);
+    if (alive_spawn(&alive.thread, alive_thread) != 0) {
+        cm5i_log(CM5I_LOG_ERROR, "alive",
+                 "cannot start the heartbeat "
+                 "thread");
+        return CM5_ERR_NO_MEMORY;
+    }
+    alive.started = 1;
+    alive.pid = getpid();
+    return CM5_OK;
+}
+
+void cm5i_alive_resize(int size) { atomic_store(&alive.size, size); }
+
+void cm5i_alive_quiet(void)
+{
+    int reporting;
+
+    pthread_mutex_lock(&alive.lock);
+    alive.quiet = 1;
+    reporting = alive.reporting;
+    pthread_mutex_unlock(&alive.lock);
+    /* The heartbeat thread is taking the process down: do not close the
+     * endpoints it still uses. */
+    while (reporting && alive.pid == getpid())
+        pause();
+}
+
+void cm5i_alive_abandon(void)
+{
+    cm5i_alive_quiet();
+    cm5i_fab_abandon(alive.fab);
+}
+
+void cm5i_alive_stop(int bye)
+{
+    uint64_t one = 1;
+
+    cm5i_alive_quiet();
+    if (alive.started && alive.pid == getpid()) {
+        atomic_store(&alive.bye, bye);
+        atomic_store(&alive.stop, 1);
+        if (write(alive.wake_fd, &one, sizeof(one)) < 0)
+            cm5i_log(CM5I_LOG_DEBUG, "alive", "eventfd write: %m");
+        pthread_join(alive.thread, NULL);
+    }
+    alive.started = 0;
+    cm5i_fab_close(alive.fab);
+    alive.fab = NULL;
+    if (alive.wake_fd >= 0)
+        close(alive.wake_fd);
+    alive.wake_fd = -1;
+}
