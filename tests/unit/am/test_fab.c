@@ -4,6 +4,7 @@
  *   libfabric 1.17 crashes otherwise, ofiwg/libfabric#10591): opening shm
  *   and receiving through several rounds of multi-receive buffers works;
  * - ofi_rxm: FI_OFI_RXM_BUFFER_SIZE is 2048 unless the user set it.
+ * Also a fabric of one channel with short queues (the liveness check's).
  *
  * Linked statically with libcm5fab for the hidden cm5i_fab_* calls.
  */
@@ -246,6 +247,71 @@ Test(fab, udp_sends_to_self)
     send_self(fab, CM5I_CH_REQ, 2000, 32);
     send_self(fab, CM5I_CH_REP, 2000, 32);
     cm5i_fab_close(fab);
+}
+
+/* ---- a one-channel fabric (the liveness check's) ------------------- */
+
+/* One endpoint, short queues, quiet: its address holds one record; 200
+ * messages go to ourselves through it, 8 at a time. */
+static void one_channel(const char *provider, const char *tag)
+{
+    cm5i_fab_params_t p = {.provider = provider,
+                           .name_tag = tag,
+                           .msg_size = MSG,
+                           .rx_bytes = 32 * MSG,
+                           .nch = 1,
+                           .queue = 16,
+                           .quiet = 1};
+    char addr[CM5I_NCH * (2 + CM5I_FAB_NAME_MAX)], text[160];
+    int fds[CM5I_NCH];
+    rx_t rx = {.ch = CM5I_CH_REQ};
+    cm5i_fab_t *fab = NULL;
+    double t0 = now();
+    size_t len;
+    uint16_t l16;
+
+    setenv("FI_TCP_IFACE", "lo", 0);
+    cr_assert_eq(cm5i_fab_open(&p, &fab), CM5_OK);
+    len = cm5i_fab_address(fab, addr, sizeof(addr));
+    memcpy(&l16, addr, 2);
+    cr_expect_eq(len, 2 + (size_t)l16, "%s: address of %zu bytes is not "
+                 "one record", provider, len);
+    cr_expect_leq(cm5i_fab_wait_fds(fab, fds), 1);
+    cr_assert_eq(cm5i_fab_set_peers(fab, 1, addr, sizeof(addr)), CM5_OK);
+    for (int sent = 0; sent < 200 || rx.n < 200;) {
+        unsigned char m[MSG];
+
+        fill(m, (uint32_t)sent);
+        if (sent < 200 && sent - rx.n < 8 &&
+            cm5i_fab_send(fab, CM5I_CH_REQ, 0, m, MSG) == CM5_OK)
+            sent++;
+        cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REQ, on_rx, &rx), 0);
+        cr_assert_lt(now() - t0, 20.0, "stuck: sent %d, received %d", sent,
+                     rx.n);
+    }
+    cr_expect_eq(rx.bad, 0, "%d messages wrong", rx.bad);
+    cm5i_fab_peer_string(fab, 0, text, sizeof(text));
+    cr_expect_neq(text[0], '\0', "%s: no address text", provider);
+    if (strcmp(provider, "tcp") == 0)
+        cr_expect(strncmp(text, "fi_sockaddr_in://127.0.0.1:", 27) == 0,
+                  "tcp address text is '%s'", text);
+    cm5i_fab_peer_string(fab, 1, text, sizeof(text));
+    cr_expect_str_eq(text, "", "address text of a node that is not there");
+    cm5i_fab_close(fab);
+}
+
+Test(fab, one_channel_shm)
+{
+    char tag[64];
+
+    tag_for(tag, sizeof(tag), "onech");
+    one_channel("shm", tag);
+    cr_expect_eq(shm_files(tag), 0, "/dev/shm files of %s left", tag);
+}
+
+Test(fab, one_channel_tcp)
+{
+    one_channel("tcp", NULL);
 }
 
 Test(fab, unknown_provider_is_no_provider, .timeout = 10)
