@@ -73,6 +73,7 @@ job() {
         "$PROGS/$prog" "$@" "$mark" >out 2>err
     rc=$?
     ms=$(($(now_ms) - t0))
+    t_end=$(date '+%H:%M:%S.%N')
 }
 
 # Every node printed its "ok" line and the job exited 0.
@@ -104,7 +105,10 @@ left_behind() {
         kill -KILL "$p" 2>/dev/null
     done
     for f in $files; do
-        echo "#   left: /dev/shm/$f"
+        # (when it was last changed against when cm5run ended: a file
+        # changed after cm5run's clean-up was made by something else)
+        echo "#   left: /dev/shm/$f (changed $(stat -c %y "/dev/shm/$f" \
+            2>/dev/null | cut -d' ' -f2), cm5run ended $t_end)"
         rm -f "/dev/shm/$f"
     done
 }
