@@ -37,12 +37,12 @@ static const cm5_config_var_t config_table[] = {
      "interrupted to look for messages when the provider cannot announce "
      "them (tcp, udp, sockets; shm jobs are woken on arrival)"},
     {"CM5_PEER_TIMEOUT", "auto",
-     "liveness check: seconds without a heartbeat from its ring neighbour "
-     "after which a node reports it lost and stops the job (a heartbeat "
-     "thread pings on endpoints of its own, so nodes may compute without "
-     "polling); auto: 10 when the job spans several hosts, off on one "
-     "host (cm5run, the launcher, sees dead nodes); 0 or off: off; at "
-     "least 0.5"},
+     "liveness check: seconds a node may go unheard (its process stopped or "
+     "hung, its host or link down) before the next node in the ring reports "
+     "it lost and stops the job; the heartbeat has a thread and an endpoint "
+     "of its own, so computing without polling is fine; auto: 10 for a job "
+     "across hosts, off on one host (the launcher sees dead processes); 0 "
+     "or off: off; otherwise at least 0.5"},
     {"CM5_TIMEOUT", "0", "cm5run: default --timeout in seconds (0: none)"},
     {"CM5_LAUNCHER", "", "set by cm5run: the launcher that started the node"},
     {"CM5_RANK", "", "set by cm5run: this node's number"},
