@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_drs.h"
 #include "sched_internal.h"
 
 typedef enum { K_INT, K_BOOL, K_U64, K_SIZE, K_DOUBLE, K_ENUM } kind_t;
@@ -59,6 +60,8 @@ static const opt_t opts[] = {
      "DRS_N+ busy measure: start-up time (-1: measure)"},
     {"drs_theta_us", K_DOUBLE, OFF(drs_theta_us), NULL,
      "DRS_N+ early go-ahead window (-1: INQ round trip + tau; 0: off)"},
+    {"drs_chunk_max", K_SIZE, OFF(drs_chunk_max), NULL,
+     "DRS_N: longest piece in bytes, one inquiry each (1073741824)"},
     {"twostage_engine", K_ENUM, OFF(twostage_engine), NULL,
      "two-stage: lp or drsn for each stage (lp)"},
     {"stg1_rotate", K_BOOL, OFF(stg1_rotate), NULL,
@@ -74,6 +77,15 @@ static const opt_t opts[] = {
      "A4: counters start at (i + j) mod C (0)"},
 };
 
+/* Integer options with a range (hi 0: no upper bound). */
+static const struct {
+    size_t off;
+    uint64_t lo, hi;
+} ranges[] = {
+    {OFF(elem_size), 1, 0},
+    {OFF(drs_chunk_max), 1, CM5S_DRS_CHUNK_LIMIT},
+};
+
 static cm5_status_t bad(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
@@ -84,6 +96,34 @@ static cm5_status_t bad(char *err, size_t errlen, const char *fmt, ...)
         va_end(ap);
     }
     return CM5_ERR_INVALID;
+}
+
+static int out_of_range(const opt_t *d, unsigned long long u)
+{
+    size_t i;
+
+    if (d->kind == K_SIZE && u > SIZE_MAX)
+        return 1;
+    for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+        if (ranges[i].off == d->off)
+            return u < ranges[i].lo || (ranges[i].hi && u > ranges[i].hi);
+    return 0;
+}
+
+static cm5_status_t range_error(const opt_t *d, const char *v, char *err,
+                                size_t errlen)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+        if (ranges[i].off == d->off && ranges[i].hi)
+            return bad(err, errlen, "option %s: '%s' is not in %llu..%llu",
+                       d->name, v, (unsigned long long)ranges[i].lo,
+                       (unsigned long long)ranges[i].hi);
+        else if (ranges[i].off == d->off)
+            return bad(err, errlen, "option %s: '%s' is not >= %llu", d->name,
+                       v, (unsigned long long)ranges[i].lo);
+    return bad(err, errlen, "option %s: '%s' is too large", d->name, v);
 }
 
 static int enum_index(const char *const *names, const char *v)
@@ -144,10 +184,10 @@ cm5_status_t cm5_sched_opts_set(cm5_sched_opts_t *o, const char *setting,
                 return bad(err, errlen,
                            "option %s: '%s' is not a non-negative integer",
                            d->name, v);
+            if (out_of_range(d, u))
+                return range_error(d, v, err, errlen);
             if (d->kind == K_U64)
                 *(uint64_t *)field = u;
-            else if (d->off == OFF(elem_size) && u == 0)
-                return bad(err, errlen, "option elem_size: must be > 0");
             else
                 *(size_t *)field = (size_t)u;
             return CM5_OK;

@@ -92,8 +92,13 @@ int cm5s_drs_lock_release(cm5s_drs_lock_t *l, int s, int src);
  * *wake the earliest not_before. */
 int cm5s_drs_next(const int *order, int n, int start, const double *not_before,
                   double now, double *wake);
+/* drs_chunk_max: its default, and its largest value (an rport's byte
+ * counter and CMAML lengths are int). */
+#define CM5S_DRS_CHUNK_DEFAULT ((size_t)1 << 30)
+#define CM5S_DRS_CHUNK_LIMIT ((size_t)2147483647)
+
 /* Length of the next piece of a message with left bytes still to send:
- * at most max_chunk (an rport's byte counter and CMAML lengths are int). */
+ * at most max_chunk (the option drs_chunk_max). */
 size_t cm5s_drs_chunk(size_t left, size_t max_chunk);
 
 #endif /* CM5S_PLAN_DRS_H */

@@ -18,9 +18,10 @@
  * sequence number in its AM words: an INQ of the next call reaching a
  * node that has not started it is answered NOTREADY (the sender tries
  * again later); anything from a call this node has finished is a count
- * mismatch and stops the job.  Messages longer than CM5S_DRS_CHUNK_MAX
- * bytes (rport counters and CMAML lengths are int) go as several pieces,
- * each with its own inquiry; the receiver places them in order.
+ * mismatch and stops the job.  Messages longer than drs_chunk_max bytes
+ * (1 GiB by default; rport counters and CMAML lengths are int) go as
+ * several pieces, each with its own inquiry; the receiver places them in
+ * order.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,9 +32,6 @@
 #include "plan_drs.h"
 #include "sched_internal.h"
 
-#ifndef CM5S_DRS_CHUNK_MAX
-#define CM5S_DRS_CHUNK_MAX ((size_t)1 << 30) /* <= INT_MAX */
-#endif
 #define DRS_NOTREADY_S 20e-6 /* retry after an INQ the peer was not ready for  \
                               */
 
@@ -283,7 +281,7 @@ static void drs_send_all(drs_call_t *c, int *order, int n, size_t *left,
         last_i = i;
         j = order[i];
         total = x->scount[j] * x->esz;
-        len = cm5s_drs_chunk(left[j], CM5S_DRS_CHUNK_MAX);
+        len = cm5s_drs_chunk(left[j], x->o->drs_chunk_max);
         ans = send_inquiry(c, j, len, len == left[j]);
         if (ans != ANS_GRANT) {
             x->st->denials++;
@@ -313,6 +311,9 @@ static void drs_setup(drs_call_t *c, cm5s_xfer_t *x, int plus)
     double tau, mu;
     int was, i;
 
+    if (o->drs_chunk_max < 1 || o->drs_chunk_max > CM5S_DRS_CHUNK_LIMIT)
+        cm5s_fatal(x, "drs_chunk_max %zu is not in 1..%zu bytes",
+                   o->drs_chunk_max, CM5S_DRS_CHUNK_LIMIT);
     memset(c, 0, sizeof(*c));
     c->x = x;
     c->seq = drs_seq + 1;

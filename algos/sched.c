@@ -9,6 +9,7 @@
 
 #include <cm/cmmd.h>
 
+#include "plan_drs.h"
 #include "sched_internal.h"
 
 static const char *const alg_names[CM5_SCHED_NALGS] = {
@@ -57,6 +58,7 @@ void cm5_sched_opts_init(cm5_sched_opts_t *o)
     o->drs_theta_us = -1;
     o->twostage_engine = CM5_SCHED_LP;
     o->hdr_format = CM5_SCHED_HDR_AUTO;
+    o->drs_chunk_max = CM5S_DRS_CHUNK_DEFAULT;
     o->a4_mode = CM5_SCHED_A4_BLOCKING;
 }
 

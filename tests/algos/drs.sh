@@ -4,11 +4,13 @@
 # full, hot-spot, random, exact, uniform, permutation and zero matrices,
 # polling and interrupts, the receiver or the sender releasing the lock,
 # a retry delay, the early go-ahead off (theta 0) and wide (theta 1 s),
-# Generate_Recv, several consecutive calls; every byte is checked.  From
-# each case line this asserts: at most one incoming transfer at a time
-# for DRS_N and for DRS_N+ with theta 0, at most two for DRS_N+; the
-# exact message and byte counts of the matrix; an inquiry for every
-# message and a denial for every other inquiry; on 8 nodes and more,
+# Generate_Recv, several consecutive calls, messages of several KiB in
+# pieces of drs_chunk_max=1000 bytes (and 7); every byte is checked.
+# From each case line this asserts: at most one incoming transfer at a
+# time for DRS_N and for DRS_N+ with theta 0, at most two for DRS_N+; the
+# exact message (one per piece) and byte counts of the matrix; an
+# inquiry for every message and a denial for every other inquiry; on 8
+# nodes and more,
 # denials on the hot spot (7 senders of 200 KB, three calls), and (shm)
 # two overlapping transfers with theta 1 s.  tcp on a loaded machine
 # can serialize the senders so that no inquiry meets a transfer.
@@ -28,9 +30,9 @@ trap 'rm -rf "$scratch"' EXIT
 trap 'exit 1' HUP INT TERM
 cd "$scratch" || exit 1
 
-ALL=18 # cases of prog_drs's table, times two algorithms
-BIG=hotspot_irq,full_theta0_irq_sender,random_sender,hotspot_theta1s
-PLAN=$((6 * (ALL + 1) + (4 + 1) + (8 + 1) + (2 + 1)))
+ALL=24 # cases of prog_drs's table, times two algorithms
+BIG=hotspot_irq,full_theta0_irq_sender,random_sender,hotspot_theta1s,full_chunk1000
+PLAN=$((6 * (ALL + 1) + (6 + 1) + (10 + 1) + (2 + 1)))
 echo "1..$PLAN"
 n=0
 t_start=$(date +%s)
@@ -112,8 +114,8 @@ for nodes in 1 2 3 5 8; do
     job $nodes shm 50 $ALL
 done
 job 3 tcp 50 $ALL
-job 16 shm 50 4 --only hotspot_irq,full_theta0_irq_sender
-job 8 tcp 50 8 --only $BIG
+job 16 shm 50 6 --only hotspot_irq,full_theta0_irq_sender,hotspot_chunk1000_irq
+job 8 tcp 50 10 --only $BIG
 job 31 shm 90 2 --only exact_am
 
 echo "# $n tests in $(($(date +%s) - t_start)) s"

@@ -17,8 +17,9 @@
  *
  * (mci: the most incoming transfers any node saw at once; msgs, bytes,
  * inquiries, denials: sums over the nodes and the repetitions; expect_*:
- * what the matrix holds off the diagonal, times the repetitions), then
- * "ok".
+ * what the matrix holds off the diagonal, times the repetitions, a
+ * message counting as one per piece of at most drs_chunk_max bytes),
+ * then "ok".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -107,7 +108,7 @@ static void run_case(cm5_sched_alg_t alg, const drs_case_t *c, size_t *com)
     cm5_sched_opts_t o;
     cm5_sched_stats_t st;
     size_t sc[P], rc[P], stot = 0, rtot = 0, guard = 64, k, off;
-    unsigned long v[4] = {0, 0, 0, 0}, sum[4], mci = 0, em = 0, eb = 0;
+    unsigned long v[4] = {0, 0, 0, 0}, sum[4], mci = 0, em = 0, eb = 0, m;
     unsigned char *sb, *rb;
     char err[256];
     int i, j, rep;
@@ -123,9 +124,9 @@ static void run_case(cm5_sched_alg_t alg, const drs_case_t *c, size_t *com)
         stot += sc[j];
         rtot += rc[j];
         for (i = 0; i < P; i++)
-            if (i != j && com[(size_t)i * P + j]) {
-                em++;
-                eb += com[(size_t)i * P + j];
+            if (i != j && (m = com[(size_t)i * P + j])) {
+                em += (m + o.drs_chunk_max - 1) / o.drs_chunk_max; /* pieces */
+                eb += m;
             }
     }
     sb = malloc(stot + 1);
@@ -189,6 +190,20 @@ static const drs_case_t cases[] = {
      2,
      {"drs_theta_us=0", "interrupts=1", "drs_release=sender"}},
     {"hotspot_theta1s", "hotspot", 200000, 0, 3, {"drs_theta_us=1000000"}},
+    /* Long messages in pieces, each with its own inquiry. */
+    {"full_chunk1000", "full", 6000, 0, 2, {"drs_chunk_max=1000"}},
+    {"hotspot_chunk1000_irq",
+     "hotspot",
+     9000,
+     0,
+     2,
+     {"drs_chunk_max=1000", "interrupts=1"}},
+    {"perm_chunk7_sender",
+     "permutation",
+     300,
+     0,
+     1,
+     {"drs_chunk_max=7", "drs_release=sender"}},
 };
 
 /* Is name in the comma-separated list? */

@@ -105,6 +105,9 @@ typedef struct {
     double drs_tau_us;        /* start-up estimate (<0: measure) */
     double drs_theta_us;      /* early go-ahead window (<0: INQ RTT + tau;
                                  0: disabled) */
+    size_t drs_chunk_max;     /* longest piece of a message, bytes: longer
+                                 messages go as several pieces, each with
+                                 its own inquiry (1 GiB; 1..INT_MAX) */
     /* two-stage / A2 */
     cm5_sched_alg_t twostage_engine; /* LP or DRSN per stage (LP) */
     int stg1_rotate;          /* round robin starts at k = i (0) */

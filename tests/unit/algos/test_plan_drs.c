@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "plan_drs.h"
+#include "sched_internal.h"
 
 TestSuite(plan_drs, .timeout = 10);
 
@@ -190,4 +191,31 @@ Test(plan_drs, chunks)
     cr_assert_eq(cm5s_drs_chunk(10, 4), 4);
     cr_assert_eq(cm5s_drs_chunk(4, 4), 4);
     cr_assert_eq(cm5s_drs_chunk(3, 4), 3);
+}
+
+/* drs_chunk_max: bytes, 1..INT_MAX (an rport's counter is an int). */
+Test(plan_drs, chunk_option)
+{
+    cm5_sched_opts_t o;
+    char err[256];
+
+    memset(&o, 0, sizeof(o));
+    cr_assert_eq(cm5_sched_opts_set(&o, "drs_chunk_max=1000", err, 256),
+                 CM5_OK);
+    cr_assert_eq(o.drs_chunk_max, 1000);
+    cr_assert_eq(cm5_sched_opts_set(&o, "drs_chunk_max=2147483647", err, 256),
+                 CM5_OK);
+    cr_assert_eq(o.drs_chunk_max, CM5S_DRS_CHUNK_LIMIT);
+    cr_assert_eq(cm5_sched_opts_set(&o, "drs_chunk_max=0", err, 256),
+                 CM5_ERR_INVALID);
+    cr_assert_str_eq(err, "option drs_chunk_max: '0' is not in 1..2147483647");
+    cr_assert_eq(cm5_sched_opts_set(&o, "drs_chunk_max=2147483648", err, 256),
+                 CM5_ERR_INVALID);
+    cr_assert_eq(cm5_sched_opts_set(&o, "drs_chunk_max=-5", err, 256),
+                 CM5_ERR_INVALID);
+    cr_assert_eq(cm5_sched_opts_set(&o, "drs_chunk_max=1k", err, 256),
+                 CM5_ERR_INVALID);
+    cr_assert_eq(o.drs_chunk_max, CM5S_DRS_CHUNK_LIMIT, "unchanged");
+    cr_assert(strstr(cm5_sched_opts_help(), "\n  drs_chunk_max "));
+    cr_assert_eq(cm5s_drs_chunk(5000, 1000), 1000);
 }
