@@ -75,6 +75,8 @@ static const opt_t opts[] = {
      "A4 communication: b (blocking), n1 or n2 (b)"},
     {"a4_rotate_counters", K_BOOL, OFF(a4_rotate_counters), NULL,
      "A4: counters start at (i + j) mod C (0)"},
+    {"a4_unordered", K_BOOL, OFF(a4_unordered), NULL,
+     "A4: no placement data; records packed in arrival order (0)"},
 };
 
 /* Integer options with a range (hi 0: no upper bound). */

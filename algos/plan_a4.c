@@ -131,6 +131,26 @@ int cm5s_a4_col_sched(const cm5s_a4_layout_t *L, int n, cm5s_a4_step_t *st)
     return N;
 }
 
+int cm5s_a4_send_bucket(const cm5s_a4_layout_t *L, int row, int to)
+{
+    return row ? to % L->C : to / L->C;
+}
+
+int cm5s_a4_n1_order(const cm5s_a4_step_t *steps, int n, cm5s_a4_op_t *ops)
+{
+    int k, m = 0;
+
+    /* Each bucket is filled just before its send starts, i.e. while the
+     * send before it (asynchronous) is in flight. */
+    for (k = 0; k < n; k++) {
+        if (steps[k].send < 0)
+            continue;
+        ops[m++] = (cm5s_a4_op_t){1, k};
+        ops[m++] = (cm5s_a4_op_t){0, k};
+    }
+    return m;
+}
+
 uint64_t cm5s_a4_counter_start(int n, int j, int mod, int rotate)
 {
     return rotate ? (uint64_t)(n + j) % (uint64_t)mod

@@ -50,6 +50,23 @@ int cm5s_a4_col_sched(const cm5s_a4_layout_t *L, int n, cm5s_a4_step_t *steps);
  * step q is the self copy.  Positions, not ranks. */
 void cm5s_shift_step(int q, int pos, int s, int *to, int *from);
 
+/* The bucket that holds a stage's message to node to: its column in a
+ * row stage (I, III; pseudo-columns included, 3.4.2), its row in a
+ * column stage (II, IV). */
+int cm5s_a4_send_bucket(const cm5s_a4_layout_t *L, int row, int to);
+
+/* One action of a node in a stage of a4-n1: fill the bucket of step step
+ * (fill = 1) or start its send (fill = 0; the self copy for itself). */
+typedef struct {
+    int fill, step;
+} cm5s_a4_op_t;
+/* a4-n1 (3.4.7, one send buffer): the order of one stage's actions.  The
+ * bucket of the next sending step is filled while the send of the step
+ * before is in flight: FILL k0, SEND k0, FILL k1, SEND k1, ... over the
+ * steps k that send (steps[k].send >= 0) in schedule order.  ops needs
+ * room for 2n entries; returns the number written. */
+int cm5s_a4_n1_order(const cm5s_a4_step_t *steps, int n, cm5s_a4_op_t *ops);
+
 /* Distribution counter start for destination j at node n: j mod mod, or
  * (n + j) mod mod with a4_rotate_counters. */
 uint64_t cm5s_a4_counter_start(int n, int j, int mod, int rotate);

@@ -10,14 +10,29 @@
  * CMMD_bytes_received), the CM-5 way of receiving a message of unknown
  * length.  The final receiver places each segment at rdispl[src] + off.
  *
+ * a4_unordered (3.4.8, 003's self-describing records): descriptors are
+ * (dst, len) only, one per run of elements for one destination, and the
+ * final receiver appends what arrives after its own records.
+ *
+ * Distribution is done in two passes: the segments of a bucket are
+ * listed first (pieces: descriptor and where the data is), and the
+ * payload is copied when the bucket is filled; unordered, the pieces are
+ * gathered by destination then, so a bucket carries one descriptor per
+ * destination.
+ *
  * A3 is A4's last two stages run on the input: C-Collect (row) and
  * R-Collect (column) on the sqrt(P) x sqrt(P) grid.
  *
  * Modes (3.4.7): b, a combined send-receive per step (stalls are idle
- * steps, a barrier starts each stage); n1, every send of a stage started
- * in schedule order while receives are taken as they come, one set of
- * send buckets; n2, two sets, each arriving message distributed into the
- * next stage's set at once.
+ * steps, a barrier starts each stage), every bucket filled before the
+ * stage; n1, every send of a stage started in schedule order while
+ * receives are taken as they come, one set of send buckets, each filled
+ * just before its send, i.e. while the send before it is in flight (the
+ * pieces point into the previous stage's arrivals, so arrivals alternate
+ * between two sets of receive buffers); n2, two sets of send buckets,
+ * each arriving message distributed (copied) into the next stage's set at
+ * once (unordered, only consecutive pieces for one destination share a
+ * descriptor there).
  */
 #include <limits.h>
 #include <stdint.h>
@@ -34,13 +49,25 @@ typedef struct {
     uint64_t off, len;
 } seg_t;
 
+/* The descriptor of a4_unordered: no placement. */
+typedef struct {
+    uint64_t dst, len;
+} useg_t;
+
+/* A segment listed in a bucket, its data not copied yet. */
+typedef struct {
+    seg_t s;
+    const char *data;
+    size_t order; /* position in the list (a stable sort) */
+} piece_t;
+
 typedef struct {
     char *p;
     size_t len, cap;
 } gbuf_t;
 
 typedef struct {
-    gbuf_t pay, segs;
+    gbuf_t pay, segs, pend; /* payload, seg_t descriptors, piece_t list */
     uint64_t nseg, elems;
 } bucket_t;
 
@@ -52,11 +79,18 @@ typedef struct {
     int me, col, N;    /* N: nodes in this node's column */
     int mode, barrier; /* cm5_sched_a4_mode_t; barrier at stage start */
     int nb;            /* buckets per set: max(C, R) */
+    int unordered;     /* a4_unordered: (dst, len) descriptors */
+    int lazy;          /* appends list pieces (else they copy at once) */
+    size_t dsz;        /* bytes of a descriptor on the wire */
     bucket_t *set[2];
-    gbuf_t *in;        /* received messages of a stage, one per step */
-    CMMD_mcb *rmcb;    /* receives in flight, one per step */
-    int *rstate;       /* 0 expected, 1 posted, 2 done, -1 none */
-    CMMD_mcb *smcb[2]; /* sends in flight of the last two stages */
+    gbuf_t *in[2];       /* received messages of a stage, one per step (n1
+                            alternates sets; the others use in[0]) */
+    int cur;             /* the set of in[] this stage receives into */
+    cm5s_a4_op_t *ops;   /* n1/n2: a stage's fills and sends */
+    uint64_t rpos, rend; /* unordered: next free element of rbuf, end */
+    CMMD_mcb *rmcb;      /* receives in flight, one per step */
+    int *rstate;         /* 0 expected, 1 posted, 2 done, -1 none */
+    CMMD_mcb *smcb[2];   /* sends in flight of the last two stages */
     int nsmcb[2];
     cm5s_a4_step_t *steps;
     uint64_t *ctr, *got, *cnt;
@@ -91,26 +125,96 @@ static void gb_put(a4_t *a, gbuf_t *g, const void *src, size_t n)
 
 static void bk_reset(bucket_t *b)
 {
-    b->pay.len = b->segs.len = 0;
+    b->pay.len = b->segs.len = b->pend.len = 0;
     b->nseg = b->elems = 0;
+}
+
+/* Copy a segment into the bucket; unordered, a segment for the same
+ * destination as the last one extends it. */
+static void bk_copy(a4_t *a, bucket_t *b, const seg_t *s, const char *data)
+{
+    seg_t *last =
+        b->nseg ? (seg_t *)(void *)(b->segs.p + b->segs.len) - 1 : NULL;
+
+    if (a->unordered && last && last->dst == s->dst) {
+        last->len += s->len;
+    } else {
+        gb_put(a, &b->segs, s, sizeof(*s));
+        b->nseg++;
+    }
+    gb_put(a, &b->pay, data, s->len * a->x->esz);
+    b->elems += s->len;
 }
 
 static void bk_append(a4_t *a, bucket_t *b, const seg_t *s, const char *data)
 {
-    gb_put(a, &b->segs, s, sizeof(*s));
-    gb_put(a, &b->pay, data, s->len * a->x->esz);
-    b->nseg++;
-    b->elems += s->len;
+    piece_t pc;
+
+    if (!a->lazy) {
+        bk_copy(a, b, s, data);
+        return;
+    }
+    pc.s = *s;
+    pc.data = data;
+    pc.order = b->pend.len / sizeof(pc);
+    gb_put(a, &b->pend, &pc, sizeof(pc));
+}
+
+static int piece_cmp(const void *x, const void *y)
+{
+    const piece_t *p = x, *q = y;
+
+    if (p->s.dst != q->s.dst)
+        return p->s.dst < q->s.dst ? -1 : 1;
+    return p->order < q->order ? -1 : p->order > q->order;
+}
+
+/* Copy the listed pieces (unordered: gathered by destination). */
+static void bk_fill(a4_t *a, bucket_t *b)
+{
+    piece_t *pc = (piece_t *)(void *)b->pend.p;
+    size_t n = b->pend.len / sizeof(*pc), i, elems = 0;
+
+    if (!n)
+        return;
+    if (a->unordered)
+        qsort(pc, n, sizeof(*pc), piece_cmp);
+    for (i = 0; i < n; i++)
+        elems += pc[i].s.len;
+    gb_reserve(a, &b->pay, elems * a->x->esz);
+    for (i = 0; i < n; i++)
+        bk_copy(a, b, &pc[i].s, pc[i].data);
+    b->pend.len = 0;
 }
 
 /* The bucket as one message: payload, descriptors, their number. */
 static void bk_finish(a4_t *a, bucket_t *b)
 {
-    gb_put(a, &b->pay, b->segs.p, b->segs.len);
+    const seg_t *s = (const seg_t *)(const void *)b->segs.p;
+    useg_t u;
+    uint64_t i;
+
+    if (!a->unordered)
+        gb_put(a, &b->pay, b->segs.p, b->segs.len);
+    for (i = 0; a->unordered && i < b->nseg; i++) {
+        u.dst = s[i].dst;
+        u.len = s[i].len;
+        gb_put(a, &b->pay, &u, sizeof(u));
+    }
     gb_put(a, &b->pay, &b->nseg, sizeof(b->nseg));
     if (b->pay.len > INT_MAX)
         cm5s_fatal(a->x, "a message of %zu bytes exceeds CMMD's int length",
                    b->pay.len);
+}
+
+/* Fill and finish a bucket, the time counted as schedule time. */
+static void bk_ready(a4_t *a, bucket_t *b)
+{
+    double t0 = cm5_wtime();
+
+    bk_fill(a, b);
+    bk_finish(a, b);
+    a->x->st->sched_s += cm5_wtime() - t0;
 }
 
 /* ---- distribution ------------------------------------------------------- */
@@ -136,6 +240,20 @@ static void split(a4_t *a, bucket_t *bk, int nb, const seg_t *s,
     }
 }
 
+/* Unordered: the records go after those already there. */
+static void place_next(a4_t *a, const seg_t *s, const char *data)
+{
+    cm5s_xfer_t *x = a->x;
+
+    if (s->len > a->rend - a->rpos)
+        cm5s_fatal(x,
+                   "node %d got more than the %llu elements its recvcounts "
+                   "add up to (a4_unordered=1)",
+                   a->me, (unsigned long long)(a->rend - x->rfirst));
+    memcpy(x->rbuf + a->rpos * x->esz, data, s->len * x->esz);
+    a->rpos += s->len;
+}
+
 static void place(a4_t *a, const seg_t *s, const char *data)
 {
     cm5s_xfer_t *x = a->x;
@@ -143,6 +261,10 @@ static void place(a4_t *a, const seg_t *s, const char *data)
     if ((int)s->dst != a->me)
         cm5s_fatal(x, "node %d got %llu elements for node %u at the end", a->me,
                    (unsigned long long)s->len, s->dst);
+    if (a->unordered) {
+        place_next(a, s, data);
+        return;
+    }
     if (s->off + s->len > x->rcount[s->src])
         cm5s_fatal(x,
                    "node %u sends node %d elements %llu..%llu, but "
@@ -188,6 +310,22 @@ static void dist_seg(a4_t *a, int op, bucket_t *bk, const seg_t *s,
     }
 }
 
+/* Descriptor i of a message whose descriptors start at d. */
+static void desc_get(const a4_t *a, const char *d, size_t i, seg_t *s)
+{
+    useg_t u;
+
+    if (!a->unordered) {
+        memcpy(s, d + i * sizeof(*s), sizeof(*s));
+        return;
+    }
+    memcpy(&u, d + i * sizeof(u), sizeof(u));
+    s->src = 0; /* unknown, and not needed */
+    s->dst = u.dst < UINT32_MAX ? (uint32_t)u.dst : UINT32_MAX;
+    s->off = 0;
+    s->len = u.len;
+}
+
 /* Distribute one received message (checked) by op into bk. */
 static void dist_msg(a4_t *a, int op, bucket_t *bk, const gbuf_t *m, int from)
 {
@@ -200,15 +338,15 @@ static void dist_msg(a4_t *a, int op, bucket_t *bk, const gbuf_t *m, int from)
         cm5s_fatal(a->x, "message of %zu bytes from node %d is malformed",
                    m->len, from);
     memcpy(&nseg, m->p + m->len - sizeof(nseg), sizeof(nseg));
-    if (nseg > (m->len - sizeof(nseg)) / sizeof(seg_t))
+    if (nseg > (m->len - sizeof(nseg)) / a->dsz)
         cm5s_fatal(a->x, "message from node %d claims %llu segments", from,
                    (unsigned long long)nseg);
-    pay = m->len - sizeof(nseg) - nseg * sizeof(seg_t);
+    pay = m->len - sizeof(nseg) - nseg * a->dsz;
     for (i = 0; i < nseg; i++) {
-        memcpy(&s, m->p + pay + i * sizeof(seg_t), sizeof(s));
+        desc_get(a, m->p + pay, i, &s);
         elems += s.len;
         if (s.src >= (uint32_t)a->L.P || s.dst >= (uint32_t)a->L.P ||
-            elems * esz > pay)
+            s.len > pay / esz || elems * esz > pay)
             cm5s_fatal(a->x,
                        "message from node %d has a bad segment "
                        "(%u -> %u, %llu elements)",
@@ -257,12 +395,13 @@ static void set_reset(a4_t *a, bucket_t *bk)
         bk_reset(&bk[b]);
 }
 
-static void set_finish(a4_t *a, bucket_t *bk, int n)
+/* Fill and finish the first n buckets of a set. */
+static void set_ready(a4_t *a, bucket_t *bk, int n)
 {
     int b;
 
     for (b = 0; b < n; b++)
-        bk_finish(a, &bk[b]);
+        bk_ready(a, &bk[b]);
 }
 
 /* ---- communication ------------------------------------------------------ */
@@ -274,7 +413,7 @@ static void note_recv(a4_t *a, int stage, const gbuf_t *m, int from)
 
     memcpy(&nseg, m->p + m->len - sizeof(nseg), sizeof(nseg));
     /* Payload elements: what is left without descriptors and count. */
-    elems = (m->len - sizeof(nseg) - nseg * sizeof(seg_t)) / a->x->esz;
+    elems = (m->len - sizeof(nseg) - nseg * a->dsz) / a->x->esz;
     st->stage[stage].msgs_recv++;
     if (elems > st->stage[stage].max_msg_elems)
         st->stage[stage].max_msg_elems = elems;
@@ -325,22 +464,25 @@ static CMMD_mcb send_start(a4_t *a, int to, int tag, gbuf_t *m)
 }
 
 /* Mode b: one combined send-receive per step. */
-static void step_blocking(a4_t *a, int stage, int i, bucket_t *bk, int bidx)
+static void step_blocking(a4_t *a, int stage, int i, bucket_t *bk, int row)
 {
     cm5s_a4_step_t s = a->steps[i];
     int tag = a->tag0 + stage;
+    bucket_t *b =
+        s.send < 0 ? NULL : &bk[cm5s_a4_send_bucket(&a->L, row, s.send)];
+    gbuf_t *in = &a->in[a->cur][i];
     CMMD_mcb mcb = NULL;
 
     if (s.send == a->me) {
-        self_move(&bk[bidx], &a->in[i]);
-        note_recv(a, stage, &a->in[i], a->me);
+        self_move(b, in);
+        note_recv(a, stage, in, a->me);
         return;
     }
-    if (s.send >= 0)
-        mcb = send_start(a, s.send, tag, &bk[bidx].pay);
+    if (b)
+        mcb = send_start(a, s.send, tag, &b->pay);
     if (s.recv >= 0) {
-        recv_probed(a, s.recv, tag, &a->in[i]);
-        note_recv(a, stage, &a->in[i], s.recv);
+        recv_probed(a, s.recv, tag, in);
+        note_recv(a, stage, in, s.recv);
     }
     if (mcb) {
         CMMD_msg_wait(mcb);
@@ -353,26 +495,27 @@ static void step_blocking(a4_t *a, int stage, int i, bucket_t *bk, int bidx)
 static int recv_poll(a4_t *a, int stage, int n, int op, bucket_t *next)
 {
     int i, left = 0, tag = a->tag0 + stage, from, len;
+    gbuf_t *in = a->in[a->cur];
 
     for (i = 0; i < n; i++) {
         from = a->steps[i].recv;
         if (a->rstate[i] == 0 && CMMD_msg_pending(from, tag)) {
             len = CMMD_bytes_received();
-            a->in[i].len = 0;
-            gb_reserve(a, &a->in[i], (size_t)len);
+            in[i].len = 0;
+            gb_reserve(a, &in[i], (size_t)len);
             a->rmcb[i] =
-                CMMD_receive_async(from, tag, a->in[i].p, len, NULL, NULL);
+                CMMD_receive_async(from, tag, in[i].p, len, NULL, NULL);
             if (a->rmcb[i]) {
-                a->in[i].len = (size_t)len;
+                in[i].len = (size_t)len;
                 a->rstate[i] = 1;
             }
         }
         if (a->rstate[i] == 1 && CMMD_msg_done(a->rmcb[i])) {
             CMMD_free_mcb(a->rmcb[i]);
             a->rstate[i] = 2;
-            note_recv(a, stage, &a->in[i], from);
+            note_recv(a, stage, &in[i], from);
             if (next)
-                dist_now(a, op, next, &a->in[i], from);
+                dist_now(a, op, next, &in[i], from);
         }
         left += a->rstate[i] == 0 || a->rstate[i] == 1;
     }
@@ -390,25 +533,44 @@ static void sends_wait(a4_t *a, int k)
     a->nsmcb[k] = 0;
 }
 
+/* The actions of a stage: n1 fills each bucket just before its send
+ * (3.4.7); n2's buckets are ready, so only the sends. */
+static int stage_ops(a4_t *a, int n)
+{
+    int i, m = 0;
+
+    if (a->mode == CM5_SCHED_A4_NONBLOCKING)
+        return cm5s_a4_n1_order(a->steps, n, a->ops);
+    for (i = 0; i < n; i++)
+        if (a->steps[i].send >= 0)
+            a->ops[m++] = (cm5s_a4_op_t){0, i};
+    return m;
+}
+
 static void stage_nonblocking(a4_t *a, int stage, int n, bucket_t *bk, int row,
                               int op, bucket_t *next)
 {
-    int i, to, k = stage % 2;
+    int i, k, to, m = stage_ops(a, n), sk = stage % 2;
     const cm5s_a4_step_t *s = a->steps;
+    gbuf_t *in = a->in[a->cur];
+    bucket_t *b;
 
     for (i = 0; i < n; i++)
         a->rstate[i] = s[i].recv < 0 || s[i].recv == a->me ? -1 : 0;
-    for (i = 0; i < n; i++) {
+    for (k = 0; k < m; k++) {
+        i = a->ops[k].step;
         to = s[i].send;
-        if (to == a->me) {
-            self_move(&bk[row ? to % a->L.C : to / a->L.C], &a->in[i]);
-            note_recv(a, stage, &a->in[i], to);
+        b = &bk[cm5s_a4_send_bucket(&a->L, row, to)];
+        if (a->ops[k].fill) {
+            bk_ready(a, b);
+        } else if (to == a->me) {
+            self_move(b, &in[i]);
+            note_recv(a, stage, &in[i], to);
             if (next)
-                dist_now(a, op, next, &a->in[i], to);
-        } else if (to >= 0) {
-            a->smcb[k][a->nsmcb[k]++] =
-                send_start(a, to, a->tag0 + stage,
-                           &bk[row ? to % a->L.C : to / a->L.C].pay);
+                dist_now(a, op, next, &in[i], to);
+        } else {
+            a->smcb[sk][a->nsmcb[sk]++] =
+                send_start(a, to, a->tag0 + stage, &b->pay);
         }
         recv_poll(a, stage, n, op, next);
     }
@@ -416,51 +578,60 @@ static void stage_nonblocking(a4_t *a, int stage, int n, bucket_t *bk, int row,
         ;
 }
 
-/* One stage: its schedule, the exchange, and (unless n2 did it on the
- * way) the distribution of what arrived by op into the next set. */
+/* List what arrived in this stage by op into the pieces of bk (or, at the
+ * end, place it). */
+static void dist_arrivals(a4_t *a, int n, int op, bucket_t *bk)
+{
+    double t0 = cm5_wtime();
+    int i;
+
+    set_reset(a, bk);
+    a->lazy = 1;
+    for (i = 0; i < n; i++)
+        if (a->steps[i].recv >= 0)
+            dist_msg(a, op, bk, &a->in[a->cur][i], a->steps[i].recv);
+    a->x->st->sched_s += cm5_wtime() - t0;
+}
+
+/* One stage: its schedule, the exchange, and the distribution of what
+ * arrived by op into the next stage's buckets: n2 copies each arrival
+ * at once; b lists them all and fills every bucket; n1 lists them, and
+ * the next stage fills each bucket just before its send. */
 static void stage_run(a4_t *a, int stage, int row, int op)
 {
-    int dual = a->mode == CM5_SCHED_A4_DUAL, n, i;
-    bucket_t *bk = a->set[dual ? stage % 2 : 0], *next;
+    int n, i, last = op == OP_PLACE;
+    bucket_t *bk = a->set[a->mode == CM5_SCHED_A4_DUAL ? stage % 2 : 0];
+    bucket_t *next;
 
     n = row ? cm5s_a4_row_sched(&a->L, a->me, a->steps)
             : cm5s_a4_col_sched(&a->L, a->me, a->steps);
     a->x->st->stage[stage].steps = (uint32_t)n;
     a->x->st->phases += (uint32_t)n;
-    if (dual) {
+    a->cur = a->mode == CM5_SCHED_A4_NONBLOCKING ? stage % 2 : 0;
+    switch (a->mode) {
+    case CM5_SCHED_A4_DUAL:
         next = a->set[(stage + 1) % 2];
         sends_wait(a, (stage + 1) % 2); /* next's previous sends */
         set_reset(a, next);
+        a->lazy = 0;
         stage_nonblocking(a, stage, n, bk, row, op, next);
-    } else {
-        next = bk;
-        if (a->mode == CM5_SCHED_A4_NONBLOCKING) {
-            stage_nonblocking(a, stage, n, bk, row, op, NULL);
-            sends_wait(a, stage % 2);
-        } else {
-            if (a->barrier)
-                CMMD_sync_with_nodes();
-            for (i = 0; i < n; i++) {
-                int to = a->steps[i].send;
-
-                step_blocking(a, stage, i, bk,
-                              to < 0 ? 0
-                              : row  ? to % a->L.C
-                                     : to / a->L.C);
-            }
-        }
-        set_reset(a, next);
-        {
-            double t0 = cm5_wtime();
-
-            for (i = 0; i < n; i++)
-                if (a->steps[i].recv >= 0)
-                    dist_msg(a, op, next, &a->in[i], a->steps[i].recv);
-            a->x->st->sched_s += cm5_wtime() - t0;
-        }
+        if (!last)
+            set_ready(a, next, op_nbuckets(a, op));
+        return;
+    case CM5_SCHED_A4_NONBLOCKING:
+        stage_nonblocking(a, stage, n, bk, row, op, NULL);
+        sends_wait(a, stage % 2);
+        dist_arrivals(a, n, op, bk);
+        return;
+    default:
+        if (a->barrier)
+            CMMD_sync_with_nodes();
+        for (i = 0; i < n; i++)
+            step_blocking(a, stage, i, bk, row);
+        dist_arrivals(a, n, op, bk);
+        if (!last)
+            set_ready(a, bk, op_nbuckets(a, op));
     }
-    if (op != OP_PLACE)
-        set_finish(a, next, op_nbuckets(a, op));
 }
 
 /* ---- set-up ------------------------------------------------------------- */
@@ -480,20 +651,27 @@ static void a4_init(a4_t *a, cm5s_xfer_t *x, int alg)
     if (a->mode < CM5_SCHED_A4_BLOCKING || a->mode > CM5_SCHED_A4_DUAL)
         cm5s_fatal(x, "a4_mode %d is not b, n1 or n2", a->mode);
     a->barrier = alg == 4;
+    a->unordered = alg == 4 && x->o->a4_unordered;
+    a->dsz = a->unordered ? sizeof(useg_t) : sizeof(seg_t);
     a->tag0 = cm5s_liu_tag(alg, seq[alg == 4]++, 0);
     a->nb = a->L.C > a->L.R ? a->L.C : a->L.R;
     a->set[0] = calloc((size_t)a->nb * 2, sizeof(bucket_t));
-    a->in = calloc((size_t)a->nb + 2, sizeof(gbuf_t));
+    a->in[0] = calloc(((size_t)a->nb + 2) * 2, sizeof(gbuf_t));
     a->rmcb = calloc((size_t)a->nb + 2, sizeof(CMMD_mcb));
     a->rstate = calloc((size_t)a->nb + 2, sizeof(int));
     a->smcb[0] = calloc((size_t)(a->nb + 2) * 2, sizeof(CMMD_mcb));
     a->steps = calloc((size_t)a->nb + 2, sizeof(cm5s_a4_step_t));
+    a->ops = calloc(((size_t)a->nb + 2) * 2, sizeof(cm5s_a4_op_t));
     a->ctr = calloc((size_t)x->p * 2 + (size_t)a->nb, sizeof(uint64_t));
-    if (!a->set[0] || !a->in || !a->rmcb || !a->rstate || !a->smcb[0] ||
-        !a->steps || !a->ctr)
+    if (!a->set[0] || !a->in[0] || !a->rmcb || !a->rstate || !a->smcb[0] ||
+        !a->steps || !a->ops || !a->ctr)
         cm5s_fatal(x, "out of memory for the schedule of %d nodes", x->p);
     a->set[1] = a->set[0] + a->nb;
+    a->in[1] = a->in[0] + a->nb + 2;
     a->smcb[1] = a->smcb[0] + a->nb + 2;
+    a->rpos = a->rend = x->rfirst;
+    for (b = 0; b < x->p; b++)
+        a->rend += x->rcount[b];
     a->got = a->ctr + x->p;
     a->cnt = a->got + x->p;
     for (b = 0; b < x->p; b++)
@@ -510,15 +688,17 @@ static void a4_fini(a4_t *a)
     for (b = 0; b < 2 * a->nb; b++) {
         free(a->set[0][b].pay.p);
         free(a->set[0][b].segs.p);
+        free(a->set[0][b].pend.p);
     }
-    for (b = 0; b < a->nb + 2; b++)
-        free(a->in[b].p);
+    for (b = 0; b < 2 * (a->nb + 2); b++)
+        free(a->in[0][b].p);
     free(a->set[0]);
-    free(a->in);
+    free(a->in[0]);
     free(a->rmcb);
     free(a->rstate);
     free(a->smcb[0]);
     free(a->steps);
+    free(a->ops);
     free(a->ctr);
 }
 
@@ -527,7 +707,13 @@ static void a4_check(a4_t *a)
 {
     int j;
 
-    for (j = 0; j < a->x->p; j++)
+    if (a->unordered && a->rpos != a->rend)
+        cm5s_fatal(a->x,
+                   "node %d got %llu elements from the other nodes, but its "
+                   "recvcounts add up to %llu (a4_unordered=1)",
+                   a->me, (unsigned long long)(a->rpos - a->x->rfirst),
+                   (unsigned long long)(a->rend - a->x->rfirst));
+    for (j = 0; !a->unordered && j < a->x->p; j++)
         if (a->got[j] != a->x->rcount[j])
             cm5s_fatal(a->x,
                        "node %d got %llu elements from node %d, but "
@@ -542,9 +728,11 @@ static void a4_stages(a4_t *a, int nst, const int *row, const int *op)
     double t0 = cm5_wtime();
     int s;
 
+    a->lazy = 1;
     dist_input(a, op[0], a->set[0]);
-    set_finish(a, a->set[0], op_nbuckets(a, op[0]));
     a->x->st->sched_s += cm5_wtime() - t0;
+    if (a->mode != CM5_SCHED_A4_NONBLOCKING) /* n1 fills on the way */
+        set_ready(a, a->set[0], op_nbuckets(a, op[0]));
     a->x->st->nstages = (uint32_t)nst;
     for (s = 0; s < nst; s++)
         stage_run(a, s, row[s], op[s + 1]);

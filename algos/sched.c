@@ -199,7 +199,7 @@ cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
     char call[64];
     size_t *sc, *rc, *sd, *rd, total = 0;
     int p = CMMD_partition_size(), me = CMMD_self_address(), i;
-    int irq_was = 0;
+    int irq_was = 0, unordered;
     double t0, t1;
 
     if ((int)alg < 0 || alg >= CM5_SCHED_NALGS)
@@ -222,6 +222,10 @@ cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
         cm5s_fatal(&x, "rdispls must be NULL when recvcounts are discovered "
                        "(opts->recv %d)",
                    (int)opts->recv);
+    unordered = alg == CM5_SCHED_A4 && opts->a4_unordered;
+    if (unordered && rdispls)
+        cm5s_fatal(&x, "a4_unordered=1 packs the records in arrival order: "
+                       "rdispls must be NULL");
 
     sc = calloc((size_t)p * 4, sizeof(size_t));
     if (!sc)
@@ -263,10 +267,12 @@ cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
                    "node %d sends itself %zu elements but expects %zu from "
                    "itself",
                    me, sc[me], rc[me]);
+    /* Unordered A4: this node's own records first, the others after. */
     if (sc[me])
-        memmove((char *)recvbuf + rd[me] * opts->elem_size,
+        memmove((char *)recvbuf + (unordered ? 0 : rd[me]) * opts->elem_size,
                 (const char *)sendbuf + sd[me] * opts->elem_size,
                 sc[me] * opts->elem_size);
+    x.rfirst = unordered ? sc[me] : 0;
     sc[me] = rc[me] = 0;
 
     x.p = p;

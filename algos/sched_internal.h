@@ -29,6 +29,9 @@ typedef struct {
     char *rbuf;                  /* receive buffer */
     const size_t *rcount;        /* elements from each node; [me] == 0 */
     const size_t *rdispl;        /* element displacements (never NULL) */
+    size_t rfirst;               /* A4 with a4_unordered: elements at the
+                                    start of rbuf already taken (the self
+                                    copy); the others follow */
     cm5_sched_stats_t *st;       /* never NULL; zeroed by the dispatcher */
     const char *call;            /* "cm5_sched_alltoallv(lp)", for errors */
 } cm5s_xfer_t;

@@ -10,6 +10,13 @@
 #       2P(C-1) + 2 sum_c N_c(N_c-1) network messages; with every entry
 #       a multiple of P (matrix p2div) the longest message of each stage
 #       within Table 2's bound.
+# a4-n1 fills each bucket while the send before it is in flight (P = 5,
+# 16, 18 on shm, 3 and 9 on tcp).  a4_unordered=1 (cases ending in :1;
+# P = 8, 16, tcp 9): prog_liu checks the records each node got against
+# those sent to it, and this checks that the same call without the
+# option sends more bytes (the placement data it saves).  Bad input stops
+# the job with one clear line: recvcounts that do not match, rdispls
+# with a4_unordered=1.
 # TAP output.
 #
 #   abs_top_builddir=BUILD sh tests/algos/liu.sh
@@ -33,14 +40,14 @@ shm 3 all
 shm 4 a3:full a3:random:b:0:3 a4:hotspot:n1 a1:full
 shm 9 a3:exact a3:hotspot a4:full:n1
 shm 5 a4:random:b a4:full:n1 a4:exact:n2 a4:zero:b a4:random:b:1 a1:permutation
-shm 8 a4:random:b a4:full:n1 a4:hotspot:n2:1:3 a1:exact a4:p2div:b
-shm 16 a4:random:b a4:permutation:n2 a3:full:b:0:3 a4:p2div:b
-shm 18 a4:full:b a4:random:n1 a4:exact:n2 a4:p2div:n2
+shm 8 a4:random:b a4:full:n1 a4:hotspot:n2:1:3 a1:exact a4:p2div:b a4:full:n1:0:16:1 a4:full:b:0:3:1 a4:random:n2:0:12:1
+shm 16 a4:random:b a4:permutation:n2 a3:full:b:0:3 a4:p2div:b a4:full:n1 a4:random:n1:1:3 a4:full:n1:0:16:1 a4:full:n2:0:1:1 a4:p2div:b:0:12:1
+shm 18 a4:full:b a4:random:n1 a4:exact:n2 a4:p2div:n2 a4:full:n1:0:5 a4:hotspot:n1
 shm 31 a4:random:b
 tcp 3 a4:full:b a4:random:n1 a4:random:n2 a1:full
-tcp 9 a3:random a4:random:b a4:full:n2:1 a1:full"
+tcp 9 a3:random a4:random:b a4:full:n2:1 a1:full a4:full:n1:0:3 a4:full:n1:0:16:1"
 njobs=$(echo "$JOBS" | wc -l)
-echo "1..$((njobs * 2 + 6))"
+echo "1..$((njobs * 2 + 9))"
 n=0
 t_start=$(date +%s)
 
@@ -126,6 +133,10 @@ check_counts() {
                 }
             if (R > ce || C > ce)
                 printf "%s: R %d or C %d > ceil(sqrt P)\n", $0, R, C
+            # No (src, off) placement data: fewer bytes on the wire.
+            if (f["unord"] == 1 && f["nnz"] > 0 &&
+                !(f["bytes"] + 0 < f["bytes_ordered"] + 0))
+                printf "%s: unordered bytes not below ordered\n", $0
         }
     }' out
 }
@@ -143,10 +154,10 @@ echo "$JOBS" | while read -r prov nodes cases; do
     fi
     bad=$(check_counts)
     if [ "$rc" -eq 0 ] && [ -z "$bad" ]; then
-        ok "$prov P=$nodes: steps, per-stage message counts (Table 2) and network messages exact"
+        ok "$prov P=$nodes: steps, per-stage message counts (Table 2) and network messages exact; unordered sends fewer bytes"
     else
         echo "$bad" | head -n 5 | cut -c1-400 | sed 's/^/#   /'
-        not_ok "$prov P=$nodes: steps, per-stage message counts (Table 2) and network messages exact"
+        not_ok "$prov P=$nodes: steps, per-stage message counts (Table 2) and network messages exact; unordered sends fewer bytes"
     fi
 done
 n=$((njobs * 2))
@@ -171,7 +182,10 @@ done
 for c in "a1:recvless:b node 0 sends node 2 a message of 5 bytes, but recvcounts.0. is 0 there" \
     "a4:recvless:n1 node 0 sends node 2 elements [0-9]*..[0-9]*, but recvcounts.0. is 0" \
     "a4:recvmore:b node 2 got 5 elements from node 0, but recvcounts.0. is 8" \
-    "a3:recvless:b node 0 sends node 3 elements 0..4, but recvcounts.0. is 0"; do
+    "a3:recvless:b node 0 sends node 3 elements 0..4, but recvcounts.0. is 0" \
+    "a4:recvless:n1:0:1:1 node 2 got more than the 0 elements its recvcounts add up to (a4_unordered=1)" \
+    "a4:recvmore:b:0:16:1 node 2 got 5 elements from the other nodes, but its recvcounts add up to 8 (a4_unordered=1)" \
+    "a4:random:n2:0:1:2 a4_unordered=1 packs the records in arrival order: rdispls must be NULL"; do
     spec=${c%% *} msg=${c#* } nodes=3
     [ "${spec%%:*}" = a3 ] && nodes=4 && msg=$(echo "$msg" | sed 's/node 2/node 3/')
     run 30 $nodes shm "$PROG" "$spec"

@@ -10,11 +10,22 @@
  * them) and verifies every
  * received byte and the bytes past the data on every node.  Node 0
  * prints one line per case with the maxima over nodes of the statistics
- * (network messages summed) for tests/algos/liu.sh to check against
- * liu2002's counts, then "ok".
+ * (network messages and bytes summed) for tests/algos/liu.sh to check
+ * against liu2002's counts, then "ok".
+ *
+ * unord 1 runs with a4_unordered=1: the elements are records of esz
+ * bytes, self-describing when esz >= 12 (source, destination and index
+ * as three 32-bit words, then the pattern), and each node checks what
+ * the option promises: its own records first, in order, then exactly
+ * the records the others sent it (each (source, index) once, every byte
+ * right; for esz < 12, the same multiset of records, by sorting), and
+ * nothing past them.  The case line adds bytes_ordered, the bytes the
+ * same call sends with a4_unordered=0 (run once more on the same matrix,
+ * except for the bad inputs recvless and recvmore).  unord 2 passes rdispls
+ * with a4_unordered=1, which must stop the job.
  *
  *   prog_liu [--max N] [--calls C] [--seed S] all |
- * alg:matrix[:mode[:rot[:esz]]]...
+ * alg:matrix[:mode[:rot[:esz[:unord]]]]...
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -118,19 +129,157 @@ static unsigned char pat(int src, int dst, size_t k, int call)
                               ((uint64_t)call << 56) ^ k);
 }
 
+/* Records of SELFDESC bytes or more start with (src, dst, index). */
+#define SELFDESC 12
+static size_t esz_g;
+static int selfdesc_g;
+
+/* Byte k of the data src sends dst. */
+static unsigned char data_byte(int src, int dst, size_t k, int call)
+{
+    size_t idx = k / esz_g, b = k % esz_g;
+    uint32_t w[3];
+
+    if (!selfdesc_g || b >= SELFDESC)
+        return pat(src, dst, k, call);
+    w[0] = (uint32_t)src;
+    w[1] = (uint32_t)dst;
+    w[2] = (uint32_t)idx;
+    return ((const unsigned char *)w)[b];
+}
+
+static int rec_cmp(const void *x, const void *y) { return memcmp(x, y, esz_g); }
+
 static int ncases, ncalls = 1;
 
+/* a4_unordered, self-describing records: each record after the node's
+ * own is one the others sent it, each once. */
+static void check_selfdesc(const unsigned char *rb, size_t from, size_t rtot,
+                           const size_t *rc, const size_t *rd, char *seen,
+                           int call, const char *what)
+{
+    size_t r, b;
+    uint32_t w[3];
+
+    memset(seen, 0, rtot);
+    for (r = from; r < rtot; r++) {
+        const unsigned char *rec = rb + r * esz_g;
+
+        memcpy(w, rec, sizeof(w));
+        if (w[1] != (uint32_t)me || w[0] >= (uint32_t)P ||
+            w[0] == (uint32_t)me || w[2] >= rc[w[0]] || seen[rd[w[0]] + w[2]])
+            CMMD_error("prog_liu: %s: node %d: record %zu claims (src %u, "
+                       "dst %u, index %u): not one sent to it, or twice "
+                       "(call %d)",
+                       what, me, r, w[0], w[1], w[2], call);
+        seen[rd[w[0]] + w[2]] = 1;
+        for (b = SELFDESC; b < esz_g; b++)
+            if (rec[b] != pat((int)w[0], me, w[2] * esz_g + b, call))
+                CMMD_error("prog_liu: %s: node %d: byte %zu of record %u "
+                           "from node %u is wrong (call %d)",
+                           what, me, b, w[2], w[0], call);
+    }
+}
+
+/* a4_unordered, any record size: the records after the node's own are,
+ * as a multiset, the ones the others sent it. */
+static void check_multiset(unsigned char *rb, size_t from, size_t rtot,
+                           const size_t *rc, unsigned char *want, int call,
+                           const char *what)
+{
+    size_t off = 0, k;
+    int j;
+
+    for (j = 0; j < P; j++)
+        for (k = 0; j != me && k < rc[j] * esz_g; k++)
+            want[off++] = data_byte(j, me, k, call);
+    qsort(want, rtot - from, esz_g, rec_cmp);
+    qsort(rb + from * esz_g, rtot - from, esz_g, rec_cmp);
+    if (memcmp(want, rb + from * esz_g, (rtot - from) * esz_g))
+        CMMD_error("prog_liu: %s: node %d: the records received are not "
+                   "those sent to it (call %d)",
+                   what, me, call);
+}
+
+/* Every byte at its place, or (unordered) the node's own records first
+ * and then the others' records in any order. */
+static void check_recv(unsigned char *rb, const size_t *rc, size_t rtot,
+                       int unord, int call, const char *what)
+{
+    size_t off = 0, k, *rd = calloc((size_t)P, sizeof(size_t)), esz = esz_g;
+    unsigned char *tmp;
+    int j;
+
+    for (j = 0; j < P; j++) {
+        rd[j] = off;
+        off += rc[j];
+    }
+    if (!unord) {
+        for (j = 0, off = 0; j < P; j++)
+            for (k = 0; k < rc[j] * esz; k++, off++)
+                if (rb[off] != data_byte(j, me, k, call))
+                    CMMD_error("prog_liu: %s: byte %zu from node %d to node "
+                               "%d is wrong (call %d)",
+                               what, k, j, me, call);
+        free(rd);
+        return;
+    }
+    for (k = 0; k < rc[me] * esz; k++)
+        if (rb[k] != data_byte(me, me, k, call))
+            CMMD_error("prog_liu: %s: node %d: byte %zu is not its own "
+                       "record byte (own records first, call %d)",
+                       what, me, k, call);
+    tmp = malloc(rtot * esz + 1);
+    if (selfdesc_g)
+        check_selfdesc(rb, rc[me], rtot, rc, rd, (char *)tmp, call, what);
+    else
+        check_multiset(rb, rc[me], rtot, rc, tmp, call, what);
+    free(tmp);
+    free(rd);
+}
+
+/* One call, its data verified (call: the pattern's call number). */
+static void call_once(cm5_sched_alg_t alg, const cm5_sched_opts_t *o,
+                      const unsigned char *sb, const size_t *sc,
+                      const size_t *sd, unsigned char *rb, size_t *rc,
+                      size_t rtot, int unord, int call, const char *what,
+                      cm5_sched_stats_t *st)
+{
+    size_t guard = 16, k, esz = esz_g, *rd = NULL;
+    char w[200];
+    int j;
+
+    snprintf(w, sizeof(w), "%s%s", what,
+             o->a4_unordered ? " a4_unordered=1" : "");
+    what = w;
+    memset(rb, 0xa5, (rtot + guard) * esz);
+    if (unord == 2) { /* packed displacements, given: refused */
+        rd = calloc((size_t)P, sizeof(size_t));
+        for (j = 1; j < P; j++)
+            rd[j] = rd[j - 1] + rc[j - 1];
+    }
+    cm5_sched_alltoallv(alg, sb, sc, sd, rb, rc, rd, o, st);
+    free(rd);
+    for (k = rtot * esz; k < (rtot + guard) * esz; k++)
+        if (rb[k] != 0xa5)
+            CMMD_error("prog_liu: %s: node %d: byte %zu past the data was "
+                       "overwritten",
+                       what, me, k - rtot * esz);
+    check_recv(rb, rc, rtot, unord && o->a4_unordered, call, what);
+}
+
 static void run(const char *alg_name, const char *kind, const char *mode,
-                int rot, size_t esz, size_t maxn)
+                int rot, size_t esz, int unord, size_t maxn)
 {
     size_t *com = malloc(sizeof(size_t) * (size_t)P * P), *sc, *rc, *sd;
-    size_t stot = 0, rtot = 0, guard = 16, k, off, nnz = 0, t = 0;
+    size_t stot = 0, rtot = 0, guard = 16, k, nnz = 0, t = 0;
     unsigned char *sb, *rb;
     cm5_sched_alg_t alg;
     cm5_sched_opts_t o;
     cm5_sched_stats_t st;
     unsigned long v[16];
-    char set[64], err[128];
+    char set[64], err[128], what[160];
+    unsigned long bytes_ordered = 0;
     int i, j, call, s, n = 0;
 
     cm5_sched_opts_init(&o);
@@ -140,6 +289,8 @@ static void run(const char *alg_name, const char *kind, const char *mode,
     if (cm5_sched_alg_parse(alg_name, &alg) != CM5_OK ||
         cm5_sched_opts_set(&o, set, err, sizeof(err)) != CM5_OK)
         CMMD_error("prog_liu: bad case %s %s", alg_name, set);
+    if (unord && alg != CM5_SCHED_A4)
+        CMMD_error("prog_liu: bad case %s %s: unord is for a4", alg_name, kind);
     matrix(kind, maxn, com);
     sc = calloc((size_t)P * 3, sizeof(size_t));
     rc = sc + P;
@@ -170,23 +321,21 @@ static void run(const char *alg_name, const char *kind, const char *mode,
     }
     sb = malloc(stot * esz + 1);
     rb = malloc((rtot + guard) * esz);
+    esz_g = esz;
+    selfdesc_g = unord && esz >= SELFDESC;
+    snprintf(what, sizeof(what), "%s %s %s", alg_name, kind, set);
     for (call = 0; call < ncalls; call++) {
         for (j = 0; j < P; j++)
             for (k = 0; k < sc[j] * esz; k++)
-                sb[sd[j] * esz + k] = pat(me, j, k, call);
-        memset(rb, 0xa5, (rtot + guard) * esz);
-        cm5_sched_alltoallv(alg, sb, sc, sd, rb, rc, NULL, &o, &st);
-        for (j = 0, off = 0; j < P; j++)
-            for (k = 0; k < rc[j] * esz; k++, off++)
-                if (rb[off] != pat(j, me, k, call))
-                    CMMD_error("prog_liu: %s %s %s: byte %zu from node %d to "
-                               "node %d is wrong (call %d)",
-                               alg_name, kind, set, k, j, me, call);
-        for (k = rtot * esz; k < (rtot + guard) * esz; k++)
-            if (rb[k] != 0xa5)
-                CMMD_error("prog_liu: %s %s %s: node %d: byte %zu past the "
-                           "data was overwritten",
-                           alg_name, kind, set, me, k - rtot * esz);
+                sb[sd[j] * esz + k] = data_byte(me, j, k, call);
+        /* The same call with placement data (bad input: not needed). */
+        if (unord == 1 && call == 0 && strncmp(kind, "recv", 4)) {
+            o.a4_unordered = 0;
+            call_once(alg, &o, sb, sc, sd, rb, rc, rtot, 0, call, what, &st);
+            bytes_ordered = st.bytes_sent;
+        }
+        o.a4_unordered = unord > 0;
+        call_once(alg, &o, sb, sc, sd, rb, rc, rtot, unord, call, what, &st);
     }
     v[n++] = st.phases;
     v[n++] = st.nstages;
@@ -200,13 +349,19 @@ static void run(const char *alg_name, const char *kind, const char *mode,
         unsigned long msgs = CMMD_reduce_luint(st.msgs_sent, CMMD_combiner_add);
         unsigned long rmsgs =
             CMMD_reduce_luint(st.msgs_recv, CMMD_combiner_add);
+        unsigned long bytes =
+            CMMD_reduce_luint(st.bytes_sent, CMMD_combiner_add);
+        unsigned long bytes0 =
+            CMMD_reduce_luint(bytes_ordered, CMMD_combiner_add);
 
         if (me == 0) {
-            printf(
-                "case alg=%s matrix=%s mode=%s rot=%d esz=%zu p=%d "
-                "nnz=%zu t=%zu phases=%lu msgs=%lu msgs_recv=%lu nstages=%lu",
-                alg_name, kind, mode, rot, esz, P, nnz, t, v[0], msgs, rmsgs,
-                v[1]);
+            printf("case alg=%s matrix=%s mode=%s rot=%d esz=%zu unord=%d "
+                   "p=%d nnz=%zu t=%zu phases=%lu msgs=%lu msgs_recv=%lu "
+                   "bytes=%lu nstages=%lu",
+                   alg_name, kind, mode, rot, esz, unord, P, nnz, t, v[0], msgs,
+                   rmsgs, bytes, v[1]);
+            if (unord)
+                printf(" bytes_ordered=%lu", bytes0);
             for (s = 0; s < CM5_SCHED_MAX_STAGES; s++)
                 printf(" stage%d_steps=%lu stage%d_msgs=%lu "
                        "stage%d_maxlen=%lu",
@@ -222,19 +377,21 @@ static void run(const char *alg_name, const char *kind, const char *mode,
     free(rb);
 }
 
-/* "alg:matrix:mode:rot:esz", e.g. "a4:full:n2:1:3" (rot, esz optional). */
+/* "alg:matrix:mode:rot:esz:unord", e.g. "a4:full:n2:1:3" (rot, esz, unord
+ * optional). */
 static void run_spec(const char *spec, size_t maxn)
 {
     char alg[16] = "", kind[16] = "", mode[8] = "b";
-    int rot = 0;
+    int rot = 0, unord = 0;
     size_t esz = 1;
 
-    if (sscanf(spec, "%15[^:]:%15[^:]:%7[^:]:%d:%zu", alg, kind, mode, &rot,
-               &esz) < 2 ||
-        esz == 0)
-        CMMD_error("prog_liu: bad case %s (alg:matrix[:mode[:rot[:esz]]])",
+    if (sscanf(spec, "%15[^:]:%15[^:]:%7[^:]:%d:%zu:%d", alg, kind, mode, &rot,
+               &esz, &unord) < 2 ||
+        esz == 0 || unord < 0 || unord > 2)
+        CMMD_error("prog_liu: bad case %s "
+                   "(alg:matrix[:mode[:rot[:esz[:unord]]]])",
                    spec);
-    run(alg, kind, mode, rot, esz, maxn);
+    run(alg, kind, mode, rot, esz, unord, maxn);
 }
 
 /* Every matrix kind with a1, a3 (square P) and a4 b/n1/n2, and a few
@@ -249,18 +406,20 @@ static void battery(size_t maxn)
     for (q = 0; (q + 1) * (q + 1) <= (unsigned)P; q++)
         ;
     for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-        run("a1", kinds[i], "b", 0, 1, maxn);
+        run("a1", kinds[i], "b", 0, 1, 0, maxn);
         if (q * q == (unsigned)P)
-            run("a3", kinds[i], "b", 0, 1, maxn);
+            run("a3", kinds[i], "b", 0, 1, 0, maxn);
         for (m = 0; m < 3; m++)
-            run("a4", kinds[i], modes[m], 0, 1, maxn);
+            run("a4", kinds[i], modes[m], 0, 1, 0, maxn);
     }
-    run("a4", "random", "b", 1, 1, maxn);
-    run("a4", "full", "n2", 1, 3, maxn);
-    run("a4", "exact", "n1", 0, 3, maxn);
-    run("a1", "random", "b", 0, 3, maxn);
+    run("a4", "random", "b", 1, 1, 0, maxn);
+    run("a4", "full", "n2", 1, 3, 0, maxn);
+    run("a4", "exact", "n1", 0, 3, 0, maxn);
+    run("a1", "random", "b", 0, 3, 0, maxn);
     if (q * q == (unsigned)P)
-        run("a3", "full", "b", 0, 3, maxn);
+        run("a3", "full", "b", 0, 3, 0, maxn);
+    for (m = 0; m < 3; m++) /* records of 3 and of 16 bytes, unordered */
+        run("a4", "full", modes[m], 0, m == 1 ? 3 : 16, 1, maxn);
 }
 
 int main(int argc, char **argv)

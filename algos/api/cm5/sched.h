@@ -18,6 +18,15 @@
  * it, and the receive side must be packed (rdispls NULL) and fit in
  * opts->recv_capacity elements.
  *
+ * A4 with opts->a4_unordered (liu2002's self-describing records): the
+ * elements are records whose order does not matter, so no placement
+ * metadata travels.  recvbuf (rdispls must be NULL) then holds the
+ * sum(recvcounts) records bound for this node packed from element 0: its
+ * own records first, in order, then every other record, whole, in the
+ * order it arrived.  Which node sent a record is not recorded, and the
+ * order of the others depends on timing: only their multiset is defined.
+ * recvcounts are obtained as usual; only their sum is checked.
+ *
  * Errors (bad arguments, a message that does not match what the receiver
  * expects) stop the whole job with one line naming the call, the node and
  * the fault, like every CMMD call; a status is returned only for
@@ -117,6 +126,10 @@ typedef struct {
     /* A4 */
     cm5_sched_a4_mode_t a4_mode;
     int a4_rotate_counters;   /* counters start at (i + j) mod C (0) */
+    int a4_unordered;         /* self-describing records, no placement
+                                 metadata (0): recvbuf gets this node's own
+                                 records, then the others in arrival order,
+                                 packed from element 0 (rdispls NULL) */
 } cm5_sched_opts_t;
 
 /* What one node measured and counted during one call. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "plan_a4.h"
+#include "sched_internal.h"
 
 /* ---- 7.1 layout ---------------------------------------------------------- */
 
@@ -195,6 +196,67 @@ Test(schedule, fig10_p61_row2)
     }
     /* The receivers know: node 21 (column 5) hears node 58 in step 3. */
     cr_assert_eq(st[5][2].recv, 58);
+}
+
+/* ---- a4-n1: one send buffer, filled on the way (3.4.7) ------------------ */
+
+/* n1_order of node n's stage: every sending step filled then sent, in
+ * schedule order, so that each fill after the first happens while the
+ * send before it is in flight and at most one bucket is filled ahead;
+ * the buckets of a stage are distinct (one set of buckets suffices). */
+static void check_n1(const cm5s_a4_layout_t *L, int n, int row)
+{
+    cm5s_a4_step_t st[64];
+    cm5s_a4_op_t ops[128];
+    int len = row ? cm5s_a4_row_sched(L, n, st) : cm5s_a4_col_sched(L, n, st);
+    int m = cm5s_a4_n1_order(st, len, ops), k, t, sends = 0, prev = -1;
+    int nb = row ? L->C : cm5s_a4_colsize(L, n % L->C), used[64] = {0};
+
+    for (t = 0; t < len; t++)
+        sends += st[t].send >= 0;
+    cr_assert_eq(m, 2 * sends, "P %d node %d row %d", L->P, n, row);
+    for (k = 0; k < m; k += 2) {
+        int b;
+
+        t = ops[k].step;
+        cr_assert(ops[k].fill && !ops[k + 1].fill && ops[k + 1].step == t,
+                  "P %d node %d: op %d is not fill then send of one step", L->P,
+                  n, k);
+        cr_assert(t > prev && st[t].send >= 0, "P %d node %d", L->P, n);
+        for (prev++; prev < t; prev++) /* steps skipped send nothing */
+            cr_assert_lt(st[prev].send, 0);
+        b = cm5s_a4_send_bucket(L, row, st[t].send);
+        cr_assert(b >= 0 && b < nb && !used[b]++,
+                  "P %d node %d row %d: bucket %d", L->P, n, row, b);
+    }
+    for (prev++; prev < len; prev++)
+        cr_assert_lt(st[prev].send, 0);
+}
+
+Test(n1, fills_each_bucket_while_the_send_before_is_in_flight)
+{
+    cm5s_a4_layout_t L;
+    int P, n;
+
+    for (P = 2; P < 200; P++) {
+        cm5s_a4_layout(P, &L);
+        for (n = 0; n < P; n++) {
+            check_n1(&L, n, 1);
+            check_n1(&L, n, 0);
+        }
+    }
+}
+
+Test(n1, stalls_send_nothing)
+{
+    cm5s_a4_step_t st[4] = {{-1, 0}, {3, -1}, {-1, -1}, {5, 2}};
+    cm5s_a4_op_t ops[8];
+
+    cr_assert_eq(cm5s_a4_n1_order(st, 4, ops), 4);
+    cr_assert(ops[0].fill && ops[0].step == 1);
+    cr_assert(!ops[1].fill && ops[1].step == 1);
+    cr_assert(ops[2].fill && ops[2].step == 3);
+    cr_assert(!ops[3].fill && ops[3].step == 3);
 }
 
 /* ---- 7.3 end to end on segments ----------------------------------------- */
@@ -549,4 +611,22 @@ Test(rdist, excess_over_share_P_to_100)
      * (P 99). */
     cr_assert(worst <= 3.91, "excess %.3f", worst);
     cr_assert(worst <= 1.637, "excess %.3f", worst);
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+Test(options, a4_unordered_is_0_or_1)
+{
+    cm5_sched_opts_t o;
+    char err[256];
+
+    memset(&o, 0, sizeof(o));
+    cr_assert_eq(cm5_sched_opts_set(&o, "a4_unordered=1", err, 256), CM5_OK);
+    cr_assert_eq(o.a4_unordered, 1);
+    cr_assert_eq(cm5_sched_opts_set(&o, "a4_unordered=0", err, 256), CM5_OK);
+    cr_assert_eq(o.a4_unordered, 0);
+    cr_assert_eq(cm5_sched_opts_set(&o, "a4_unordered=2", err, 256),
+                 CM5_ERR_INVALID);
+    cr_assert_str_eq(err, "option a4_unordered: '2' is not 0 or 1");
+    cr_assert(strstr(cm5_sched_opts_help(), "\n  a4_unordered "));
 }
