@@ -3,8 +3,9 @@
 # non-zero exit, no hang, on 1 and 4 nodes), every algorithm once on 4
 # nodes (an algorithm that is not built yet is a TAP SKIP), small runs on 4
 # and 8 nodes over shm and tcp with the CSV checked column by column and
-# row by row, a corrupted byte caught and named, and the plot when gnuplot
-# is there.  TAP output.
+# row by row, a corrupted byte caught and named (also with a4_unordered=1,
+# whose records cm5sched compares as multisets), and the plot when
+# gnuplot is there.  TAP output.
 #
 #   abs_top_builddir=BUILD sh tests/algos/cm5sched.sh
 
@@ -24,7 +25,7 @@ trap 'rm -rf "$scratch"' EXIT
 trap 'exit 1' HUP INT TERM
 cd "$scratch" || exit 1
 
-PLAN=$((3 + 9 + 11 + 4 * 3 + 1 + 1))
+PLAN=$((3 + 11 + 11 + 4 * 3 + 1 + 3))
 echo "1..$PLAN"
 n=0
 t_start=$(date +%s)
@@ -81,8 +82,8 @@ for o in --alg --workload --sizes --reps --warmup --matrices --seed --stat \
     grep -q "^  $o[ ,]" out || { help_ok=0; echo "# --help lacks $o"; }
 done
 # Every algorithm option and every workload kind, as the library lists them.
-for o in lp_barrier rsn_row_order rsnh_cutoff drs_release twostage_engine \
-    hdr_format a4_mode; do
+for o in lp_barrier rsn_row_order rsnh_cutoff drs_release drs_chunk_max \
+    twostage_engine hdr_format a4_mode a4_unordered; do
     grep -q "^  $o " out || { help_ok=0; echo "# --help lacks -o $o"; }
 done
 grep -q '^Workloads' out || help_ok=0
@@ -107,6 +108,12 @@ run 1 - --workload nosuch:d=3
 check "unknown workload: one error line, exit 2" 'one_error "nosuch"'
 run 1 - -o nosuch=1
 check "unknown -o option: one error line, exit 2" 'one_error "nosuch"'
+run 1 - -o drs_chunk_max=0
+check "-o drs_chunk_max=0: one error line, exit 2" \
+    'one_error "drs_chunk_max: .0. is not in 1..2147483647"'
+run 1 - -o a4_unordered=2
+check "-o a4_unordered=2: one error line, exit 2" \
+    'one_error "a4_unordered: .2. is not 0 or 1"'
 run 1 - --reps
 check "--reps without a value: one error line, exit 2" 'one_error "reps"'
 # Every node reaches the same verdict; node 0 alone prints it.
@@ -211,5 +218,25 @@ if [ -n "$first" ]; then
 else
     skip "a corrupted byte stops the job" "no algorithm built yet"
 fi
+# a4_unordered=1: the records of each node checked as a multiset, and a
+# corrupted one caught.
+case " $built " in
+*" a4 "*)
+    run 5 shm --alg a4,lp --workload pattern2 --workload random --sizes 1,3 \
+        --reps 1 --warmup 0 -o a4_unordered=1 -o a4_mode=n1
+    check "a4 and lp with -o a4_unordered=1 on 5 nodes: every record verified ($ms ms)" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^       3 |" out)" -ge 2 ] && [ ! -s err ]'
+    RUNENV=CM5SCHED_TEST_CORRUPT=2:5
+    run 4 shm --alg a4 --workload density:d=2 --sizes 16 --reps 1 \
+        --warmup 0 -o a4_unordered=1
+    RUNENV=
+    check "a4_unordered=1: a corrupted byte stops the job naming the node" \
+        '[ "$rc" -ne 0 ] && [ "$(grep -c "cm5sched: a4, workload density:d=2, size 16, .*node 2: the records received (a4_unordered=1) are not those sent to it" err)" -eq 1 ]'
+    ;;
+*)
+    skip "a4 with -o a4_unordered=1" "a4 not built"
+    skip "a4_unordered=1: a corrupted byte stops the job" "a4 not built"
+    ;;
+esac
 echo "# $n tests in $(($(date +%s) - t_start)) s"
 [ "$n" -eq "$PLAN" ] || echo "# planned $PLAN tests, ran $n"
