@@ -18,7 +18,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/alive.sh
 
-PLAN=35
+PLAN=34
 . "$(dirname "$0")/lib.sh"
 
 CM5_PEER_TIMEOUT=1
@@ -107,7 +107,8 @@ CM5_PEER_TIMEOUT=0.1
 job "alive too short" 20 2 shm prog_alive compute 0 0
 check "alive config: 0.1 s is too short" \
     '[ "$rc" -ne 0 ] && grep -q "CM5_PEER_TIMEOUT=0.1: expected" err'
-left_behind
+# (The nodes stop before they open an endpoint and write no job key: the
+# check for files left behind would see other jobs' files.)
 unset CM5_PEER_TIMEOUT
 CM5_LOG_LEVEL=info
 export CM5_LOG_LEVEL
