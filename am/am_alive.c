@@ -63,9 +63,11 @@ static struct {
     pid_t pid;       /* the process that started the thread */
     atomic_int stop; /* leave the loop (and say goodbye if bye) */
     atomic_int bye;
-    atomic_int size;      /* the ring: nodes 0..size-1 */
-    pthread_mutex_t lock; /* quiet against a report under way */
-    int quiet, reporting;
+    atomic_int size; /* the ring: nodes 0..size-1 */
+    /* Watching ends (quiet) against a report under way: each side sets
+     * its flag, then reads the other's (no lock: cm5_fatal may run from
+     * a handler in a signal). */
+    atomic_int quiet, reporting;
 
     /* Owned by the thread. */
     int rank, succ, pred;
@@ -74,7 +76,7 @@ static struct {
     int pred_left; /* pred said goodbye */
     uint32_t seq;
     long foreign, send_errors;
-} alive = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1};
+} alive = {.wake_fd = -1};
 
 static int alive_parse(const char *s, double *out)
 {
@@ -268,12 +270,7 @@ static void alive_sleep(double s)
 
 static int alive_watching(void)
 {
-    int quiet;
-
-    pthread_mutex_lock(&alive.lock);
-    quiet = alive.quiet;
-    pthread_mutex_unlock(&alive.lock);
-    return alive.pred >= 0 && !alive.pred_left && !quiet;
+    return alive.pred >= 0 && !alive.pred_left && !atomic_load(&alive.quiet);
 }
 
 static void *alive_deadline(void *arg)
@@ -307,13 +304,11 @@ static void alive_lost(double silent)
     char where[160] = "", addr[128];
     pthread_t t;
 
-    pthread_mutex_lock(&alive.lock);
-    if (alive.quiet) {
-        pthread_mutex_unlock(&alive.lock);
+    atomic_store(&alive.reporting, 1);
+    if (atomic_load(&alive.quiet)) { /* finalize or a failure came first */
+        atomic_store(&alive.reporting, 0);
         return;
     }
-    alive.reporting = 1;
-    pthread_mutex_unlock(&alive.lock);
     if (alive_spawn(&t, alive_deadline) == 0)
         pthread_detach(t);
     if (!cm5i_ctx.boot.local) {
@@ -393,6 +388,7 @@ cm5_status_t cm5i_alive_start(void)
     alive.rank = cm5i_ctx.rank;
     alive.key = cm5i_ctx.key;
     atomic_store(&alive.size, cm5i_ctx.size);
+    alive.pid = getpid();
     if (alive_spawn(&alive.thread, alive_thread) != 0) {
         cm5i_log(CM5I_LOG_ERROR, "alive",
                  "cannot start the heartbeat "
@@ -400,7 +396,6 @@ cm5_status_t cm5i_alive_start(void)
         return CM5_ERR_NO_MEMORY;
     }
     alive.started = 1;
-    alive.pid = getpid();
     return CM5_OK;
 }
 
@@ -408,16 +403,13 @@ void cm5i_alive_resize(int size) { atomic_store(&alive.size, size); }
 
 void cm5i_alive_quiet(void)
 {
-    int reporting;
+    struct timespec ts = {0, 10 * 1000 * 1000};
 
-    pthread_mutex_lock(&alive.lock);
-    alive.quiet = 1;
-    reporting = alive.reporting;
-    pthread_mutex_unlock(&alive.lock);
+    atomic_store(&alive.quiet, 1);
     /* The heartbeat thread is taking the process down: do not close the
-     * endpoints it still uses. */
-    while (reporting && alive.pid == getpid())
-        pause();
+     * endpoints it still uses.  (If it saw quiet in time, it backs off.) */
+    while (atomic_load(&alive.reporting) && alive.pid == getpid())
+        nanosleep(&ts, NULL);
 }
 
 void cm5i_alive_abandon(void)

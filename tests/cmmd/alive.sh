@@ -11,6 +11,8 @@
 #            reported, the job ends well
 #   late     node 2 sleeps 3 s before finalize (the others wait in the
 #            exit barrier), and the reverse: the job ends well
+#   exit     node 1 exits with status 3: cm5run's line reports it, no
+#            "lost node" line from anyone
 #   resize   half the nodes leave the partition (exit 0) and the rest go
 #            on for 2 s: nobody reports the nodes that left
 #   config   a bad value gives one error line and the job fails; auto is
@@ -18,7 +20,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/alive.sh
 
-PLAN=34
+PLAN=38
 . "$(dirname "$0")/lib.sh"
 
 CM5_PEER_TIMEOUT=1
@@ -87,6 +89,14 @@ for prov in shm tcp; do
     job "alive early $prov" 60 4 $prov prog_alive early 2 3
     expect_ok "alive early $prov: node 2 waits 3 s for the others in finalize"
     check "alive early $prov: no lost node" '! grep -q "lost node" err'
+done
+
+for prov in shm tcp; do
+    job "alive exit $prov" 30 4 $prov prog_alive exit 1
+    check "alive exit $prov: cm5run reports node 1's status 3, nobody a lost node" \
+        '[ "$rc" -eq 3 ] && grep -q "^cm5run: node 1 (pid [0-9]*) exited with status 3" err &&
+         ! grep -q "lost node" err'
+    left_behind
 done
 
 job "alive resize shm" 60 4 shm prog_alive resize 2

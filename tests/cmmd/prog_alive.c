@@ -17,6 +17,9 @@
  *   prog_alive early V S
  *                every node but V sleeps S seconds before it returns from
  *                main; node V waits for them in the exit barrier
+ *   prog_alive exit V
+ *                node V exits with status 3 while the others wait in
+ *                CMMD_sync_with_nodes: cm5run reports it, nobody else
  *   prog_alive resize S
  *                CMMD_reset_partition_size(ceil(N/2)): the nodes above
  *                leave (exit 0); the rest sleep S seconds, synchronize and
@@ -76,6 +79,11 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "early") == 0) {
         if (t_self != v)
             t_sleep(secs);
+    } else if (strcmp(mode, "exit") == 0) {
+        if (t_self == v)
+            exit(3);
+        CMMD_sync_with_nodes();
+        T_CHECK(0, "the job went on after node %d exited", v);
     } else if (strcmp(mode, "resize") == 0) {
         test_resize(argc > 2 ? atof(argv[2]) : 3);
     } else {
