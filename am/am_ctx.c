@@ -245,7 +245,7 @@ static void ctx_atexit(void)
     cm5i_log(CM5I_LOG_INFO, "fini", "exit status %d: no shut-down barrier",
              ctx_exit_status);
     cm5i_ctx.failed = 1;
-    cm5i_alive_abandon(); /* the launcher reports this node, not it others */
+    cm5i_alive_abandon(); /* the launcher reports this node; it, nobody */
     cm5i_fab_abandon(cm5i_ctx.fab);
 }
 

@@ -122,7 +122,8 @@ static struct fi_info *fab_hints(const char *provider, size_t queue)
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     /* A small transmit queue: flow control bounds what is in flight.  The
      * receive queue keeps the provider's size (shm's tagged receives fail
-     * with fewer than its default; sockets allows no more than 256). */
+     * with fewer than its default; sockets allows no more than 256), but
+     * for a small fabric (queue, the heartbeat's) that asks for both. */
     hints->tx_attr->size = queue ? queue : 256;
     hints->rx_attr->size = queue;
     hints->tx_attr->msg_order = FI_ORDER_SAS;
