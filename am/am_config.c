@@ -22,7 +22,8 @@ static const cm5_config_var_t config_table[] = {
      "1: node 0 prints every CM5_* variable and the value it uses"},
     {"CM5_AM_CREDITS", "auto",
      "active messages in flight per peer and channel (flow control "
-     "window); auto: 2048 / nodes, within 32..256"},
+     "window); auto: 2048 / nodes, within 32..256, and on udp;ofi_rxd "
+     "at most half its receive queue / (nodes - 1)"},
     {"CM5_SPIN_US", "auto",
      "microseconds a wait polls before yielding (auto: 50, or 0 when the "
      "job has more nodes than CPUs)"},

@@ -60,17 +60,43 @@ void cm5_fatal(const char *call, const char *fmt, ...)
     _exit(1);
 }
 
+/* Does libfabric's FI_PROVIDER filter ("a,b" or "^a,b") let NAME in? */
+static int ctx_fi_provider_allows(const char *filter, const char *name)
+{
+    int negate = filter[0] == '^';
+    const char *p = filter + negate;
+    size_t n = strlen(name);
+
+    while (*p) {
+        size_t len = strcspn(p, ",");
+
+        if (len == n && strncmp(p, name, n) == 0)
+            return !negate;
+        p += len + (p[len] == ',');
+    }
+    return negate;
+}
+
 /* Provider precedence: API argument > cm5run --provider > CM5_PROVIDER
  * (cm5run passes --provider as CM5_PROVIDER) > shm for one-host jobs >
- * tcp for jobs across hosts. */
+ * tcp for jobs across hosts.  FI_PROVIDER filters what libfabric offers:
+ * when it rules the default out, libfabric picks among what it allows. */
 static const char *ctx_pick_provider(const char *api)
 {
     const char *env = cm5i_config_str("CM5_PROVIDER");
+    const char *fi = getenv("FI_PROVIDER");
+    const char *def = cm5i_ctx.boot.local ? "shm" : "tcp";
 
     if (api && *api)
         return api;
     if (*env)
         return env;
+    if (fi && *fi && !ctx_fi_provider_allows(fi, def)) {
+        cm5i_log(CM5I_LOG_INFO, "init",
+                 "FI_PROVIDER=%s rules out %s: libfabric picks the provider",
+                 fi, def);
+        return NULL;
+    }
     if (cm5i_ctx.boot.local) {
         cm5i_log(CM5I_LOG_INFO, "init",
                  "all nodes on one host: using the shm provider");
@@ -105,6 +131,30 @@ static long ctx_credits(void)
                  "auto", s);
     }
     return n < 32 ? 32 : n > 256 ? 256 : n;
+}
+
+/* A provider that drops what its receive queue cannot hold (see
+ * cm5i_fab_rx_loss_window) gets an automatic window that keeps every
+ * peer's messages in flight to one node within half of that queue. */
+static void ctx_fit_credits(void)
+{
+    size_t q = cm5i_fab_rx_loss_window(cm5i_ctx.fab);
+    size_t fit;
+
+    if (!q || cm5i_ctx.size < 2 ||
+        strcmp(cm5i_config_str("CM5_AM_CREDITS"), "auto") != 0)
+        return;
+    fit = q / 2 / (size_t)(cm5i_ctx.size - 1);
+    if (fit < 2)
+        fit = 2;
+    if (fit < cm5i_ctx.credits) {
+        cm5i_log(CM5I_LOG_INFO, "init",
+                 "%s drops messages beyond its receive queue (%zu): "
+                 "flow-control window %zu instead of %u",
+                 cm5i_fab_provider(cm5i_ctx.fab), q, fit,
+                 (unsigned)cm5i_ctx.credits);
+        cm5i_ctx.credits = (uint16_t)fit;
+    }
 }
 
 static void ctx_read_config(void)
@@ -301,8 +351,10 @@ static cm5_status_t ctx_start(const char *provider)
         cm5i_config_check(cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
     cm5i_handler_refresh();
     if ((st = cm5i_alive_config()) != CM5_OK ||
-        (st = ctx_alloc_flow()) != CM5_OK ||
-        (st = ctx_open_fabric(provider)) != CM5_OK ||
+        (st = ctx_open_fabric(provider)) != CM5_OK)
+        return st;
+    ctx_fit_credits();
+    if ((st = ctx_alloc_flow()) != CM5_OK ||
         (st = cm5i_alive_open()) != CM5_OK)
         return st;
     ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */

@@ -82,7 +82,15 @@ struct cm5i_fab {
  *   fi_enable, ~140 MB per process with two endpoints, which makes a
  *   32-node tcp job on one host take 20 s to start.  Unless the user set
  *   it, we use 2 KiB: active messages are 48 bytes, and larger messages
- *   take rxm's segmentation and rendezvous paths anyway. */
+ *   take rxm's segmentation and rendezvous paths anyway.
+ * - ofi_rxd (udp) does not push back on a sender whose receiver is full:
+ *   packets beyond its receive queue (and the kernel's socket buffer) are
+ *   dropped and resent with a backoff that doubles up to 4 s per retry,
+ *   and after 50 retries the peer is dropped without an error.  A flood
+ *   of 8 nodes with 256 messages in flight per peer (1792 into each
+ *   endpoint) stalled for minutes; with up to about 1000 it never did.
+ *   cm5i_fab_rx_loss_window reports the queue so that the flow-control
+ *   window can stay inside it (tests/integration/flood.sh, udp). */
 static void fab_quirk_env(void)
 {
     setenv("FI_OFI_RXM_BUFFER_SIZE", "2048", 0);
@@ -397,6 +405,14 @@ void cm5i_fab_abandon(cm5i_fab_t *fab)
 const char *cm5i_fab_provider(const cm5i_fab_t *fab)
 {
     return fab->prov;
+}
+
+size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab)
+{
+    /* See the quirk table: only ofi_rxd drops what does not fit. */
+    if (!strstr(fab->prov, "ofi_rxd"))
+        return 0;
+    return fab->info->rx_attr->size;
 }
 
 /* Address record: for each channel, a 16-bit length and the name. */

@@ -57,6 +57,10 @@ void cm5i_fab_abandon(cm5i_fab_t *fab);
 
 /* Provider name as libfabric reports it ("shm", "tcp;ofi_rxm", ...). */
 const char *cm5i_fab_provider(const cm5i_fab_t *fab);
+/* Messages one endpoint can receive from all its peers together before
+ * the provider drops (and later resends) them instead of making senders
+ * wait; 0 where senders wait (every provider but ofi_rxd). */
+size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab);
 /* Serialized address of the endpoints; returns its length or 0. */
 size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size);
 /* Insert the addresses of nodes 0..n-1 (each as returned by
