@@ -4,7 +4,7 @@
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
-plan 16
+plan 19
 
 printf 'hello from node %d of 4\n' 0 1 2 3 >expect4
 
@@ -25,6 +25,18 @@ check "default provider: 4 nodes exit 0, 4 hello lines" \
 check "default provider is shm on one host" \
     'grep -qx "provider: shm (bootstrap: cm5run)" out'
 check_clean "default provider"
+
+# libfabric's FI_PROVIDER filter keeps its meaning: when it rules out the
+# default (shm), libfabric picks among the providers it lets through.
+FI_PROVIDER=tcp
+export FI_PROVIDER
+job 30 "-n 2" "$EXAMPLES/hello"
+unset FI_PROVIDER
+check "FI_PROVIDER=tcp, no provider named: 2 nodes exit 0" \
+    '[ "$rc" -eq 0 ] && [ "$(grep -c "^hello from node" out)" -eq 2 ]'
+check "FI_PROVIDER=tcp, no provider named: the job runs on tcp" \
+    'grep -Eqx "provider: tcp(;[a-z_]+)? \(bootstrap: cm5run\)" out'
+check_clean "FI_PROVIDER=tcp"
 
 # Alone: no launcher, node 0 of 1.
 job_cmd="examples/hello (alone)"
