@@ -47,6 +47,7 @@ stop_job() {
     shm_list >shm.before
     CM5TEST_KEYFILE=$scratch/key timeout -k 2 40 \
         "$CM5RUN" -n "$nodes" --provider "$prov" --timeout 30 \
+        sh -c 'echo "$CM5_JOB_KEY" >>"$0"; exec "$@"' "$scratch/key" \
         "$PROGS/prog_alive" stop "$victim" "$mark" >out 2>err &
     bg=$!
     vpid=

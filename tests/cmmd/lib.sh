@@ -10,8 +10,10 @@
 #   left_behind                    no process and no /dev/shm/cm5-KEY*
 #                                  file of the job remains
 # MARK is an extra argument unique to the job (the programs ignore it):
-# it finds the job's processes; node 0 writes the job key to
-# $CM5TEST_KEYFILE, which finds its shared-memory files.
+# it finds the job's processes.  Every node writes the job key (cm5run's
+# CM5_JOB_KEY) to a file before the program starts, which finds the job's
+# shared-memory files even when the job fails at once (a diff of /dev/shm
+# would also see the files of a test running beside this one).
 
 : "${abs_top_builddir:=$(pwd)}"
 : "${abs_top_srcdir:=$abs_top_builddir}"
@@ -70,6 +72,7 @@ job() {
     t0=$(now_ms)
     CM5TEST_KEYFILE=$scratch/key timeout -k 2 $((secs + 10)) \
         "$CM5RUN" -n "$nodes" --provider "$prov" --timeout "$secs" \
+        sh -c 'echo "$CM5_JOB_KEY" >>"$0"; exec "$@"' "$scratch/key" \
         "$PROGS/$prog" "$@" "$mark" >out 2>err
     rc=$?
     ms=$(($(now_ms) - t0))
@@ -91,7 +94,7 @@ left_behind() {
     done
     files=
     if [ -s key ]; then
-        files=$(ls /dev/shm 2>/dev/null | grep -F "cm5-$(cat key)")
+        files=$(ls /dev/shm 2>/dev/null | grep -F "cm5-$(head -n 1 key)")
     else
         files=$(shm_list | comm -13 shm.before -)
     fi
