@@ -71,14 +71,19 @@ out=$(cat "$dir/cut.out")
 printf '%s\n' "$out" | grep -q "Remote daemon: .* on node $net\.3\$" &&
     ok 2 "the launcher names the cut-off host ($net.3, node 1's)" ||
     notok 2 "the report names the cut-off host" "$out"
+# (the cut-off host's daemon needs its keepalive, 5 s, and its node the
+# runtime's own check, 10 s; 30 s leaves room for a loaded machine)
 left=""
-for _ in $(seq 20); do
+for _ in $(seq 60); do
     left=$(cluster_netns_left)
     [ -z "$left" ] && break
     sleep 0.5
 done
+what=$(for p in $left; do
+    printf '%s: %s\n' "$p" "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-100)"
+done)
 [ -z "$left" ] && ok 3 "no process left on any host, the cut-off one too" ||
-    notok 3 "processes left: $left" ""
+    notok 3 "processes left 30 s after the job: $left" "$what"
 sweep
 
 ip -n ${pre}h0 link set ${pre}v2 up
