@@ -68,6 +68,11 @@ static struct {
      * order (so that messages with one tag still arrive in order): a send
      * never blocks on a receiver that does not poll. */
     cm5_msg_h *rtsq_head, *rtsq_tail;
+    /* An RTS to this node is being sent: sending waits while the provider
+     * has no room, and the progress it makes meanwhile may send queued
+     * RTSs (or run callbacks that send): those must queue behind it, or
+     * a later message overtakes an earlier one with the same tag. */
+    unsigned char *rts_busy;
 } msgs;
 
 static cm5_status_t msg_slot(cm5_msg_h m)
@@ -337,8 +342,12 @@ static void msg_recv_finish(cm5_msg_h m)
 
 static void msg_send_rts(cm5_msg_h m)
 {
-    msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_RTS,
+    int node = m->node;
+
+    msgs.rts_busy[node] = 1;
+    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
                       (uint32_t)m->tag, (uint32_t)m->bytes, m->slot, m->gen);
+    msgs.rts_busy[node] = 0;
 }
 
 /* ---- API ---- */
@@ -404,7 +413,8 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     }
     m->state = MSG_RTS_SENT;
     *out = m;
-    if (msgs.rtsq_head[node] || cm5i_ctx.tx_cred[CM5I_CH_REQ][node] == 0) {
+    if (msgs.rtsq_head[node] || msgs.rts_busy[node] ||
+        cm5i_ctx.tx_cred[CM5I_CH_REQ][node] == 0) {
         m->next = NULL;
         if (msgs.rtsq_head[node])
             msgs.rtsq_tail[node]->next = m;
@@ -426,7 +436,7 @@ int cm5i_msg_send_queued(void)
     for (int node = 0; node < cm5i_ctx.size && cm5i_ctx.rts_queued; node++) {
         cm5_msg_h m;
 
-        while ((m = msgs.rtsq_head[node]) &&
+        while ((m = msgs.rtsq_head[node]) && !msgs.rts_busy[node] &&
                cm5i_ctx.tx_cred[CM5I_CH_REQ][node] > 0) {
             msgs.rtsq_head[node] = m->next;
             m->next = NULL;
@@ -629,6 +639,11 @@ cm5_status_t cm5i_msg_setup(void)
         if (!msgs.rtsq_head)
             return CM5_ERR_NO_MEMORY;
         msgs.rtsq_tail = msgs.rtsq_head + cm5i_ctx.size;
+    }
+    if (!msgs.rts_busy) {
+        msgs.rts_busy = calloc((size_t)cm5i_ctx.size, 1);
+        if (!msgs.rts_busy)
+            return CM5_ERR_NO_MEMORY;
     }
     return CM5_OK;
 }
