@@ -25,6 +25,7 @@ REPS=3
 SEED=1
 TIMEOUT=1800
 T3_NODES="64 128"
+SECTIONS="t3 t3n t4 t5 t6 kl liu"
 
 usage() {
     cat <<EOF
@@ -40,6 +41,9 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
   --seed S           first matrix seed (default: $SEED)
   --table3-nodes L   larger partitions for wang1993 Table 3, d = 4 and 16
                      (default: "$T3_NODES"; "" for none; --quick: none)
+  --sections LIST    run only these, comma-separated (default: all):
+                     t3 (Table 3), t3n (Table 3 on --table3-nodes), t4, t5,
+                     t6 (wang1993 Tables 4-6), kl (ranka1995), liu (liu2002)
   --timeout S        limit for each cm5sched job (default: $TIMEOUT)
   --builddir DIR     build tree with tools/cm5run and tools/cm5sched
                      (default: the current directory if it has them, else
@@ -56,7 +60,7 @@ need() {
 while [ $# -gt 0 ]; do
     case $1 in
     --nodes | --provider | --matrices | --reps | --seed | --timeout | \
-        --builddir | --out | --table3-nodes) need "$@" ;;
+        --builddir | --out | --table3-nodes | --sections) need "$@" ;;
     esac
     case $1 in
     --quick) QUICK=1 ;;
@@ -66,6 +70,7 @@ while [ $# -gt 0 ]; do
     --reps) REPS=$2; shift ;;
     --seed) SEED=$2; shift ;;
     --table3-nodes) T3_NODES=$2; shift ;;
+    --sections) SECTIONS=$(echo "$2" | tr ',' ' '); shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --builddir) BUILDDIR=$2; shift ;;
     --out) OUT=$2; shift ;;
@@ -77,6 +82,14 @@ done
 if [ $QUICK = 1 ]; then
     NODES=8 MATRICES=1 REPS=1 T3_NODES=
 fi
+for x in $SECTIONS; do
+    case $x in
+    t3 | t3n | t4 | t5 | t6 | kl | liu) ;;
+    *) echo "$me: --sections: unknown section '$x' (--help lists them)" >&2; exit 2 ;;
+    esac
+done
+# want SECTION: it is among --sections.
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ -z "$BUILDDIR" ]; then
     if [ -x tools/cm5sched ]; then BUILDDIR=$(pwd); else BUILDDIR=$srcdir/_build; fi
 fi
@@ -151,6 +164,13 @@ Algorithms run:${built:- none}.
 EOF
 [ -n "$missing" ] && echo "Not available yet:$missing." >&3
 [ -n "$wl_missing" ] && echo "Workloads not available yet:$wl_missing." >&3
+# The hand-written reading of a full run (it names the run it read).
+notes=$srcdir/doc/reproduction-notes.md
+if [ $QUICK = 0 ] && [ "$SECTIONS" = "t3 t3n t4 t5 t6 kl liu" ] &&
+    [ -f "$notes" ] && [ "$OUT" = "$srcdir/doc/reproduction.md" ]; then
+    printf '\n' >&3
+    cat "$notes" >&3
+fi
 
 # section TITLE NOTE CSVNAME NODES ARGS...: run one table into the document.
 section() {
@@ -192,7 +212,7 @@ fi
 # wang1993 Table 3: recvl generation (recv_s in the CSV).
 algs=$(keep lp)
 if [ -n "$algs" ] && has_wl density:d=2; then
-    for d in $DENS; do
+    want t3 && for d in $DENS; do
         [ "$d" -lt "$NODES" ] || continue
         for r in am concat; do
             section "wang1993 Table 3: recvl by $r, d = $d" \
@@ -202,7 +222,7 @@ if [ -n "$algs" ] && has_wl density:d=2; then
         done
     done
     # The paper's larger n (128, 256): concatenate grows with n^2.
-    for n in $T3_NODES; do
+    want t3n && for n in $T3_NODES; do
         for d in 4 16; do
             [ "$d" -lt "$n" ] || continue
             for r in am concat; do
@@ -217,7 +237,7 @@ fi
 
 # wang1993 Table 4: test set 1, uniform sizes.
 algs=$(keep ac lp rsn drsn)
-if [ -n "$algs" ] && has_wl density:d=2; then
+if want t4 && [ -n "$algs" ] && has_wl density:d=2; then
     for d in $DENS; do
         [ "$d" -lt "$NODES" ] || continue
         section "wang1993 Table 4: test set 1, d = $d" \
@@ -229,7 +249,7 @@ fi
 
 # wang1993 Table 5: test set 2, non-uniform sizes.
 algs=$(keep ac lp rsn drsn rsnh)
-if [ -n "$algs" ] && has_wl nonuniform:d=2; then
+if want t5 && [ -n "$algs" ] && has_wl nonuniform:d=2; then
     for d in $DENS; do
         [ "$d" -lt "$NODES" ] || continue
         section "wang1993 Table 5: test set 2, d = $d" \
@@ -240,7 +260,7 @@ if [ -n "$algs" ] && has_wl nonuniform:d=2; then
 fi
 
 # wang1993 Table 6: test set 3, airfoil meshes.
-if [ -n "$algs" ]; then
+if want t6 && [ -n "$algs" ]; then
     for m in airfoil2800 airfoil9428 airfoil53961; do
         has_wl mesh:airfoil2800 || break
         section "wang1993 Table 6: mesh $m" \
@@ -252,7 +272,7 @@ fi
 
 # ranka1995: best (k = p, l = 1/p) and worst (k = 2, l = 1/2) cases.
 algs=$(keep drsn drsn+ two-stage)
-if [ -n "$algs" ] && has_wl kl:k=2,l=1/2; then
+if want kl && [ -n "$algs" ] && has_wl kl:k=2,l=1/2; then
     for t in $KL_T; do
         section "ranka1995: k/l cases at t = $t" \
             "Paper: two-stage time nearly the same in both cases (within ~10%); at (2, 1/2) DRS+ < two-stage <= 1.5 x DRS+; at (p, 1/p) two-stage ~ DRS+ < DRS." \
@@ -267,7 +287,7 @@ fi
 r=0
 while [ $((r * r)) -lt "$NODES" ]; do r=$((r + 1)); done
 if [ $((r * r)) -eq "$NODES" ]; then algs=$(keep a1 a2 a3 a4); else algs=$(keep a1 a2 a4); fi
-if [ -n "$algs" ] && has_wl pattern1; then
+if want liu && [ -n "$algs" ] && has_wl pattern1; then
     section "liu2002: Pattern1 and Pattern2, M_max = $LIU_M" \
         "Paper (blocking mode): A4 < A1 and A2; A3 beats A4 for small M_max on the T3D, A4 beats A3 on Pattern2 for M_max >= 1K (A3's diagonal hot spots). Stage counters are in the CSV." \
         "liu_m$LIU_M" "$NODES" --alg "$algs" \
