@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every algorithm on every workload class on P = 1, 2, 3, 5, 8, 16, 31 and
-# 32 nodes (shm), and on 3 and 8 nodes over tcp: one cm5sched job per P
+# Every algorithm on every workload class on P = 1, 2, 3, 5, 8, 16, 31, 32
+# and 64 nodes (shm), and on 3 and 8 nodes over tcp: one cm5sched job per P
 # and provider runs `--alg all` (a3 only where P is a square; elsewhere it
 # must be refused) on density, nonuniform, kl, pattern1, pattern2, random,
 # hotspot, permutation, csv and mesh matrices (kl from P = 2: it needs a
@@ -28,7 +28,7 @@ trap 'cd / && rm -rf "$scratch"' EXIT
 trap 'exit 1' HUP INT TERM
 cd "$scratch" || exit 1
 
-JOBS="1:shm 2:shm 3:shm 5:shm 8:shm 16:shm 31:shm 32:shm 3:tcp 8:tcp"
+JOBS="1:shm 2:shm 3:shm 5:shm 8:shm 16:shm 31:shm 32:shm 64:shm 3:tcp 8:tcp"
 [ -n "${MATRIX_JOBS:-}" ] && JOBS=$MATRIX_JOBS # (to debug: one job)
 echo "1..$((4 * $(echo $JOBS | wc -w) + 1))"
 n=0
