@@ -67,7 +67,8 @@ typedef struct {
     _Atomic uint32_t seq;
     _Atomic uint32_t sleeping; /* the node sleeps: wake it */
     _Atomic uint32_t irq;      /* interrupts enabled: always wake it */
-    char pad[52];
+    _Atomic uint32_t cpu;      /* 1 + the CPU it last waited on; 0: unknown */
+    char pad[48];
 } cm5i_doorbell_t;
 
 typedef struct {
@@ -149,6 +150,7 @@ typedef struct {
     int empty;
     int yields;
     int sleep_us;
+    int crowded; /* another node of the job runs on this CPU: no spinning */
 } cm5i_waiter_t;
 void cm5i_waiter_init(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);

@@ -98,6 +98,29 @@ void cm5i_waiter_init(cm5i_waiter_t *w)
     w->empty = 0;
     w->yields = 0;
     w->sleep_us = 20;
+    w->crowded = 0;
+}
+
+/* Spinning only pays when the node we wait for runs on another CPU.  On
+ * a busy machine the scheduler often puts two nodes of a job on one CPU;
+ * each then spins its whole CM5_SPIN_US before the other may run, and a
+ * shm round trip takes 2 x 50 us instead of 2 us (doc/bench.md, item 1).
+ * So each node publishes the CPU it waits on in its doorbell slot, and a
+ * waiter skips the spin while another node of the job that is not
+ * asleep last waited on the same CPU. */
+static int wait_crowded(void)
+{
+    cm5i_doorbell_t *db = cm5i_ctx.doorbell;
+    int me = cm5i_ctx.rank, cpu = sched_getcpu();
+
+    if (!db || cpu < 0)
+        return 0;
+    atomic_store(&db[me].cpu, (uint32_t)cpu + 1);
+    for (int j = 0; j < cm5i_ctx.size; j++)
+        if (j != me && atomic_load(&db[j].cpu) == (uint32_t)cpu + 1 &&
+            !atomic_load(&db[j].sleeping))
+            return 1;
+    return 0;
 }
 
 static void wait_sleep(cm5i_waiter_t *w, int chmask)
@@ -126,14 +149,22 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
     }
     if (w->empty++ == 0) {
         w->t0 = cm5_wtime();
+        if (cm5i_ctx.spin_s > 0)
+            w->crowded = wait_crowded();
         return;
     }
-    if (cm5i_ctx.spin_s > 0 && cm5_wtime() - w->t0 < cm5i_ctx.spin_s)
+    if (cm5i_ctx.spin_s > 0 && !w->crowded &&
+        cm5_wtime() - w->t0 < cm5i_ctx.spin_s) {
+        if ((w->empty & 63) == 0)
+            w->crowded = wait_crowded();
         return;
+    }
     if (w->yields < cm5i_ctx.yields ||
         cm5i_fab_bulk_pending(cm5i_ctx.fab) > 0) {
         w->yields++;
         sched_yield();
+        if (cm5i_ctx.spin_s > 0) /* (the CPU may have changed) */
+            w->crowded = wait_crowded();
         return;
     }
     wait_sleep(w, chmask);
