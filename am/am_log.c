@@ -29,8 +29,13 @@ void cm5i_vlog(int level, const char *subsys, const char *fmt, va_list ap)
 
     if (level > cm5i_log_level)
         return;
-    n = snprintf(line, sizeof(line), "cm5[%d:%d] %s %s: ", cm5i_log_rank,
-                 (int)getpid(), log_names[level], subsys);
+    /* Before the bootstrap says which node this is: "cm5[?:PID]". */
+    if (cm5i_log_rank >= 0)
+        n = snprintf(line, sizeof(line), "cm5[%d:%d] %s %s: ", cm5i_log_rank,
+                     (int)getpid(), log_names[level], subsys);
+    else
+        n = snprintf(line, sizeof(line), "cm5[?:%d] %s %s: ", (int)getpid(),
+                     log_names[level], subsys);
     if (n < 0 || n >= (int)sizeof(line) - 2)
         return;
     n += vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
