@@ -20,27 +20,9 @@ unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER \
     CM5SCHED_TEST_CORRUPT
 export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5sched.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
-
 PLAN=$((3 + 11 + 11 + 4 * 3 + 1 + 3))
-echo "1..$PLAN"
-n=0
-t_start=$(date +%s)
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-not_ok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "#   job: $what (exit $rc after $ms ms)"
-    if [ -s out ]; then tail -n 12 out | cut -c1-300 | sed 's/^/#   stdout: /'; fi
-    if [ -s err ]; then tail -n 12 err | cut -c1-300 | sed 's/^/#   stderr: /'; fi
-}
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5sched "$PLAN"
 
 # run NODES PROVIDER ARGS...: NODES 1 runs the program alone (a 1-node
 # partition); otherwise under cm5run, with the environment assignments in

@@ -8,35 +8,8 @@ FI_TCP_IFACE=lo
 FI_SOCKETS_IFACE=lo
 export FI_TCP_IFACE FI_SOCKETS_IFACE
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5algos.XXXXXX") || exit 1
-trap 'cd / && rm -rf "$scratch"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
-
-echo "1..$PLAN"
-n=0
-t_start=$(date +%s)
-
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-
-not_ok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "#   job: $what (exit $rc after $ms ms)"
-    if [ -s out ]; then tail -n 5 out | cut -c1-400 | sed 's/^/#   stdout: /'; fi
-    if [ -s err ]; then tail -n 10 err | cut -c1-300 | sed 's/^/#   stderr: /'; fi
-}
-
-check() {
-    if eval "$2"; then ok "$1"; else not_ok "$1"; fi
-}
-
-now_ms() {
-    echo $(($(date +%s%N) / 1000000))
-}
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5algos "$PLAN"
 
 # run SECONDS NODES PROVIDER ALG [prog_a2av ARGS...]: out, err, rc, ms.
 run() {

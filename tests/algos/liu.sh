@@ -28,10 +28,9 @@ A2AV=$abs_top_builddir/tests/algos/prog_a2av
 
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5liu.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
+TAP_TAIL=8
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5liu ""
 
 # Jobs: provider, nodes, cases for prog_liu.
 JOBS="shm 1 all
@@ -48,21 +47,6 @@ tcp 3 a4:full:b a4:random:n1 a4:random:n2 a1:full
 tcp 9 a3:random a4:random:b a4:full:n2:1 a1:full a4:full:n1:0:3 a4:full:n1:0:16:1"
 njobs=$(echo "$JOBS" | wc -l)
 echo "1..$((njobs * 2 + 9))"
-n=0
-t_start=$(date +%s)
-
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-
-not_ok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "#   job: $what (exit $rc)"
-    tail -n 8 out | cut -c1-300 | sed 's/^/#   stdout: /'
-    tail -n 8 err | cut -c1-300 | sed 's/^/#   stderr: /'
-}
 
 # run SECONDS NODES PROVIDER PROG ARGS...: rc, out, err.
 run() {

@@ -23,28 +23,13 @@ WL=$abs_top_builddir/tests/algos/prog_workload
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
 export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5matrix.XXXXXX") || exit 1
-trap 'cd / && rm -rf "$scratch"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5matrix ""
 
 JOBS="1:shm 2:shm 3:shm 5:shm 8:shm 16:shm 31:shm 32:shm 64:shm 3:tcp 8:tcp"
 [ -n "${MATRIX_JOBS:-}" ] && JOBS=$MATRIX_JOBS # (to debug: one job)
 echo "1..$((4 * $(echo $JOBS | wc -w) + 1))"
-n=0
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-not_ok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "#   job: $what (exit $rc after $ms ms)"
-    if [ -s out ]; then tail -n 4 out | cut -c1-300 | sed 's/^/#   stdout: /'; fi
-    if [ -s err ]; then tail -n 8 err | cut -c1-300 | sed 's/^/#   stderr: /'; fi
-    if [ -s why ]; then head -n 8 why | sed 's/^/#   /'; fi
-}
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+TAP_TAIL=8
 
 have_metis=1
 "$WL" mesh:airfoil2800 2 >/dev/null 2>wl.err ||

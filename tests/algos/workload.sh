@@ -15,29 +15,14 @@ WL=$abs_top_builddir/tests/algos/prog_workload
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
 export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5wl.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5wl ""
 
 KINDS="density:d=3 nonuniform:d=2 kl:k=4,l=1/4,t=4096 pattern1 pattern2
 random:d=2,max=9 hotspot:m=100 permutation:max=50 csv:$scratch/m.csv
 mesh:airfoil2800"
 PLAN=$((10 + 2 + 3 + 1))
 echo "1..$PLAN"
-n=0
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-not_ok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "#   job: $what (exit $rc after $ms ms)"
-    if [ -s out ]; then tail -n 12 out | cut -c1-300 | sed 's/^/#   stdout: /'; fi
-    if [ -s err ]; then tail -n 12 err | cut -c1-300 | sed 's/^/#   stderr: /'; fi
-}
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
 # run NODES PROVIDER ARGS...: cm5sched under cm5run, bounded.
 run() {

@@ -22,39 +22,10 @@ PROGS=$abs_top_builddir/tests/cmmd
 
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5cmmd.XXXXXX") || exit 1
-cleanup() {
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
-
-echo "1..$PLAN"
-n=0
+TAP_TAIL=15
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5cmmd "$PLAN"
 jobno=0
-t_start=$(date +%s)
-
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-
-not_ok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "#   job: $what (exit $rc after $ms ms)"
-    if [ -s out ]; then tail -n 15 out | cut -c1-300 | sed 's/^/#   stdout: /'; fi
-    if [ -s err ]; then tail -n 15 err | cut -c1-300 | sed 's/^/#   stderr: /'; fi
-}
-
-check() {
-    if eval "$2"; then ok "$1"; else not_ok "$1"; fi
-}
-
-now_ms() {
-    echo $(($(date +%s%N) / 1000000))
-}
 
 shm_list() {
     ls /dev/shm 2>/dev/null | grep '^cm5-' | sort
