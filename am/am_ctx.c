@@ -41,6 +41,19 @@ const char *cm5_status_string(cm5_status_t status)
     return status_names[i];
 }
 
+/* This node has failed (and said why): let the launcher stop the job.
+ * No collective shut-down: cm5run (or the PMIx launcher) sees the status
+ * and stops the other nodes. */
+static CM5_NORETURN void ctx_die(const char *why)
+{
+    cm5i_ctx.failed = 1;
+    cm5i_alive_abandon();
+    cm5i_fab_abandon(cm5i_ctx.fab);
+    fflush(NULL);
+    cm5i_boot_abort(&cm5i_ctx.boot, 1, why);
+    _exit(1);
+}
+
 void cm5_fatal(const char *call, const char *fmt, ...)
 {
     va_list ap;
@@ -50,14 +63,7 @@ void cm5_fatal(const char *call, const char *fmt, ...)
                                                      : cm5i_log_level;
     cm5i_vlog(CM5I_LOG_ERROR, call, fmt, ap);
     va_end(ap);
-    cm5i_ctx.failed = 1;
-    cm5i_alive_abandon();
-    cm5i_fab_abandon(cm5i_ctx.fab);
-    fflush(NULL);
-    cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node failed (see above)");
-    /* Exit without the collective shut-down: cm5run (or the PMIx launcher)
-     * sees the status and stops the other nodes. */
-    _exit(1);
+    ctx_die("cm5fab: a node failed (see above)");
 }
 
 /* Does libfabric's FI_PROVIDER filter ("a,b" or "^a,b") let NAME in? */
@@ -413,12 +419,7 @@ void cm5i_lazy_init(void)
     if (cm5_init(NULL) == CM5_OK)
         return;
     /* Why was logged: one line, then stop like cm5_fatal. */
-    cm5i_ctx.failed = 1;
-    cm5i_alive_abandon();
-    cm5i_fab_abandon(cm5i_ctx.fab);
-    fflush(NULL);
-    cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node failed to start");
-    _exit(1);
+    ctx_die("cm5fab: a node failed to start");
 }
 
 /* Under cm5run every node bootstraps at load time, so nodes that never
