@@ -35,15 +35,17 @@ B=$abs_top_builddir/examples
 # the job had to be killed.)
 # flood OUT MPIRUN-OPTIONS...: start a long flood on 3 hosts in the
 # background (pid in $job), wait until node 1 runs and has flooded for 2 s.
+# (Node 1 must be past its start-up, whose PMIx fence a cut would leave
+# to the launcher: on a loaded machine the process can exist for seconds
+# before it gets there.  Its info line says when it has.)
 flood() {
     o=$1
     shift
-    cluster_mpirun 3 "$limit" "$@" "$B/am_flood" -m 100000000 >"$o" 2>&1 &
+    cluster_mpirun 3 "$limit" -x CM5_LOG_LEVEL=info "$@" \
+        "$B/am_flood" -m 100000000 >"$o" 2>&1 &
     job=$!
-    for _ in $(seq 100); do
-        ip netns pids ${pre}h2 | while read -r p; do
-            grep -qs am_flood "/proc/$p/cmdline" && echo "$p"
-        done | grep -q . && break
+    for _ in $(seq 300); do
+        grep -q '^cm5\[1:[0-9]*\] info init: node 1 of 3,' "$o" && break
         sleep 0.1
     done
     sleep 2
