@@ -114,6 +114,10 @@ static const char *ctx_pick_provider(const char *api)
     return "tcp";
 }
 
+/* The window was chosen by the runtime (CM5_AM_CREDITS=auto, or a bad
+ * value that fell back to it), so it may be fitted to the provider. */
+static int ctx_credits_auto;
+
 /* A deep window keeps a sender streaming (the shm flood rate grows with
  * it); receive buffers grow with nodes * window, so big jobs get less. */
 static long ctx_credits(void)
@@ -136,6 +140,7 @@ static long ctx_credits(void)
                  "CM5_AM_CREDITS=%s is not a number in [2, 4096]; using "
                  "auto", s);
     }
+    ctx_credits_auto = 1;
     return n < 32 ? 32 : n > 256 ? 256 : n;
 }
 
@@ -147,8 +152,7 @@ static void ctx_fit_credits(void)
     size_t q = cm5i_fab_rx_loss_window(cm5i_ctx.fab);
     size_t fit;
 
-    if (!q || cm5i_ctx.size < 2 ||
-        strcmp(cm5i_config_str("CM5_AM_CREDITS"), "auto") != 0)
+    if (!q || cm5i_ctx.size < 2 || !ctx_credits_auto)
         return;
     fit = q / 2 / (size_t)(cm5i_ctx.size - 1);
     if (fit < 2)
