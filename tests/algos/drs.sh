@@ -25,17 +25,11 @@ PROG=$abs_top_builddir/tests/algos/prog_drs
 
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5drs.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 1' HUP INT TERM
-cd "$scratch" || exit 1
-
 ALL=24 # cases of prog_drs's table, times two algorithms
 BIG=hotspot_irq,full_theta0_irq_sender,random_sender,hotspot_theta1s,full_chunk1000
 PLAN=$((6 * (ALL + 1) + (6 + 1) + (10 + 1) + (2 + 1)))
-echo "1..$PLAN"
-n=0
-t_start=$(date +%s)
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5drs "$PLAN"
 
 tap() {
     n=$((n + 1))
