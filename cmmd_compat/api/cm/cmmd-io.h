@@ -1,5 +1,5 @@
-/* <cm/cmmd-io.h>: a historical CMMD header name; everything is in <cm/cmmd.h>. */
-#ifndef _CM_CMMD_IO_H
-#define _CM_CMMD_IO_H
+/* <cm/cmmd-io.h>: a historical CMMD header name for <cm/cmmd/io.h>. */
+#ifndef _CM_CMMD_IO_COMPAT_H
+#define _CM_CMMD_IO_COMPAT_H
 #include <cm/cmmd.h>
 #endif

@@ -29,6 +29,24 @@ extern "C" {
 #define CMMD_VERSION_MINOR 3
 #define CMMD_NUM_TIMERS 64
 
+/* Prototypes.  The real CMMD 3.x header declared every function K&R style
+ * (empty parameter lists), and legacy files redeclare calls that way
+ * (`extern int CMAML_scopy();`).  Here every function has a full prototype
+ * that such a redeclaration accepts: no parameter of type float, char or
+ * short (a float value is passed as double, as K&R code passed it), and
+ * the CMMD_*_t enumerations are ints.  Only the calls whose parameter list
+ * legacy code contradicts -- variadic ones (a K&R redeclaration cannot
+ * match an ellipsis) and those old code called with another number of
+ * arguments -- are declared CMMD_KR((...)): without a prototype in C up to
+ * C17, with it in C++, C23 and when CMMD_PROTOTYPES is defined.  Each such
+ * declaration says why. */
+#if defined(__cplusplus) || defined(CMMD_PROTOTYPES) ||                       \
+    (defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L)
+#define CMMD_KR(params) params
+#else
+#define CMMD_KR(params) ()
+#endif
+
 /* An active-message handler takes up to four 32-bit words.  Legacy code
  * declares handlers with any word-sized parameters, hence no prototype. */
 #ifdef __cplusplus
@@ -323,4 +341,13 @@ CMMD_API double CMUTIL_node_timer_idle(int timer);
 #ifdef __cplusplus
 }
 #endif
+
+/* The families kept in the real CMMD's sub-headers; each includes this
+ * header first, so either may be included alone. */
+#include <cm/cmmd/mp.h>
+#include <cm/cmmd/cn.h>
+#include <cm/cmmd/amx.h>
+#include <cm/cmmd/io.h>
+#include <cm/cmmd/host.h>
+#include <cm/cmmd/util.h>
 #endif /* _CM_CMMD_H */
