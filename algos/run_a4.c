@@ -457,7 +457,8 @@ static CMMD_mcb send_start(a4_t *a, int to, int tag, gbuf_t *m)
 {
     CMMD_mcb mcb;
 
-    while (!(mcb = CMMD_send_async(to, tag, m->p, (int)m->len, NULL, NULL)))
+    while ((mcb = CMMD_send_async(to, tag, m->p, (int)m->len, NULL, NULL)) ==
+           CMMD_ERRVAL)
         CMMD_poll(); /* too many in flight: let some finish */
     note_send(a, m->len);
     return mcb;
@@ -471,7 +472,7 @@ static void step_blocking(a4_t *a, int stage, int i, bucket_t *bk, int row)
     bucket_t *b =
         s.send < 0 ? NULL : &bk[cm5s_a4_send_bucket(&a->L, row, s.send)];
     gbuf_t *in = &a->in[a->cur][i];
-    CMMD_mcb mcb = NULL;
+    CMMD_mcb mcb = 0; /* 0 is never an MCB */
 
     if (s.send == a->me) {
         self_move(b, in);
@@ -505,7 +506,7 @@ static int recv_poll(a4_t *a, int stage, int n, int op, bucket_t *next)
             gb_reserve(a, &in[i], (size_t)len);
             a->rmcb[i] =
                 CMMD_receive_async(from, tag, in[i].p, len, NULL, NULL);
-            if (a->rmcb[i]) {
+            if (a->rmcb[i] != CMMD_ERRVAL) {
                 in[i].len = (size_t)len;
                 a->rstate[i] = 1;
             }

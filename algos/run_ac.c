@@ -37,7 +37,7 @@ static int ac_start(ac_t *a, int is_send, int node)
     else
         m = CMMD_receive_async(node, a->tag, x->rbuf + x->rdispl[node] * x->esz,
                                len, NULL, NULL);
-    if (!m) {
+    if (m == CMMD_ERRVAL) {
         if (CMMD_get_errno() != CMMD_ERR_NO_RPORTS)
             cm5s_fatal(x, "CMMD_%s_async to node %d failed: %s",
                        is_send ? "send" : "receive", node,

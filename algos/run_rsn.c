@@ -22,7 +22,7 @@ static CMMD_mcb rsn_async(const cm5s_xfer_t *x, int is_send, int node, int tag,
                          ? CMMD_send_async(node, tag, buf, len, NULL, NULL)
                          : CMMD_receive_async(node, tag, buf, len, NULL, NULL);
 
-        if (m)
+        if (m != CMMD_ERRVAL)
             return m;
         if (CMMD_get_errno() != CMMD_ERR_NO_RPORTS)
             cm5s_fatal(x, "CMMD_%s_async with node %d failed: %s",
@@ -57,7 +57,7 @@ static void rsn_phase(cm5s_xfer_t *x, const cm5s_rsn_plan_t *pl, int q, int tag,
 {
     size_t base = (size_t)q * (size_t)x->p;
     int to = pl->psend[base + x->me], from = pl->precv[base + x->me];
-    CMMD_mcb rm = NULL, sm = NULL;
+    CMMD_mcb rm = 0, sm = 0; /* 0 is never an MCB */
     int lr = 0, ls = 0;
 
     if (from >= 0) {

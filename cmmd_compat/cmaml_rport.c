@@ -47,7 +47,7 @@ int CMAML_allocate_this_rport(int rport)
     return cmaml_alloc("CMAML_allocate_this_rport", rport);
 }
 
-void CMAML_free_rport(int rport)
+int CMAML_free_rport(int rport)
 {
     CM5C_HOLD();
     cm5_status_t st = cm5_rport_free(rport);
@@ -58,6 +58,7 @@ void CMAML_free_rport(int rport)
     if (st != CM5_OK)
         cm5_fatal("CMAML_free_rport", "rport %d is not allocated (freed "
                   "twice?)", rport);
+    return TRUE;
 }
 
 #define CMAML_SET(name, field, T, conv)                                       \
@@ -109,7 +110,7 @@ int CMAML_number_of_free_rports(void)
     return cm5_rport_free_count();
 }
 
-void CMAML_scopy(int node, int rport, int align, int offset, void *buf,
+int CMAML_scopy(int node, int rport, int align, int offset, void *buf,
                  int nbytes, CMAML_handler_t sent_handler, void *sent_arg)
 {
     CM5C_HOLD();
@@ -130,4 +131,5 @@ void CMAML_scopy(int node, int rport, int align, int offset, void *buf,
         cm5_fatal(call, "called from inside a handler");
     if (st != CM5_OK)
         cm5_fatal(call, "%s", cm5_status_string(st));
+    return TRUE;
 }

@@ -14,17 +14,17 @@ unsigned CMCN_reduce_uint(unsigned value, CMMD_combiner_t combiner)
     return CMMD_reduce_uint(value, combiner);
 }
 
-long CMCN_reduce_lint(long value, CMMD_combiner_t combiner)
+LONGLONG_INT CMCN_reduce_lint(LONGLONG_INT value, CMMD_combiner_t combiner)
 {
     return CMMD_reduce_lint(value, combiner);
 }
 
-unsigned long CMCN_reduce_luint(unsigned long value, CMMD_combiner_t combiner)
+LONGLONG_UINT CMCN_reduce_luint(LONGLONG_UINT value, CMMD_combiner_t combiner)
 {
     return CMMD_reduce_luint(value, combiner);
 }
 
-float CMCN_reduce_float(float value, CMMD_combiner_t combiner)
+double CMCN_reduce_float(double value, CMMD_combiner_t combiner)
 {
     return CMMD_reduce_float(value, combiner);
 }
@@ -55,14 +55,14 @@ unsigned CMCN_scan_uint(unsigned value, CMMD_combiner_t combiner,
     return CMMD_scan_uint(value, combiner, direction, smode, sbit, inclusion);
 }
 
-long CMCN_scan_lint(long value, CMMD_combiner_t combiner,
+LONGLONG_INT CMCN_scan_lint(LONGLONG_INT value, CMMD_combiner_t combiner,
                     CMMD_scan_direction_t direction, CMMD_segment_mode_t smode,
                     int sbit, CMMD_scan_inclusion_t inclusion)
 {
     return CMMD_scan_lint(value, combiner, direction, smode, sbit, inclusion);
 }
 
-unsigned long CMCN_scan_luint(unsigned long value, CMMD_combiner_t combiner,
+LONGLONG_UINT CMCN_scan_luint(LONGLONG_UINT value, CMMD_combiner_t combiner,
                               CMMD_scan_direction_t direction,
                               CMMD_segment_mode_t smode, int sbit,
                               CMMD_scan_inclusion_t inclusion)
@@ -70,7 +70,7 @@ unsigned long CMCN_scan_luint(unsigned long value, CMMD_combiner_t combiner,
     return CMMD_scan_luint(value, combiner, direction, smode, sbit, inclusion);
 }
 
-float CMCN_scan_float(float value, CMMD_combiner_t combiner,
+double CMCN_scan_float(double value, CMMD_combiner_t combiner,
                       CMMD_scan_direction_t direction,
                       CMMD_segment_mode_t smode, int sbit,
                       CMMD_scan_inclusion_t inclusion)
@@ -98,7 +98,7 @@ void CMCN_concat_with_nodes(void *element, void *buffer, int element_len)
     CMMD_concat_with_nodes(element, buffer, element_len);
 }
 
-void CMCN_set_global_or(int bit) { CMMD_set_global_or(bit); }
+int CMCN_set_global_or(int bit) { return CMMD_set_global_or(bit); }
 
 int CMCN_get_global_or(void) { return CMMD_get_global_or(); }
 
@@ -110,11 +110,11 @@ void CMCN_sync_with_nodes_finish(void) { CMMD_sync_with_nodes_finish(); }
 
 int CMCN_sync_done(void) { return CMMD_sync_done(); }
 
-void CMUTIL_node_timer_clear(int timer) { CMMD_node_timer_clear(timer); }
+int CMUTIL_node_timer_clear(int timer) { return CMMD_node_timer_clear(timer); }
 
-void CMUTIL_node_timer_start(int timer) { CMMD_node_timer_start(timer); }
+int CMUTIL_node_timer_start(int timer) { return CMMD_node_timer_start(timer); }
 
-void CMUTIL_node_timer_stop(int timer) { CMMD_node_timer_stop(timer); }
+int CMUTIL_node_timer_stop(int timer) { return CMMD_node_timer_stop(timer); }
 
 double CMUTIL_node_timer_elapsed(int timer)
 {

@@ -69,10 +69,19 @@ static void cmmd_reduce(const char *call, void *v, cm5_type_t t,
 
 CMMD_REDUCE(CMMD_reduce_int, int, CM5_INT32)
 CMMD_REDUCE(CMMD_reduce_uint, unsigned, CM5_UINT32)
-CMMD_REDUCE(CMMD_reduce_lint, long, LONG_T)
-CMMD_REDUCE(CMMD_reduce_luint, unsigned long, ULONG_T)
-CMMD_REDUCE(CMMD_reduce_float, float, CM5_FLOAT)
+CMMD_REDUCE(CMMD_reduce_lint, LONGLONG_INT, LONG_T)
+CMMD_REDUCE(CMMD_reduce_luint, LONGLONG_UINT, ULONG_T)
 CMMD_REDUCE(CMMD_reduce_double, double, CM5_DOUBLE)
+
+/* A float value arrives as double (the K&R promotion) and combines as a
+ * float, as on the CM-5. */
+double CMMD_reduce_float(double value, CMMD_combiner_t combiner)
+{
+    float f = (float)value;
+
+    cmmd_reduce("CMMD_reduce_float", &f, CM5_FLOAT, combiner);
+    return f;
+}
 
 /* reduce_v: the combiner's prefix and the element size give the type. */
 static int cmmd_vtype(CMMD_combiner_t c, int size)
@@ -174,10 +183,21 @@ static void cmmd_scan(const char *call, void *v, cm5_type_t t,
 
 CMMD_SCAN(CMMD_scan_int, int, CM5_INT32)
 CMMD_SCAN(CMMD_scan_uint, unsigned, CM5_UINT32)
-CMMD_SCAN(CMMD_scan_lint, long, LONG_T)
-CMMD_SCAN(CMMD_scan_luint, unsigned long, ULONG_T)
-CMMD_SCAN(CMMD_scan_float, float, CM5_FLOAT)
+CMMD_SCAN(CMMD_scan_lint, LONGLONG_INT, LONG_T)
+CMMD_SCAN(CMMD_scan_luint, LONGLONG_UINT, ULONG_T)
 CMMD_SCAN(CMMD_scan_double, double, CM5_DOUBLE)
+
+double CMMD_scan_float(double value, CMMD_combiner_t combiner,
+                       CMMD_scan_direction_t direction,
+                       CMMD_segment_mode_t smode, int sbit,
+                       CMMD_scan_inclusion_t inclusion)
+{
+    float f = (float)value;
+
+    cmmd_scan("CMMD_scan_float", &f, CM5_FLOAT, combiner, direction, smode,
+              sbit, inclusion);
+    return f;
+}
 
 /* ---- broadcast, concatenation, global OR, split barrier ---- */
 
@@ -212,10 +232,11 @@ void CMMD_concat_with_nodes(void *element, void *buffer, int element_len)
                 cm5_allgather(element, (size_t)element_len, buffer));
 }
 
-void CMMD_set_global_or(int bit)
+int CMMD_set_global_or(int bit)
 {
     CM5C_HOLD();
     cm5_global_or_set(bit);
+    return TRUE;
 }
 
 int CMMD_get_global_or(void)

@@ -1,6 +1,10 @@
 /*
  * CMMD point-to-point messages on the native cm5_msg_* calls.  An MCB is
- * the native message handle.
+ * an int handle, as in the real header: an index (from 1) into a table of
+ * slots that hold the native message handle.  A slot freed while its
+ * message is in flight stays reserved until the message is done, so a
+ * completion handler never sees a number already given to another
+ * message.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,20 +17,42 @@
 /* Asynchronous operations in flight at once, per direction (the CM-5
  * bounded them by its rports). */
 #define CMMD_ASYNC_MAX 128
+/* MCBs: every asynchronous operation plus probes (CMMD_mcb_pending). */
+#define CMMD_MCB_MAX (2 * CMMD_ASYNC_MAX + 64)
 
 static struct {
     int bytes_sent, bytes_received;
     int sender, tag;
-    CMMD_errno_t err;
+    int err;
     int async[2]; /* receives, sends */
 } cmmd_msg = {0, 0, -1, -1, CMMD_ERR_NONE, {0, 0}};
 
+enum { MCB_FREE, MCB_LIVE, MCB_FREEING };
+
 typedef struct {
+    int state;
+    int is_probe;          /* from CMMD_mcb_pending: a description only */
+    cm5_msg_h m;           /* the message (not for a probe) */
+    cm5_msg_info_t probe;  /* a probe's message */
     CMMD_mcb_handler_t handler;
     void *arg;
     const char *call;
-    int is_send;
-} cmmd_async_t;
+    int is_send, async;
+} cmmd_mcb_t;
+
+static cmmd_mcb_t cmmd_mcbs[CMMD_MCB_MAX + 1]; /* [0] is never used */
+
+/* A free slot, or 0. */
+static CMMD_mcb mcb_new(void)
+{
+    for (int i = 1; i <= CMMD_MCB_MAX; i++)
+        if (cmmd_mcbs[i].state == MCB_FREE) {
+            memset(&cmmd_mcbs[i], 0, sizeof(cmmd_mcbs[i]));
+            cmmd_mcbs[i].state = MCB_LIVE;
+            return i;
+        }
+    return 0;
+}
 
 static void cmmd_check_args(const char *call, int node, int any, void *buf,
                             int len)
@@ -156,44 +182,49 @@ int CMMD_send_noblock(int node, int tag, void *buf, int len)
 
 static void cmmd_async_done(cm5_msg_h m, void *arg)
 {
-    cmmd_async_t *a = arg;
+    CMMD_mcb h = (CMMD_mcb)(intptr_t)arg;
+    cmmd_mcb_t *a = &cmmd_mcbs[h];
     cm5_msg_info_t in;
 
     cm5_msg_info(m, &in);
     if (in.status != CM5_OK)
         cmmd_fail(a->call, m, in.status);
     cmmd_msg.async[a->is_send]--;
+    a->async = 0;
     if (!a->is_send)
         cmmd_note_recv(m);
     if (a->handler)
-        a->handler(m, a->arg);
-    free(a);
+        a->handler(h, a->arg);
+    if (a->state == MCB_FREEING) { /* freed while in flight */
+        cm5_msg_free(a->m);
+        a->state = MCB_FREE;
+    }
 }
 
 static CMMD_mcb cmmd_async(const char *call, int is_send, int node, int tag,
                            void *buf, int len, CMMD_mcb_handler_t handler,
                            void *arg)
 {
-    cmmd_async_t *a;
-    cm5_msg_h m;
+    CMMD_mcb h;
+    cmmd_mcb_t *a;
 
-    if (cmmd_msg.async[is_send] >= CMMD_ASYNC_MAX) {
+    if (cmmd_msg.async[is_send] >= CMMD_ASYNC_MAX || !(h = mcb_new())) {
         cmmd_msg.err = CMMD_ERR_NO_RPORTS;
-        return NULL;
+        return CMMD_ERRVAL;
     }
-    a = malloc(sizeof(*a));
-    if (!a)
-        cm5_fatal(call, "out of memory");
+    a = &cmmd_mcbs[h];
     a->handler = handler;
     a->arg = arg;
     a->call = call;
     a->is_send = is_send;
-    cmmd_start(call, is_send, node, tag, buf, len, 0, cmmd_async_done, a, &m);
+    a->async = 1;
     cmmd_msg.async[is_send]++;
+    cmmd_start(call, is_send, node, tag, buf, len, 0, cmmd_async_done,
+               (void *)(intptr_t)h, &a->m);
     if (is_send)
         cmmd_msg.bytes_sent = len;
     cmmd_msg.err = CMMD_ERR_NONE;
-    return m;
+    return h;
 }
 
 CMMD_mcb CMMD_send_async(int node, int tag, void *buf, int len,
@@ -212,43 +243,92 @@ CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
                       handler_arg);
 }
 
-static cm5_msg_h cmmd_mcb(const char *call, CMMD_mcb mcb)
+/* The slot of a live MCB, or stop: a freed or invented MCB is a bug of
+ * the caller that the CM-5 would not have caught either, but here it is
+ * cheap to name.  An MCB freed in flight stays readable until its
+ * message is done (its completion handler reads it). */
+static cmmd_mcb_t *cmmd_mcb(const char *call, CMMD_mcb mcb)
 {
-    if (!mcb)
-        cm5_fatal(call, "MCB is a null pointer");
-    return mcb;
+    if (mcb < 1 || mcb > CMMD_MCB_MAX || cmmd_mcbs[mcb].state == MCB_FREE)
+        cm5_fatal(call, "MCB %d is not a live message control block (%s)",
+                  mcb,
+                  mcb == CMMD_ERRVAL
+                      ? "CMMD_ERRVAL: the call that returned it failed"
+                  : mcb < 1 || mcb > CMMD_MCB_MAX
+                      ? "never returned by CMMD"
+                      : "freed with CMMD_free_mcb");
+    return &cmmd_mcbs[mcb];
+}
+
+/* The message of an MCB that is an operation, not a probe. */
+static cm5_msg_h cmmd_op(const char *call, CMMD_mcb mcb)
+{
+    cmmd_mcb_t *a = cmmd_mcb(call, mcb);
+
+    if (a->is_probe)
+        cm5_fatal(call, "MCB %d describes a pending message "
+                  "(CMMD_mcb_pending), not a send or receive", mcb);
+    return a->m;
 }
 
 int CMMD_msg_done(CMMD_mcb mcb)
 {
     CM5C_HOLD();
-    return cm5_msg_test(cmmd_mcb("CMMD_msg_done", mcb));
+    if (cmmd_mcb("CMMD_msg_done", mcb)->is_probe)
+        return FALSE; /* not received yet */
+    return cm5_msg_test(cmmd_op("CMMD_msg_done", mcb));
 }
 
 void CMMD_msg_wait(CMMD_mcb mcb)
 {
     CM5C_HOLD();
-    if (cm5_msg_wait(cmmd_mcb("CMMD_msg_wait", mcb)) == CM5_ERR_STATE)
+    if (cm5_msg_wait(cmmd_op("CMMD_msg_wait", mcb)) == CM5_ERR_STATE)
         cm5_fatal("CMMD_msg_wait", "called from inside a handler");
 }
 
 void CMMD_free_mcb(CMMD_mcb mcb)
 {
     CM5C_HOLD();
-    cm5_msg_free(cmmd_mcb("CMMD_free_mcb", mcb));
+    cmmd_mcb_t *a = cmmd_mcb("CMMD_free_mcb", mcb);
+
+    if (a->state == MCB_FREEING)
+        cm5_fatal("CMMD_free_mcb", "MCB %d was already freed", mcb);
+    if (a->async) { /* its completion releases the slot */
+        a->state = MCB_FREEING;
+        return;
+    }
+    if (!a->is_probe)
+        cm5_msg_free(a->m);
+    a->state = MCB_FREE;
 }
 
-int CMMD_mcb_pending(CMMD_mcb mcb)
+CMMD_mcb CMMD_mcb_pending(int node, int tag)
 {
     CM5C_HOLD();
-    return !cm5_msg_test(cmmd_mcb("CMMD_mcb_pending", mcb));
+    cm5_msg_info_t in;
+    CMMD_mcb h;
+
+    cm5c_check_node("CMMD_mcb_pending", node, 1);
+    if (!cm5_msg_probe(node, tag, &in))
+        return 0;
+    if (!(h = mcb_new())) {
+        cmmd_msg.err = CMMD_ERR_NO_RPORTS;
+        return CMMD_ERRVAL;
+    }
+    cmmd_mcbs[h].is_probe = 1;
+    cmmd_mcbs[h].probe = in;
+    cmmd_mcbs[h].probe.size = in.bytes;
+    return h;
 }
 
 static cm5_msg_info_t cmmd_info(const char *call, CMMD_mcb mcb)
 {
+    cmmd_mcb_t *a = cmmd_mcb(call, mcb);
     cm5_msg_info_t in;
 
-    cm5_msg_info(cmmd_mcb(call, mcb), &in);
+    if (a->is_probe)
+        return a->probe;
+    cm5_msg_info(a->m, &in);
     return in;
 }
 
@@ -274,6 +354,29 @@ void *CMMD_mcb_buffer(CMMD_mcb mcb)
 {
     CM5C_HOLD();
     return cmmd_info("CMMD_mcb_buffer", mcb).buf;
+}
+
+/* The buffer's length (a receive's may exceed its message's bytes). */
+int CMMD_mcb_len(CMMD_mcb mcb)
+{
+    CM5C_HOLD();
+    return (int)cmmd_info("CMMD_mcb_len", mcb).size;
+}
+
+int CMMD_mcb_source(CMMD_mcb mcb)
+{
+    CM5C_HOLD();
+    cm5_msg_info_t in = cmmd_info("CMMD_mcb_source", mcb);
+
+    return in.is_send ? cm5_rank() : in.node;
+}
+
+int CMMD_mcb_dest(CMMD_mcb mcb)
+{
+    CM5C_HOLD();
+    cm5_msg_info_t in = cmmd_info("CMMD_mcb_dest", mcb);
+
+    return in.is_send ? in.node : cm5_rank();
 }
 
 static int cmmd_none_active(void *arg)
@@ -397,7 +500,7 @@ int CMMD_available_receives(void)
     return CMMD_ASYNC_MAX - cmmd_msg.async[0];
 }
 
-CMMD_errno_t CMMD_get_errno(void)
+int CMMD_get_errno(void)
 {
     CM5C_HOLD();
     return cmmd_msg.err;

@@ -70,15 +70,16 @@ static cmmd_timer_t *cmmd_timer(const char *call, int t)
     return &cmmd_timers[t];
 }
 
-void CMMD_node_timer_clear(int t)
+int CMMD_node_timer_clear(int t)
 {
     CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_clear", t);
 
     memset(tm, 0, sizeof(*tm));
+    return TRUE;
 }
 
-void CMMD_node_timer_start(int t)
+int CMMD_node_timer_start(int t)
 {
     CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_start", t);
@@ -88,18 +89,20 @@ void CMMD_node_timer_start(int t)
     tm->running = 1;
     tm->wall0 = cm5_wtime();
     tm->cpu0 = cm5_cputime();
+    return TRUE;
 }
 
-void CMMD_node_timer_stop(int t)
+int CMMD_node_timer_stop(int t)
 {
     CM5C_HOLD();
     cmmd_timer_t *tm = cmmd_timer("CMMD_node_timer_stop", t);
 
     if (!tm->running)
-        return;
+        return TRUE;
     tm->wall += cm5_wtime() - tm->wall0;
     tm->cpu += cm5_cputime() - tm->cpu0;
     tm->running = 0;
+    return TRUE;
 }
 
 /* A running timer reads as its total so far, as if stopped now. */
@@ -143,7 +146,7 @@ double CMMD_node_timer_idle(int t)
     return CMMD_node_timer_elapsed(t) - CMMD_node_timer_busy(t);
 }
 
-const char *CMMD_version(void)
+char *CMMD_version(void)
 {
     CM5C_HOLD();
     static char v[96];
@@ -160,7 +163,7 @@ void CMMD_poll(void)
     cm5_poll();
 }
 
-void CMMD_reset_partition_size(int size)
+int CMMD_reset_partition_size(int size)
 {
     CM5C_HOLD();
     cm5_status_t st;
@@ -172,6 +175,7 @@ void CMMD_reset_partition_size(int size)
                   size, cm5_size());
     if (st != CM5_OK)
         cm5_fatal("CMMD_reset_partition_size", "%s", cm5c_state_error(st));
+    return TRUE;
 }
 
 static int cmmd_safety = 1;
@@ -190,17 +194,19 @@ void CMMD_disable_safety(void)
     cmmd_safety = 0;
 }
 
-const char *CMMD_error_string(CMMD_errno_t err)
+/* The real call returns char *; the strings are never to be written. */
+char *CMMD_error_string(int err)
 {
     CM5C_HOLD();
     switch (err) {
     case CMMD_ERR_NONE:
-        return "no error";
+        return (char *)"no error";
     case CMMD_ERR_NO_RPORTS:
-        return "no asynchronous message resources (rports) left: retry "
-               "after some complete";
+        return (char *)"no message control block (MCB) left for another "
+                       "asynchronous send or receive: retry after some "
+                       "complete";
     case CMMD_ERR_BAD_ARG:
-        return "bad argument";
+        return (char *)"bad argument";
     }
-    return "unknown CMMD error";
+    return (char *)"unknown CMMD error";
 }

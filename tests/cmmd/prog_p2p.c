@@ -325,17 +325,19 @@ static void async_handler(CMMD_mcb mcb, void *arg)
 static void test_async_basic(void)
 {
     static char rbuf[8192], sbuf[5000];
-    actx_t rc = {0, NULL, 0, 0, 0, NULL};
+    actx_t rc = {0, 0, 0, 0, 0, NULL};
     CMMD_mcb rb, sb;
 
     memset(rbuf, 0, sizeof(rbuf));
     t_fill(sbuf, sizeof(sbuf), SEED(t_self, 60));
     rb = CMMD_receive_async(prev, 600, rbuf, sizeof(rbuf), async_handler,
                             &rc);
-    T_CHECK(rb != NULL, "CMMD_receive_async returned NULL (errno %d: %s)",
+    T_CHECK(rb > 0, "CMMD_receive_async returned no MCB (errno %d: %s)",
             (int)CMMD_get_errno(), CMMD_error_string(CMMD_get_errno()));
-    T_CHECK(CMMD_mcb_pending(rb), "CMMD_mcb_pending is false before the "
-                                  "message was sent");
+    T_EQ(CMMD_mcb_len(rb), sizeof(rbuf), "CMMD_mcb_len of a receive");
+    T_EQ(CMMD_mcb_dest(rb), t_self, "CMMD_mcb_dest of a receive");
+    T_EQ(CMMD_mcb_pending(prev, 600), 0, "CMMD_mcb_pending before the "
+                                         "message was sent");
     T_CHECK(!CMMD_msg_done(rb), "CMMD_msg_done is true before the message "
                                 "was sent");
     T_CHECK(!CMMD_all_receives_done(), "CMMD_all_receives_done() is true "
@@ -351,11 +353,12 @@ static void test_async_basic(void)
     CMMD_sync_with_nodes();
 
     sb = CMMD_send_async(next, 600, sbuf, (int)sizeof(sbuf), NULL, NULL);
-    T_CHECK(sb != NULL, "CMMD_send_async returned NULL");
+    T_CHECK(sb > 0, "CMMD_send_async returned no MCB");
     CMMD_msg_wait(sb);
     T_CHECK(CMMD_msg_done(sb), "CMMD_msg_done is false after CMMD_msg_wait");
-    T_CHECK(!CMMD_mcb_pending(sb), "CMMD_mcb_pending is true after "
-                                   "CMMD_msg_wait");
+    T_EQ(CMMD_mcb_len(sb), sizeof(sbuf), "CMMD_mcb_len of a send");
+    T_EQ(CMMD_mcb_source(sb), t_self, "CMMD_mcb_source of a send");
+    T_EQ(CMMD_mcb_dest(sb), next, "CMMD_mcb_dest of a send");
     T_EQ(CMMD_mcb_bytes(sb), sizeof(sbuf), "CMMD_mcb_bytes of a send");
     T_EQ(CMMD_mcb_tag(sb), 600, "CMMD_mcb_tag of a send");
     T_EQ(CMMD_mcb_node(sb), next, "CMMD_mcb_node of a send");
@@ -371,6 +374,7 @@ static void test_async_basic(void)
     T_CHECK(rc.buffer == rbuf, "CMMD_mcb_buffer in the handler");
     T_EQ(CMMD_mcb_bytes(rb), sizeof(sbuf), "CMMD_mcb_bytes after the wait");
     T_EQ(CMMD_mcb_node(rb), prev, "CMMD_mcb_node after the wait");
+    T_EQ(CMMD_mcb_source(rb), prev, "CMMD_mcb_source after the wait");
     T_PATTERN(rbuf, sizeof(sbuf), SEED(prev, 60), "CMMD_receive_async data");
     CMMD_free_mcb(rb);
 }
@@ -379,7 +383,7 @@ static void test_async_basic(void)
 static void test_async_free(void)
 {
     static char rbuf[100], sbuf[100], sbuf2[3000], rbuf2[3000];
-    actx_t rc = {0, NULL, 0, 0, 0, NULL};
+    actx_t rc = {0, 0, 0, 0, 0, NULL};
     CMMD_mcb m;
 
     memset(rbuf, 0, sizeof(rbuf));
@@ -387,10 +391,10 @@ static void test_async_free(void)
     t_fill(sbuf2, sizeof(sbuf2), SEED(t_self, 62));
     m = CMMD_receive_async(prev, 601, rbuf, sizeof(rbuf), async_handler,
                            &rc);
-    T_CHECK(m != NULL, "CMMD_receive_async returned NULL");
+    T_CHECK(m > 0, "CMMD_receive_async returned no MCB");
     CMMD_free_mcb(m); /* in flight */
     m = CMMD_send_async(next, 602, sbuf2, (int)sizeof(sbuf2), NULL, NULL);
-    T_CHECK(m != NULL, "CMMD_send_async returned NULL");
+    T_CHECK(m > 0, "CMMD_send_async returned no MCB");
     CMMD_free_mcb(m); /* in flight */
     CMMD_sync_with_nodes();
     CMMD_send_block(next, 601, sbuf, (int)sizeof(sbuf));
@@ -425,11 +429,11 @@ static void test_async_free_in_handler(void)
     self_freed = 0;
     r = CMMD_receive_async(prev, 603, rbuf, sizeof(rbuf), free_own_mcb,
                            scratch_r);
-    T_CHECK(r != NULL, "CMMD_receive_async returned NULL");
+    T_CHECK(r > 0, "CMMD_receive_async returned no MCB");
     CMMD_sync_with_nodes();
     s = CMMD_send_async(next, 603, sbuf, (int)sizeof(sbuf), free_own_mcb,
                         scratch_s);
-    T_CHECK(s != NULL, "CMMD_send_async returned NULL");
+    T_CHECK(s > 0, "CMMD_send_async returned no MCB");
     CMMD_all_msgs_wait();
     T_EQ(self_freed, 2, "handlers that freed their own MCB");
     T_PATTERN(rbuf, sizeof(rbuf), SEED(prev, 63),
@@ -449,7 +453,7 @@ static void test_async_many(void)
         rv[i] = -1;
         r[i] = CMMD_receive_async(CMMD_ANY_NODE, 610 + i, &rv[i],
                                   (int)sizeof(int), async_handler, &rc[i]);
-        T_CHECK(r[i] != NULL, "CMMD_receive_async %d returned NULL", i);
+        T_CHECK(r[i] > 0, "CMMD_receive_async %d returned no MCB", i);
     }
     T_EQ(CMMD_available_receives(), 128 - N, "CMMD_available_receives()");
     CMMD_sync_with_nodes();
@@ -457,7 +461,7 @@ static void test_async_many(void)
         sv[i] = t_self * 100 + i;
         s[i] = CMMD_send_async(next, 610 + i, &sv[i], (int)sizeof(int),
                                NULL, NULL);
-        T_CHECK(s[i] != NULL, "CMMD_send_async %d returned NULL", i);
+        T_CHECK(s[i] > 0, "CMMD_send_async %d returned no MCB", i);
     }
     T_EQ(CMMD_available_sends(), 128 - N, "CMMD_available_sends()");
     CMMD_all_msgs_wait();
@@ -491,15 +495,15 @@ static void test_async_exhaust(void)
     for (int i = 0; i < avail; i++) {
         r[i] = CMMD_receive_async(prev, 620, &rv[i], (int)sizeof(int), NULL,
                                   NULL);
-        T_CHECK(r[i] != NULL, "CMMD_receive_async %d of %d returned NULL", i,
+        T_CHECK(r[i] > 0, "CMMD_receive_async %d of %d returned no MCB", i,
                 avail);
     }
     T_EQ(CMMD_available_receives(), 0, "CMMD_available_receives() with "
                                        "all in use");
     extra = CMMD_receive_async(prev, 620, &tmp, (int)sizeof(int), NULL,
                                NULL);
-    T_CHECK(extra == NULL, "receive %d beyond CMMD_available_receives() "
-                           "did not return NULL", avail + 1);
+    T_CHECK(extra == CMMD_ERRVAL, "receive %d beyond CMMD_available_receives() "
+                           "did not return CMMD_ERRVAL", avail + 1);
     T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS, "CMMD_get_errno() after a "
                                                "receive too many");
     es = CMMD_error_string(CMMD_ERR_NO_RPORTS);
@@ -512,13 +516,13 @@ static void test_async_exhaust(void)
         sv[i] = t_self * 1000 + i;
         s[i] = CMMD_send_async(next, 621, &sv[i], (int)sizeof(int), NULL,
                                NULL);
-        T_CHECK(s[i] != NULL, "CMMD_send_async %d of 128 returned NULL", i);
+        T_CHECK(s[i] > 0, "CMMD_send_async %d of 128 returned no MCB", i);
     }
     T_EQ(CMMD_available_sends(), 0, "CMMD_available_sends() with all in "
                                     "use");
     extra = CMMD_send_async(next, 621, &tmp, (int)sizeof(int), NULL, NULL);
-    T_CHECK(extra == NULL, "send 129 beyond CMMD_available_sends() did not "
-                           "return NULL");
+    T_CHECK(extra == CMMD_ERRVAL, "send 129 beyond CMMD_available_sends() "
+                                  "did not return CMMD_ERRVAL");
     T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS, "CMMD_get_errno() after a "
                                                "send too many");
     CMMD_sync_with_nodes();
@@ -542,6 +546,32 @@ static void test_async_exhaust(void)
 }
 
 /* ---- probes ---- */
+
+/* CMMD_mcb_pending(node, tag) as 1990s code used it (Charm's CMMD
+ * machine layer): an int MCB describing the waiting message, 0 if none. */
+static void probe_mcb(int tag, int len)
+{
+    CMMD_mcb m = CMMD_mcb_pending(CMMD_ANY_NODE, CMMD_ANY_TAG), m2;
+
+    T_CHECK(m > 0, "CMMD_mcb_pending(ANY, ANY) is %d with a message waiting",
+            m);
+    T_EQ(CMMD_mcb_bytes(m), len, "CMMD_mcb_bytes of a pending message");
+    T_EQ(CMMD_mcb_len(m), len, "CMMD_mcb_len of a pending message");
+    T_EQ(CMMD_mcb_tag(m), tag, "CMMD_mcb_tag of a pending message");
+    T_EQ(CMMD_mcb_node(m), prev, "CMMD_mcb_node of a pending message");
+    T_EQ(CMMD_mcb_source(m), prev, "CMMD_mcb_source of a pending message");
+    T_EQ(CMMD_mcb_dest(m), t_self, "CMMD_mcb_dest of a pending message");
+    T_CHECK(!CMMD_msg_done(m), "CMMD_msg_done of a pending message");
+    m2 = CMMD_mcb_pending(prev, tag);
+    T_CHECK(m2 > 0 && m2 != m, "a second CMMD_mcb_pending is %d (first %d)",
+            m2, m);
+    T_CHECK(CMMD_mcb_pending(prev, tag + 1) == 0, "CMMD_mcb_pending(%d, "
+            "%d) found a message: wrong tag", prev, tag + 1);
+    CMMD_free_mcb(m);
+    CMMD_free_mcb(m2);
+    T_CHECK(CMMD_msg_pending(prev, tag), "the message is gone after "
+                                         "freeing its probe MCBs");
+}
 
 static void test_probe(void)
 {
@@ -573,9 +603,12 @@ static void test_probe(void)
         T_CHECK(!CMMD_msg_pending(next, CMMD_ANY_TAG),
                 "CMMD_msg_pending(%d, ANY) true: that node sent nothing",
                 next);
+    probe_mcb(tag, len);
     CMMD_receive_block(prev, tag, rbuf, sizeof(rbuf));
     T_EQ(CMMD_bytes_received(), len, "CMMD_bytes_received()");
     T_PATTERN(rbuf, (size_t)len, SEED(prev, 70), "probed message");
+    T_EQ(CMMD_mcb_pending(CMMD_ANY_NODE, CMMD_ANY_TAG), 0,
+         "CMMD_mcb_pending after the message was received");
     T_CHECK(!CMMD_msg_pending(CMMD_ANY_NODE, CMMD_ANY_TAG),
             "CMMD_msg_pending is true after the message was received");
     CMMD_all_msgs_wait();
@@ -632,7 +665,7 @@ static void test_wildcard_vs_coll(void)
     CMMD_mcb m = CMMD_receive_async(CMMD_ANY_NODE, CMMD_ANY_TAG, &v,
                                     (int)sizeof(v), NULL, NULL);
 
-    T_CHECK(m != NULL, "CMMD_receive_async returned NULL");
+    T_CHECK(m > 0, "CMMD_receive_async returned no MCB");
     sum = CMMD_reduce_int(t_self, CMMD_combiner_add);
     T_EQ(sum, t_nodes * (t_nodes - 1) / 2, "CMMD_reduce_int sum of nodes");
     if (t_self == 0)

@@ -11,6 +11,15 @@
 extern "C" {
 #endif
 
+/* ---- MCB accessors beyond <cm/cmmd.h>'s -------------------------------- */
+/* The buffer length given to the send or receive (a probe: the message's
+ * bytes). */
+CMMD_API int CMMD_mcb_len(CMMD_mcb mcb);
+/* The sending node and the receiving node of the message (a receive from
+ * CMMD_ANY_NODE: the sender once matched, -1 before). */
+CMMD_API int CMMD_mcb_source(CMMD_mcb mcb);
+CMMD_API int CMMD_mcb_dest(CMMD_mcb mcb);
+
 #ifdef __cplusplus
 }
 #endif
