@@ -9,6 +9,7 @@
  * when half a window is owed.  Credit packets travel on the reply channel,
  * which every wait drains, so credits always return.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -61,6 +62,105 @@ static void am_run_internal(const cm5i_pkt_t *pkt)
     cm5i_ctx.stats.internal_handled++;
 }
 
+/* User packets held while a control-network call waits, in arrival
+ * order.  Their credits go back at once: the collectives' own packets
+ * share the window and must never wait behind held user messages (on the
+ * CM-5 the control network was a network of its own).  The queue holds
+ * what the other nodes send before they reach the same call; a program
+ * that sends more than AM_HELD_MAX meanwhile would have filled the CM-5's
+ * data network and hung, and is stopped with a message instead. */
+#define AM_HELD_MAX (1u << 22)
+typedef struct {
+    cm5i_pkt_t pkt;
+    int ch;
+} am_held_t;
+static struct {
+    am_held_t *q;
+    size_t head, tail, cap;
+} held;
+/* User work (completion callbacks) deferred meanwhile. */
+static cm5i_deferred_t *held_work_head, *held_work_tail;
+
+static void am_hold(int ch, const cm5i_pkt_t *pkt)
+{
+    if (held.tail == held.cap) {
+        size_t n = held.tail - held.head, cap = held.cap ? held.cap : 256;
+        am_held_t *q;
+
+        memmove(held.q, held.q + held.head, n * sizeof(*held.q));
+        held.head = 0;
+        held.tail = n;
+        if (n + 1 > cap / 2)
+            cap *= 2;
+        if (cap > AM_HELD_MAX)
+            cm5_fatal(ch == CM5I_CH_REQ ? "CMAML_request" : "CMAML_reply",
+                      "%zu active messages arrived while this node waited "
+                      "in a control-network call (barrier, reduction, scan, "
+                      "broadcast); the CM-5's data network would have "
+                      "filled and hung: poll before the call",
+                      n);
+        if (cap != held.cap) {
+            q = realloc(held.q, cap * sizeof(*q));
+            if (!q)
+                cm5_fatal("cm5fab", "out of memory holding %zu active "
+                          "messages during a control-network call", n);
+            held.q = q;
+            held.cap = cap;
+        }
+    }
+    held.q[held.tail].pkt = *pkt;
+    held.q[held.tail++].ch = ch;
+}
+
+/* Run the held packets (outside handlers and control-network calls). */
+static int am_run_held(void)
+{
+    int n = 0;
+
+    while (held.head < held.tail && !cm5i_ctx.cn_hold) {
+        am_held_t h = held.q[held.head++];
+
+        am_run_user(h.ch, &h.pkt);
+        n++;
+    }
+    if (held.head == held.tail)
+        held.head = held.tail = 0;
+    return n;
+}
+
+/* Put the held user work back in the deferred queue, ahead of newer. */
+static void am_release_work(void)
+{
+    held_work_tail->next = cm5i_ctx.defer_head;
+    if (!cm5i_ctx.defer_head)
+        cm5i_ctx.defer_tail = held_work_tail;
+    cm5i_ctx.defer_head = held_work_head;
+    held_work_head = held_work_tail = NULL;
+}
+
+int cm5i_cn_enter(void)
+{
+    cm5i_ctx.cn_hold++;
+    return 0;
+}
+
+void cm5i_cn_leave(int *unused)
+{
+    (void)unused;
+    /* With interrupts enabled, held handlers run as the call returns. */
+    if (--cm5i_ctx.cn_hold == 0 &&
+        (held.head < held.tail || held_work_head) &&
+        cm5_interrupts_enabled())
+        cm5i_irq_pending = 1;
+}
+
+void cm5i_am_held_fini(void)
+{
+    free(held.q);
+    held.q = NULL;
+    held.head = held.tail = held.cap = 0;
+}
+
 static void am_rx(void *arg, int ch, const void *buf, size_t len)
 {
     cm5i_pkt_t pkt;
@@ -76,7 +176,11 @@ static void am_rx(void *arg, int ch, const void *buf, size_t len)
         cm5i_ctx.tx_cred[c][pkt.src] += pkt.cred[c];
     switch (pkt.type) {
     case CM5I_PKT_USER:
-        am_run_user(ch, &pkt);
+        /* Behind held packets too, to keep each sender's order. */
+        if (cm5i_ctx.cn_hold || held.head < held.tail)
+            am_hold(ch, &pkt);
+        else
+            am_run_user(ch, &pkt);
         break;
     case CM5I_PKT_INTERNAL:
         am_run_internal(&pkt);
@@ -213,6 +317,12 @@ int cm5i_progress(int chmask)
 {
     int n = 0;
 
+    if (!cm5i_ctx.in_handler && !cm5i_ctx.cn_hold) {
+        if (held.head < held.tail)
+            n += am_run_held(); /* before anything newer */
+        if (held_work_head)
+            am_release_work();
+    }
     /* Replies first: they complete work and return credits. */
     for (int c = CM5I_NCH - 1; c >= 0; c--) {
         int r;
@@ -225,7 +335,8 @@ int cm5i_progress(int chmask)
         n += r;
     }
     if (!cm5i_ctx.in_handler) {
-        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail)
+        /* RPCs and completion callbacks are user code too. */
+        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail && !cm5i_ctx.cn_hold)
             n += am_run_rpcs();
         if (cm5i_ctx.defer_head)
             n += am_run_deferred();
@@ -358,6 +469,20 @@ cm5_status_t cm5i_am_internal(int ch, int node, int index,
 
     memcpy(pkt.arg, arg, sizeof(pkt.arg));
     return cm5i_am_send(ch, node, &pkt);
+}
+
+void cm5i_defer_user(cm5i_deferred_t *work)
+{
+    if (!cm5i_ctx.cn_hold) {
+        cm5i_defer(work);
+        return;
+    }
+    work->next = NULL;
+    if (held_work_tail)
+        held_work_tail->next = work;
+    else
+        held_work_head = work;
+    held_work_tail = work;
 }
 
 void cm5i_defer(cm5i_deferred_t *work)

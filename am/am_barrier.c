@@ -31,6 +31,7 @@ static cm5_status_t barrier_signal(int r)
 cm5_status_t cm5_barrier_start(void)
 {
     CM5I_GUARD();
+    CM5I_CN_HOLD();
     cm5i_ensure_init();
     if (cm5i_ctx.in_handler || cm5i_ctx.bar_active ||
         cm5i_ctx.rank >= cm5i_ctx.size) /* left the partition */
@@ -69,6 +70,7 @@ int cm5_barrier_test(void)
 cm5_status_t cm5_barrier_finish(void)
 {
     CM5I_GUARD();
+    CM5I_CN_HOLD();
     cm5i_waiter_t w;
 
     if (cm5i_ctx.in_handler)

@@ -260,6 +260,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
                            cm5_op_t op)
 {
     CM5I_GUARD();
+    CM5I_CN_HOLD();
     size_t sz = cm5_type_size(type), len;
     int me, size, low;
     uint32_t seq;
@@ -312,6 +313,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
 cm5_status_t cm5_bcast(void *buf, size_t len, int root)
 {
     CM5I_GUARD();
+    CM5I_CN_HOLD();
     uint32_t seq;
 
     if (coll_enter() != CM5_OK)
@@ -334,6 +336,7 @@ cm5_status_t cm5_bcast(void *buf, size_t len, int root)
 cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
 {
     CM5I_GUARD();
+    CM5I_CN_HOLD();
     int me, size, low;
     uint32_t seq;
 
@@ -374,6 +377,7 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
                       unsigned flags, int start)
 {
     CM5I_GUARD();
+    CM5I_CN_HOLD();
     size_t sz = cm5_type_size(type);
     int size, pos, down = (flags & CM5_SCAN_DOWNWARD) != 0;
     uint64_t acc;

@@ -481,6 +481,7 @@ void cm5_finalize(void)
     free(cm5i_ctx.flush_mark);
     free(cm5i_ctx.rpc_q);
     cm5i_ctx.rpc_q = NULL;
+    cm5i_am_held_fini();
     cm5i_ctx.flush_q = NULL;
     cm5i_ctx.flush_mark = NULL;
 }

@@ -61,6 +61,9 @@ typedef struct cm5i_deferred {
     void (*run)(struct cm5i_deferred *self);
 } cm5i_deferred_t;
 void cm5i_defer(cm5i_deferred_t *work);
+/* The same for work that runs user code (completion callbacks): it waits
+ * while a control-network call waits (see CM5I_CN_HOLD). */
+void cm5i_defer_user(cm5i_deferred_t *work);
 
 /* Doorbell slot of one node in the job's shared memory. */
 typedef struct {
@@ -100,6 +103,7 @@ typedef struct {
     int exit_hooked; /* the exit-status handler is registered */
 
     int in_handler;     /* depth: >0 while a handler runs */
+    int cn_hold;        /* depth: >0 while a control-network call waits */
     int in_req_handler; /* a request handler is running */
 
     /* Waiting. */
@@ -204,6 +208,20 @@ static inline void cm5i_guard_leave(int *unused)
 #define CM5I_GUARD()                                                          \
     int cm5i_guard_ __attribute__((cleanup(cm5i_guard_leave), unused)) =      \
         cm5i_guard_enter()
+
+/* Control-network calls (barrier, reductions, scans, broadcast, concat)
+ * hold user handlers, as the CM-5's control network dispatched no
+ * data-network messages: user packets that arrive meanwhile are queued
+ * and run at the next poll or data-network call outside it (with
+ * interrupts enabled: as the call returns).  The runtime's own traffic
+ * keeps moving.  Put CM5I_CN_HOLD() after CM5I_GUARD(). */
+int cm5i_cn_enter(void);
+void cm5i_cn_leave(int *unused);
+#define CM5I_CN_HOLD()                                                        \
+    int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =            \
+        cm5i_cn_enter()
+/* Free the queue of held user packets (finalize). */
+void cm5i_am_held_fini(void);
 cm5_status_t cm5i_msg_setup(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */

@@ -137,6 +137,14 @@ static void msg_later(cm5_msg_h m, void (*step)(cm5_msg_h))
  * when the callbacks free it themselves: the usual CMMD idiom). */
 static void msg_finish(cm5_msg_h m)
 {
+    /* Its callbacks are user code: they wait for the end of a
+     * control-network call (the collectives' own messages have none). */
+    if (cm5i_ctx.cn_hold && (m->sent || m->done || m->rport >= 0)) {
+        m->next_step = msg_finish; /* also when called as a last step */
+        m->work.run = msg_run_step;
+        cm5i_defer_user(&m->work);
+        return;
+    }
     m->state = MSG_DONE;
     m->in_callback = 1;
     if (!m->internal)
