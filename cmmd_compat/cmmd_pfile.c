@@ -15,8 +15,9 @@
  * writes its part with pread/pwrite at an explicit offset, and every node
  * then moves its pointer past all the parts.  lseek on a sync file is
  * therefore each node's own call, made alike on every node, as on the
- * CM-5.  A stream of CMMD_global_fopen is a fopencookie(3) stream on the
- * same functions, unbuffered so that one fread/fwrite is one operation.
+ * CM-5.  A stream of CMMD_global_fopen is an unbuffered fopencookie(3)
+ * stream on the same functions; fread and fwrite, also defined here, make
+ * one call one operation on it (stdio alone would read it byte by byte).
  */
 #undef _FORTIFY_SOURCE /* this file defines read() itself */
 #ifdef HAVE_CONFIG_H
@@ -56,7 +57,7 @@ typedef struct {
 } pf_req_t;
 
 static pf_t *pf_tab[PF_MAX];
-static int pf_gids;
+static int pf_gids, pf_streams; /* pf_streams: open global streams */
 static int pf_open_mode = CMMD_independent;
 
 static const char *pf_mode_name(int mode)
@@ -83,6 +84,8 @@ int cm5c_pfile_is_global(int fd)
 /* The descriptor under a stream of CMMD_global_fopen, else -1. */
 int cm5c_pfile_stream_fd(FILE *stream)
 {
+    if (!pf_streams)
+        return -1;
     for (int fd = 0; fd < PF_MAX; fd++)
         if (pf_tab[fd] && pf_tab[fd]->stream == stream)
             return fd;
@@ -146,39 +149,61 @@ static int64_t pf_pio(int fd, int op, void *buf, int64_t n, int64_t off)
 
 /* ---- Sync operations ---------------------------------------------------- */
 
+/* The nodes disagree about a collective call: the first node that
+ * differs from node 0 reports it (one line), the others wait to be
+ * stopped with the job. */
+static void pf_disagree(int node)
+{
+    if (node == cm5_rank())
+        return;
+    for (;;)
+        pause();
+}
+
+static const char *pf_op_name(int op)
+{
+    return op == PF_READ ? "reads" : "writes";
+}
+
+/* Why request b (of node i) does not match node 0's a, or NULL. */
+static const char *pf_mismatch(const pf_req_t *a, const pf_req_t *b,
+                               int mode)
+{
+    if (a->gid != b->gid)
+        return "another global file";
+    if (a->op != b->op)
+        return "another call";
+    if (a->pos != b->pos)
+        return "another file pointer";
+    if (mode == CMMD_sync_bc && a->len != b->len)
+        return "another length";
+    return NULL;
+}
+
 /* Exchange the requests; stop the job when the nodes disagree. */
 static pf_req_t *pf_exchange(const char *call, int fd, pf_t *f, int op,
                              int64_t len, int64_t pos)
 {
-    int size = cm5_size();
+    int size = cm5_size(), i;
     pf_req_t me = {f->gid, op, len, pos};
     pf_req_t *all = malloc(sizeof(*all) * (size_t)size);
+    const char *why = NULL;
 
     if (!all)
         cm5_fatal(call, "out of memory for %d nodes", size);
     pf_check(call, cm5_allgather(&me, sizeof(me), all));
-    for (int i = 0; i < size; i++) {
-        if (all[i].gid != f->gid || all[i].op != op)
-            cm5_fatal(call, "descriptor %d is in %s mode and node %d %s it "
-                            "while node %d %s %s: every node must make the "
-                            "same call", fd, pf_mode_name(f->mode),
-                      cm5_rank(), op == PF_READ ? "reads" : "writes", i,
-                      all[i].op == PF_READ ? "reads" : "writes",
-                      all[i].gid == f->gid ? "it" : "another global file");
-        if (all[i].pos != pos)
-            cm5_fatal(call, "descriptor %d is in %s mode and the file "
-                            "pointers differ (node %d at %lld, node %d at "
-                            "%lld): seek it alike on every node", fd,
-                      pf_mode_name(f->mode), cm5_rank(), (long long)pos, i,
-                      (long long)all[i].pos);
-        if (f->mode == CMMD_sync_bc && all[i].len != len)
-            cm5_fatal(call, "descriptor %d is in CMMD_sync_bc mode and node "
-                            "%d %s %lld bytes, node %d %lld: every node "
-                            "reads or writes the same", fd, cm5_rank(),
-                      op == PF_READ ? "reads" : "writes", (long long)len, i,
-                      (long long)all[i].len);
-    }
-    return all;
+    for (i = 1; i < size && !why; i++)
+        why = pf_mismatch(&all[0], &all[i], f->mode);
+    if (!why)
+        return all;
+    pf_disagree(--i);
+    cm5_fatal(call, "descriptor %d is in %s mode, a collective call, and "
+                    "node %d %s %lld bytes at offset %lld while node 0 %s "
+                    "%lld at %lld%s (%s): every node must make the same "
+                    "call", fd, pf_mode_name(f->mode), i, pf_op_name(op),
+              (long long)len, (long long)pos, pf_op_name(all[0].op),
+              (long long)all[0].len, (long long)all[0].pos,
+              all[0].gid == f->gid ? "" : " of another global file", why);
 }
 
 /* sync_bc: node 0 does the I/O; every node gets its result (and data). */
@@ -385,7 +410,56 @@ static int pfc_seek(void *cookie, off64_t *off, int whence)
 
 static int pfc_close(void *cookie)
 {
+    pf_streams--;
     return close((int)(intptr_t)cookie);
+}
+
+/* fread and fwrite of the process: on a global stream in a sync mode, one
+ * call is one collective operation of size * n bytes (stdio's own
+ * buffering would split it into reads of its buffer's size). */
+extern size_t _IO_fread(void *, size_t, size_t, FILE *);
+extern size_t _IO_fwrite(const void *, size_t, size_t, FILE *);
+
+static pf_t *pf_sync_stream(FILE *stream, int *fd)
+{
+    pf_t *f;
+
+    if (!pf_streams || (*fd = cm5c_pfile_stream_fd(stream)) < 0)
+        return NULL;
+    f = pf_tab[*fd];
+    return f->mode >= CMMD_sync_bc ? f : NULL;
+}
+
+CMMD_API size_t fread(void *buf, size_t size, size_t n, FILE *stream)
+{
+    int fd;
+    pf_t *f = pf_sync_stream(stream, &fd);
+    ssize_t got;
+
+    if (!f || !size || n > SIZE_MAX / size)
+        return _IO_fread(buf, size, n, stream);
+    fflush(stream); /* an unbuffered stream holds at most a pushed byte */
+    got = pf_sync_io("fread", fd, f, PF_READ, buf, size * n);
+    if (got < 0)
+        stream->_flags |= _IO_ERR_SEEN;
+    else if ((size_t)got < size * n)
+        stream->_flags |= _IO_EOF_SEEN;
+    return got < 0 ? 0 : (size_t)got / size;
+}
+
+CMMD_API size_t fwrite(const void *buf, size_t size, size_t n, FILE *stream)
+{
+    int fd;
+    pf_t *f = pf_sync_stream(stream, &fd);
+    ssize_t got;
+
+    if (!f || !size || n > SIZE_MAX / size)
+        return _IO_fwrite(buf, size, n, stream);
+    fflush(stream);
+    got = pf_sync_io("fwrite", fd, f, PF_WRITE, (void *)buf, size * n);
+    if (got < 0)
+        stream->_flags |= _IO_ERR_SEEN;
+    return got < 0 ? 0 : (size_t)got / size;
 }
 
 /* fopen(3)'s type as open(2) flags; -1 for a type fopen refuses. */
@@ -425,6 +499,7 @@ FILE *CMMD_global_fopen(const char *path, const char *type)
         cm5_fatal("CMMD_global_fopen", "fopencookie: %m");
     setvbuf(s, NULL, _IONBF, 0); /* one fread/fwrite: one operation */
     pf_tab[fd]->stream = s;
+    pf_streams++;
     return s;
 }
 
@@ -453,12 +528,14 @@ int cm5c_pfile_set_mode(const char *call, int fd, int mode)
         cm5_fatal(call, "out of memory for %d nodes", size);
     cm5c_pfile_check_mode(call, mode);
     pf_check(call, cm5_allgather(&mode, sizeof(mode), modes));
-    for (int i = 0; i < size; i++)
-        if (modes[i] != mode)
-            cm5_fatal(call, "node %d sets global descriptor %d to %s, node "
-                            "%d to %s: every node sets the same mode",
-                      cm5_rank(), fd, pf_mode_name(mode), i,
-                      pf_mode_name(modes[i]));
+    for (int i = 1; i < size; i++) {
+        if (modes[i] == modes[0])
+            continue;
+        pf_disagree(i);
+        cm5_fatal(call, "node %d sets global descriptor %d to %s, node 0 "
+                        "to %s: every node sets the same mode", i, fd,
+                  pf_mode_name(mode), pf_mode_name(modes[0]));
+    }
     free(modes);
     f->mode = mode;
     f->reread = 0;
@@ -507,11 +584,23 @@ double dlength(int fd)
     return fstat64(fd, &st) < 0 ? -1 : (double)st.st_size;
 }
 
+/* On a global file in a sync mode it is collective: node 0 truncates,
+ * and every node returns once it has (a node's own truncation could undo
+ * a later one of another node). */
 int dftruncate(int fd, double length)
 {
+    CM5C_HOLD();
+    pf_t *f = pf_get(fd);
     off64_t len;
+    int err = 0;
 
     if (pf_offset(length, &len) < 0)
         return -1;
-    return ftruncate64(fd, len);
+    if (!f || f->mode < CMMD_sync_bc)
+        return ftruncate64(fd, len);
+    if (cm5_rank() == 0 && ftruncate64(fd, len) < 0)
+        err = errno;
+    pf_check("dftruncate", cm5_bcast(&err, sizeof(err), 0));
+    errno = err ? err : errno;
+    return err ? -1 : 0;
 }

@@ -4,7 +4,7 @@
 # CMAML_, and other historical CM-5 names (CMCN_..., CMUTIL_...) that a
 # public header under cmmd_compat/api declares (STYLE.md, Names), among
 # them the real header's lower-case dseek, dtell, dlength, dftruncate; and
-# read, write, close, which the library takes over for the collective I/O
+# read, write, close, fread, fwrite, which the library takes over for the collective I/O
 # of global files (cmmd_compat/cmmd_pfile.c, CMMD_global_open(3)).
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
@@ -27,7 +27,7 @@ find "$src/cmmd_compat/api" -name '*.h' -exec cat {} + >headers.txt
 : >historical
 while read -r s; do
     case $s in
-        read | write | close)
+        read | write | close | fread | fwrite)
             echo "$s" >>historical
             continue
             ;;
