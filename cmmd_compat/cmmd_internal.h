@@ -4,10 +4,20 @@
 #ifndef CM5_CMMD_INTERNAL_H
 #define CM5_CMMD_INTERNAL_H
 
+#include <stdio.h>
+
 /* Write the output captured by sync_seq streams, in node order
  * (collective: called at every CMMD synchronization and at exit). */
 void cm5c_io_sync(void);
 const char *cm5c_version(void);
+/* Global files (cmmd_pfile.c): is fd one; the descriptor of a stream of
+ * CMMD_global_fopen (else -1); stop the job unless mode is one a program
+ * may set; set (collective) and get a global file's mode. */
+int cm5c_pfile_is_global(int fd);
+int cm5c_pfile_stream_fd(FILE *stream);
+void cm5c_pfile_check_mode(const char *call, int mode);
+int cm5c_pfile_set_mode(const char *call, int fd, int mode);
+int cm5c_pfile_mode(int fd);
 /* Stop the job with "<call>: node N is outside the partition" unless node
  * is in it (or is CMMD_ANY_NODE and any_ok). */
 void cm5c_check_node(const char *call, int node, int any_ok);

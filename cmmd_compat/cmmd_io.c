@@ -7,7 +7,10 @@
  * other; a node that left the partition (CMMD_reset_partition_size)
  * writes its lines when it exits.  sync_bc: every node writes the same
  * data and one copy appears -- node 0's; the other nodes' descriptor goes
- * to /dev/null.  local is accepted and behaves as independent.
+ * to /dev/null.  On the standard streams local is each node writing its
+ * own lines, as independent; on any other descriptor it is the mode of a
+ * node's own file (the default there).  Global files (CMMD_global_open)
+ * have their modes in cmmd_pfile.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,7 +30,7 @@
 #define IO_FDS 64
 
 typedef struct {
-    CMMD_io_mode_t mode;
+    CMMD_file_mode_t mode;
     FILE *stream; /* the stream a sync_seq capture flushes */
     int saved;    /* the real descriptor while captured, else -1 */
     int mem;      /* the memory file, else -1 */
@@ -45,8 +48,24 @@ const char *cm5c_version(void)
 #endif
 }
 
+/* The standard streams are shared by the nodes (independent); any other
+ * descriptor is a node's own (local). */
+static void io_init(void)
+{
+    static int init;
+
+    if (init)
+        return;
+    for (int i = 0; i < IO_FDS; i++) {
+        io_fds[i].saved = io_fds[i].mem = -1;
+        io_fds[i].mode = i <= 2 ? CMMD_independent : CMMD_local;
+    }
+    init = 1;
+}
+
 static io_fd_t *io_fd(const char *call, int fd)
 {
+    io_init();
     if (fd < 0 || fd >= IO_FDS)
         cm5_fatal(call, "file descriptor %d is not supported (0..%d)", fd,
                   IO_FDS - 1);
@@ -167,19 +186,11 @@ static int io_capture(const char *call, FILE *stream, int fd, int discard)
     return 0;
 }
 
-static int io_set(const char *call, FILE *stream, int fd, CMMD_io_mode_t mode)
+static int io_set(const char *call, FILE *stream, int fd, int mode)
 {
-    static int init;
-
-    if (!init) {
-        for (int i = 0; i < IO_FDS; i++)
-            io_fds[i].saved = io_fds[i].mem = -1;
-        init = 1;
-    }
+    cm5c_pfile_check_mode(call, mode);
     io_fd(call, fd);
-    if (mode < CMMD_independent || mode > CMMD_local)
-        cm5_fatal(call, "unknown I/O mode %d", (int)mode);
-    if (mode == io_fds[fd].mode && mode != CMMD_independent)
+    if (mode == (int)io_fds[fd].mode && mode != CMMD_independent)
         return 0;
     switch (mode) {
     case CMMD_independent:
@@ -197,39 +208,56 @@ static int io_set(const char *call, FILE *stream, int fd, CMMD_io_mode_t mode)
         io_uncapture(fd);
         io_capture(call, stream, fd, 0);
         break;
-    default:
-        cm5_fatal(call, "unknown I/O mode %d", (int)mode);
     }
     if (stream)
         setvbuf(stream, NULL, _IOLBF, BUFSIZ);
-    io_fd(call, fd)->mode = mode;
+    io_fd(call, fd)->mode = (CMMD_file_mode_t)mode;
     return 0;
 }
 
-int CMMD_fset_io_mode(FILE *stream, CMMD_io_mode_t mode)
+int CMMD_fset_io_mode(FILE *stream, CMMD_file_mode_t mode)
 {
+    CM5C_HOLD();
+    int gfd = stream ? cm5c_pfile_stream_fd(stream) : -1;
+
     if (!stream)
         cm5_fatal("CMMD_fset_io_mode", "stream is a null pointer");
+    if (gfd >= 0) {
+        fflush(stream);
+        return cm5c_pfile_set_mode("CMMD_fset_io_mode", gfd, (int)mode);
+    }
+    if (cm5c_pfile_is_global(fileno(stream)))
+        return cm5c_pfile_set_mode("CMMD_fset_io_mode", fileno(stream),
+                                   (int)mode);
     io_fd("CMMD_fset_io_mode", fileno(stream));
-    return io_set("CMMD_fset_io_mode", stream, fileno(stream), mode);
+    return io_set("CMMD_fset_io_mode", stream, fileno(stream), (int)mode);
 }
 
-int CMMD_set_io_mode(int fd, CMMD_io_mode_t mode)
+int CMMD_set_io_mode(int fd, CMMD_file_mode_t mode)
 {
+    CM5C_HOLD();
     FILE *s = fd == 1 ? stdout : fd == 2 ? stderr : NULL;
 
+    if (cm5c_pfile_is_global(fd))
+        return cm5c_pfile_set_mode("CMMD_set_io_mode", fd, (int)mode);
     io_fd("CMMD_set_io_mode", fd);
-    return io_set("CMMD_set_io_mode", s, fd, mode);
+    return io_set("CMMD_set_io_mode", s, fd, (int)mode);
 }
 
-CMMD_io_mode_t CMMD_fget_io_mode(FILE *stream)
+CMMD_file_mode_t CMMD_fget_io_mode(FILE *stream)
 {
+    int gfd = stream ? cm5c_pfile_stream_fd(stream) : -1;
+
     if (!stream)
         cm5_fatal("CMMD_fget_io_mode", "stream is a null pointer");
-    return io_fd("CMMD_fget_io_mode", fileno(stream))->mode;
+    if (gfd >= 0)
+        return (CMMD_file_mode_t)cm5c_pfile_mode(gfd);
+    return CMMD_get_io_mode(fileno(stream));
 }
 
-CMMD_io_mode_t CMMD_get_io_mode(int fd)
+CMMD_file_mode_t CMMD_get_io_mode(int fd)
 {
+    if (cm5c_pfile_is_global(fd))
+        return (CMMD_file_mode_t)cm5c_pfile_mode(fd);
     return io_fd("CMMD_get_io_mode", fd)->mode;
 }

@@ -313,7 +313,7 @@ CMMD_API double CMMD_node_timer_elapsed(int timer);
 /* CPU time of this process accumulated between starts and stops. */
 CMMD_API double CMMD_node_timer_busy(int timer);
 
-/* ---- Errors and I/O ----------------------------------------------------- */
+/* ---- Errors ----------------------------------------------------------- */
 
 /* Print the message and stop every node of the job (non-zero status).
  * CMMD_KR: variadic. */
@@ -324,20 +324,7 @@ CMMD_API CMMD_NORETURN void CMMD_error(const char *format, ...)
 CMMD_API CMMD_NORETURN void CMMD_error();
 #endif
 
-typedef enum {
-    CMMD_independent = 0, /* each node writes its own lines */
-    CMMD_sync_seq = 1,    /* output in node order */
-    CMMD_sync_bc = 2,     /* node 0 writes for all */
-    CMMD_local = 3        /* per-node files */
-} CMMD_io_mode_t;
-
-/* Set the I/O mode of a stream or descriptor (every node sets the same);
- * returns 0.  sync_seq output appears in node order at each
- * CMMD_sync_with_nodes and at exit. */
-CMMD_API int CMMD_fset_io_mode(FILE *stream, CMMD_io_mode_t mode);
-CMMD_API int CMMD_set_io_mode(int fd, CMMD_io_mode_t mode);
-CMMD_API CMMD_io_mode_t CMMD_fget_io_mode(FILE *stream);
-CMMD_API CMMD_io_mode_t CMMD_get_io_mode(int fd);
+/* The I/O modes (CMMD_fset_io_mode) and global files: <cm/cmmd/io.h>. */
 
 /* ---- The rest ------------------------------------------------------------ */
 

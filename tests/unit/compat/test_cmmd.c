@@ -438,12 +438,14 @@ Test(cmmd, io_modes)
 
 Test(cmmd, io_mode_invalid_exits, .exit_code = 1, .init = cr_redirect_stderr)
 {
-    CMMD_fset_io_mode(stdout, (CMMD_io_mode_t)4);
+    CMMD_fset_io_mode(stdout, (CMMD_io_mode_t)5);
     cr_assert_fail("an invalid I/O mode returned");
 }
 
 Test(cmmd, io_mode_invalid_message)
 {
-    expect_fatal(io_mode, 4, "CMMD_fset_io_mode: unknown I/O mode 4");
+    expect_fatal(io_mode, 5, "CMMD_fset_io_mode: unknown I/O mode 5");
+    expect_fatal(io_mode, 4, "CMMD_fset_io_mode: CMMD_system is the I/O "
+                             "system's own mode; a program cannot set it");
     expect_fatal(io_mode, -1, "CMMD_fset_io_mode: unknown I/O mode -1");
 }
