@@ -8,6 +8,8 @@
  * (collective: called at every CMMD synchronization and at exit). */
 void cm5c_io_sync(void);
 const char *cm5c_version(void);
+/* Set what CMMD_get_errno returns (CMUTIL_set_errno). */
+void cm5c_set_errno(int err);
 /* Stop the job with "<call>: node N is outside the partition" unless node
  * is in it (or is CMMD_ANY_NODE and any_ok). */
 void cm5c_check_node(const char *call, int node, int any_ok);
