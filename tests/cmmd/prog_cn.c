@@ -71,39 +71,40 @@ static int sbit(int k, int i)
 /* ---- per type: inputs, combination, identity, expected results ----
  * Arithmetic inputs are small (floating point: exact halves), so any
  * order of combination gives the same bits. */
-#define ARITH(op, a, b)                                                       \
-    ((op) == OP_ADD ? (a) + (b) : (op) == OP_MAX ? ((a) > (b) ? (a) : (b))    \
-                                                 : ((a) < (b) ? (a) : (b)))
-#define BITS(op, a, b)                                                        \
+#define ARITH(op, a, b)                                                        \
+    ((op) == OP_ADD   ? (a) + (b)                                              \
+     : (op) == OP_MAX ? ((a) > (b) ? (a) : (b))                                \
+                      : ((a) < (b) ? (a) : (b)))
+#define BITS(op, a, b)                                                         \
     ((op) == OP_AND ? (a) & (b) : (op) == OP_IOR ? (a) | (b) : (a) ^ (b))
 
-#define DEF_INT(name, T, AVAL, MINV, MAXV)                                    \
-    static T val_##name(int i, int k, int op)                                 \
-    {                                                                         \
-        uint64_t h = t_hash64((uint32_t)i, (uint32_t)k);                      \
-        return op >= OP_AND ? (T)h : (T)(AVAL);                               \
-    }                                                                         \
-    static T comb_##name(T a, T b, int op)                                    \
-    {                                                                         \
-        return op >= OP_AND ? (T)BITS(op, a, b) : (T)ARITH(op, a, b);         \
-    }                                                                         \
-    static T ident_##name(int op)                                             \
-    {                                                                         \
-        static const T id[] = {0, MINV, MAXV, (T)~(T)0, 0, 0};                \
-        return id[op];                                                        \
+#define DEF_INT(name, T, AVAL, MINV, MAXV)                                     \
+    static T val_##name(int i, int k, int op)                                  \
+    {                                                                          \
+        uint64_t h = t_hash64((uint32_t)i, (uint32_t)k);                       \
+        return op >= OP_AND ? (T)h : (T)(AVAL);                                \
+    }                                                                          \
+    static T comb_##name(T a, T b, int op)                                     \
+    {                                                                          \
+        return op >= OP_AND ? (T)BITS(op, a, b) : (T)ARITH(op, a, b);          \
+    }                                                                          \
+    static T ident_##name(int op)                                              \
+    {                                                                          \
+        static const T id[] = {0, MINV, MAXV, (T) ~(T)0, 0, 0};                \
+        return id[op];                                                         \
     }
-#define DEF_FP(name, T, AVAL, MAXV)                                           \
-    static T val_##name(int i, int k, int op)                                 \
-    {                                                                         \
-        uint64_t h = t_hash64((uint32_t)i, (uint32_t)k);                      \
-        (void)op;                                                             \
-        return (T)(AVAL);                                                     \
-    }                                                                         \
-    static T comb_##name(T a, T b, int op) { return (T)ARITH(op, a, b); }     \
-    static T ident_##name(int op)                                             \
-    {                                                                         \
-        static const T id[] = {0, -MAXV, MAXV};                               \
-        return id[op];                                                        \
+#define DEF_FP(name, T, AVAL, MAXV)                                            \
+    static T val_##name(int i, int k, int op)                                  \
+    {                                                                          \
+        uint64_t h = t_hash64((uint32_t)i, (uint32_t)k);                       \
+        (void)op;                                                              \
+        return (T)(AVAL);                                                      \
+    }                                                                          \
+    static T comb_##name(T a, T b, int op) { return (T)ARITH(op, a, b); }      \
+    static T ident_##name(int op)                                              \
+    {                                                                          \
+        static const T id[] = {0, -MAXV, MAXV};                                \
+        return id[op];                                                         \
     }
 
 DEF_INT(int, int, (int)(h % 20001) - 10000, INT_MIN, INT_MAX)
@@ -129,25 +130,25 @@ static int seg_start(int k, int dir, int smode, int p)
                                    : sbit(k, at(dir, p - 1));
 }
 
-#define DEF_REF(name, T)                                                      \
-    static T ref_reduce_##name(int k, int op)                                 \
-    {                                                                         \
-        T acc = val_##name(0, k, op);                                         \
-        for (int i = 1; i < t_nodes; i++)                                     \
-            acc = comb_##name(acc, val_##name(i, k, op), op);                 \
-        return acc;                                                           \
-    }                                                                         \
-    /* Values of key k, segment bits of key bk. */                            \
-    static T ref_scan_##name(int k, int bk, int op, int dir, int smode,       \
-                             int inc, int node)                               \
-    {                                                                         \
-        int me = dir == CMMD_downward ? t_nodes - 1 - node : node, s = me;    \
-        T acc = ident_##name(op);                                             \
-        while (!seg_start(bk, dir, smode, s))                                 \
-            s--;                                                              \
-        for (int p = s; p < me + (inc == CMMD_inclusive); p++)                \
-            acc = comb_##name(acc, val_##name(at(dir, p), k, op), op);        \
-        return acc;                                                           \
+#define DEF_REF(name, T)                                                       \
+    static T ref_reduce_##name(int k, int op)                                  \
+    {                                                                          \
+        T acc = val_##name(0, k, op);                                          \
+        for (int i = 1; i < t_nodes; i++)                                      \
+            acc = comb_##name(acc, val_##name(i, k, op), op);                  \
+        return acc;                                                            \
+    }                                                                          \
+    /* Values of key k, segment bits of key bk. */                             \
+    static T ref_scan_##name(int k, int bk, int op, int dir, int smode,        \
+                             int inc, int node)                                \
+    {                                                                          \
+        int me = dir == CMMD_downward ? t_nodes - 1 - node : node, s = me;     \
+        T acc = ident_##name(op);                                              \
+        while (!seg_start(bk, dir, smode, s))                                  \
+            s--;                                                               \
+        for (int p = s; p < me + (inc == CMMD_inclusive); p++)                 \
+            acc = comb_##name(acc, val_##name(at(dir, p), k, op), op);         \
+        return acc;                                                            \
     }
 DEF_REF(int, int)
 DEF_REF(uint, unsigned)
@@ -156,13 +157,15 @@ DEF_REF(luint, unsigned long)
 DEF_REF(double, double)
 DEF_REF(float, float)
 
-#define CHECK_VAL(got, want, ...)                                             \
-    do {                                                                      \
-        char w_[256];                                                         \
-        snprintf(w_, sizeof(w_), __VA_ARGS__);                                \
-        T_CHECK((got) == (want), "%s: got %.17g (%lld), expected %.17g "      \
-                "(%lld)", w_, (double)(got), (long long)(got),                \
-                (double)(want), (long long)(want));                           \
+#define CHECK_VAL(got, want, ...)                                              \
+    do {                                                                       \
+        char w_[256];                                                          \
+        snprintf(w_, sizeof(w_), __VA_ARGS__);                                 \
+        T_CHECK((got) == (want),                                               \
+                "%s: got %.17g (%lld), expected %.17g "                        \
+                "(%lld)",                                                      \
+                w_, (double)(got), (long long)(got), (double)(want),           \
+                (long long)(want));                                            \
     } while (0)
 
 /* Between start and finish: compute a little and serve the network. */
@@ -176,54 +179,54 @@ static void meanwhile(int k)
 
 /* ---- split: every call, combiner and mode ---- */
 
-#define DEF_SPLIT(P, name, T, V, combs)                                       \
-    static void split_##P##_##name(int *k)                                    \
-    {                                                                         \
-        for (int c = 0; c < N(combs); c++) {                                  \
-            int op = combs[c].op, dirs[] = {CMMD_upward, CMMD_downward};      \
-            V got;                                                            \
-            ++*k;                                                             \
-            P##_reduce_##name##_start((V)val_##name(t_self, *k, op),          \
-                                      combs[c].c);                            \
-            meanwhile(*k);                                                    \
-            got = P##_reduce_##name##_finish((V)0, combs[c].c);               \
-            CHECK_VAL(got, (V)ref_reduce_##name(*k, op),                      \
-                      #P "_reduce_" #name " combiner %d", (int)combs[c].c);   \
-            for (int d = 0; d < 2; d++)                                       \
-                for (int sm = CMMD_none; sm <= CMMD_segment_bit; sm++)        \
-                    for (int inc = 0; inc < 2; inc++) {                       \
-                        int b = sbit(++*k, t_self);                           \
-                        P##_scan_##name##_start(                              \
-                            (V)val_##name(t_self, *k, op), combs[c].c,        \
-                            dirs[d], sm, b, inc);                             \
-                        meanwhile(*k);                                        \
-                        got = P##_scan_##name##_finish(                       \
-                            (V)0, combs[c].c, dirs[d], sm, b, inc);           \
-                        CHECK_VAL(got,                                        \
-                                  (V)ref_scan_##name(*k, *k, op, dirs[d],    \
-                                                     sm, inc, t_self),        \
-                                  #P "_scan_" #name " combiner %d dir %d "    \
-                                     "smode %d inclusion %d",                 \
-                                  (int)combs[c].c, dirs[d], sm, inc);         \
-                    }                                                         \
-        }                                                                     \
+#define DEF_SPLIT(P, name, T, V, combs)                                        \
+    static void split_##P##_##name(int *k)                                     \
+    {                                                                          \
+        for (int c = 0; c < N(combs); c++) {                                   \
+            int op = combs[c].op, dirs[] = {CMMD_upward, CMMD_downward};       \
+            V got;                                                             \
+            ++*k;                                                              \
+            P##_reduce_##name##_start((V)val_##name(t_self, *k, op),           \
+                                      combs[c].c);                             \
+            meanwhile(*k);                                                     \
+            got = P##_reduce_##name##_finish((V)0, combs[c].c);                \
+            CHECK_VAL(got, (V)ref_reduce_##name(*k, op),                       \
+                      #P "_reduce_" #name " combiner %d", (int)combs[c].c);    \
+            for (int d = 0; d < 2; d++)                                        \
+                for (int sm = CMMD_none; sm <= CMMD_segment_bit; sm++)         \
+                    for (int inc = 0; inc < 2; inc++) {                        \
+                        int b = sbit(++*k, t_self);                            \
+                        P##_scan_##name##_start((V)val_##name(t_self, *k, op), \
+                                                combs[c].c, dirs[d], sm, b,    \
+                                                inc);                          \
+                        meanwhile(*k);                                         \
+                        got = P##_scan_##name##_finish((V)0, combs[c].c,       \
+                                                       dirs[d], sm, b, inc);   \
+                        CHECK_VAL(got,                                         \
+                                  (V)ref_scan_##name(*k, *k, op, dirs[d], sm,  \
+                                                     inc, t_self),             \
+                                  #P "_scan_" #name " combiner %d dir %d "     \
+                                     "smode %d inclusion %d",                  \
+                                  (int)combs[c].c, dirs[d], sm, inc);          \
+                    }                                                          \
+        }                                                                      \
     }
 
-#define DEF_SPLIT_ALL(P)                                                      \
-    DEF_SPLIT(P, int, int, int, c_int)                                        \
-    DEF_SPLIT(P, uint, unsigned, unsigned, c_uint)                            \
-    DEF_SPLIT(P, lint, long, long, c_int)                                     \
-    DEF_SPLIT(P, luint, unsigned long, unsigned long, c_uint)                 \
-    DEF_SPLIT(P, double, double, double, c_double)                            \
-    DEF_SPLIT(P, float, float, double, c_float)                               \
-    static void split_##P(int *k)                                             \
-    {                                                                         \
-        split_##P##_int(k);                                                   \
-        split_##P##_uint(k);                                                  \
-        split_##P##_lint(k);                                                  \
-        split_##P##_luint(k);                                                 \
-        split_##P##_double(k);                                                \
-        split_##P##_float(k);                                                 \
+#define DEF_SPLIT_ALL(P)                                                       \
+    DEF_SPLIT(P, int, int, int, c_int)                                         \
+    DEF_SPLIT(P, uint, unsigned, unsigned, c_uint)                             \
+    DEF_SPLIT(P, lint, long, long, c_int)                                      \
+    DEF_SPLIT(P, luint, unsigned long, unsigned long, c_uint)                  \
+    DEF_SPLIT(P, double, double, double, c_double)                             \
+    DEF_SPLIT(P, float, float, double, c_float)                                \
+    static void split_##P(int *k)                                              \
+    {                                                                          \
+        split_##P##_int(k);                                                    \
+        split_##P##_uint(k);                                                   \
+        split_##P##_lint(k);                                                   \
+        split_##P##_luint(k);                                                  \
+        split_##P##_double(k);                                                 \
+        split_##P##_float(k);                                                  \
     }
 DEF_SPLIT_ALL(CMMD)
 DEF_SPLIT_ALL(CMCN)
@@ -232,10 +235,7 @@ DEF_SPLIT_ALL(CMCN)
 
 static volatile int reports;
 
-static void report_handler(void)
-{
-    reports++;
-}
+static void report_handler(void) { reports++; }
 
 static void late_start(int scan, int k)
 {
@@ -304,9 +304,8 @@ static void test_both(int k)
 
     CMMD_reduce_int_start(val_int(t_self, k, OP_ADD), CMMD_combiner_add);
     CMMD_scan_double_start(val_double(t_self, k + 1, OP_MAX),
-                           CMMD_combiner_dmax, CMMD_downward,
-                           CMMD_start_bit, sbit(k + 1, t_self),
-                           CMMD_exclusive);
+                           CMMD_combiner_dmax, CMMD_downward, CMMD_start_bit,
+                           sbit(k + 1, t_self), CMMD_exclusive);
     sum = CMMD_reduce_int(t_self + 1, CMMD_combiner_add);
     T_EQ(sum, t_nodes * (t_nodes + 1) / 2, "blocking reduction in between");
     CHECK_VAL(CMMD_scan_double_finish(0.0, CMMD_combiner_dmax, CMMD_downward,
@@ -351,9 +350,9 @@ static void test_blocked(int k)
     int token = 0;
 
     CMMD_reduce_lint_start(val_lint(t_self, k, OP_ADD), CMMD_combiner_add);
-    CMMD_scan_luint_start(val_luint(t_self, k + 1, OP_ADD),
-                          CMMD_combiner_uadd, CMMD_upward, CMMD_segment_bit,
-                          sbit(k + 1, t_self), CMMD_inclusive);
+    CMMD_scan_luint_start(val_luint(t_self, k + 1, OP_ADD), CMMD_combiner_uadd,
+                          CMMD_upward, CMMD_segment_bit, sbit(k + 1, t_self),
+                          CMMD_inclusive);
     if (t_self + 1 < t_nodes)
         CMMD_receive_block(t_self + 1, 77, &token, (int)sizeof(token));
     T_EQ(CMMD_reduce_lint_finish(0L, CMMD_combiner_add),
@@ -361,8 +360,7 @@ static void test_blocked(int k)
     T_CHECK(CMMD_scan_luint_finish(0UL, CMMD_combiner_uadd, CMMD_upward,
                                    CMMD_segment_bit, 0, CMMD_inclusive) ==
                 ref_scan_luint(k + 1, k + 1, OP_ADD, CMMD_upward,
-                               CMMD_segment_bit,
-                               CMMD_inclusive, t_self),
+                               CMMD_segment_bit, CMMD_inclusive, t_self),
             "scan while others were blocked");
     if (t_self > 0)
         CMMD_send_block(t_self - 1, 77, &token, (int)sizeof(token));
@@ -423,38 +421,38 @@ static void test_segmented(int *k)
 
 /* ---- vector scans ---- */
 
-#define DEF_SCAN_V(name, T)                                                   \
-    static void scan_v_##name(int k, CMMD_combiner_t c, int op, int count,   \
-                              int dbl)                                        \
-    {                                                                         \
-        static const int dirs[] = {CMMD_upward, CMMD_downward};               \
-        T *src = t_malloc(sizeof(T) * (size_t)count);                         \
-        T *dst = t_malloc(sizeof(T) * (size_t)count);                         \
-        for (int d = 0; d < 2; d++)                                           \
-            for (int sm = CMMD_none; sm <= CMMD_segment_bit; sm++)            \
-                for (int inc = 0; inc < 2; inc++) {                           \
-                    int kk = k * 16 + d * 6 + sm * 2 + inc, inplace = kk % 2; \
-                    T *out = inplace ? src : dst;                             \
-                    for (int e = 0; e < count; e++)                           \
-                        src[e] = val_##name(t_self, kk * 2048 + e, op);       \
-                    if (dbl)                                                  \
-                        CMMD_scan_double_v((double *)out, (double *)src, c,   \
-                                           count, dirs[d], sm,                \
-                                           sbit(kk, t_self), inc);            \
-                    else                                                      \
-                        (kk % 3 ? CMMD_scan_v : CMCN_scan_v)(                 \
-                            out, src, c, (int)sizeof(T), count, dirs[d], sm,  \
-                            sbit(kk, t_self), inc);                           \
-                    for (int e = 0; e < count; e++)                           \
-                        CHECK_VAL(out[e],                                     \
-                                  ref_scan_##name(kk * 2048 + e, kk, op,      \
-                                                  dirs[d], sm, inc, t_self),  \
-                                  "scan_v " #name " combiner %d count %d "    \
-                                  "element %d dir %d smode %d inc %d",        \
-                                  (int)c, count, e, dirs[d], sm, inc);        \
-                }                                                             \
-        free(src);                                                            \
-        free(dst);                                                            \
+#define DEF_SCAN_V(name, T)                                                    \
+    static void scan_v_##name(int k, CMMD_combiner_t c, int op, int count,     \
+                              int dbl)                                         \
+    {                                                                          \
+        static const int dirs[] = {CMMD_upward, CMMD_downward};                \
+        T *src = t_malloc(sizeof(T) * (size_t)count);                          \
+        T *dst = t_malloc(sizeof(T) * (size_t)count);                          \
+        for (int d = 0; d < 2; d++)                                            \
+            for (int sm = CMMD_none; sm <= CMMD_segment_bit; sm++)             \
+                for (int inc = 0; inc < 2; inc++) {                            \
+                    int kk = k * 16 + d * 6 + sm * 2 + inc, inplace = kk % 2;  \
+                    T *out = inplace ? src : dst;                              \
+                    for (int e = 0; e < count; e++)                            \
+                        src[e] = val_##name(t_self, kk * 2048 + e, op);        \
+                    if (dbl)                                                   \
+                        CMMD_scan_double_v((double *)out, (double *)src, c,    \
+                                           count, dirs[d], sm,                 \
+                                           sbit(kk, t_self), inc);             \
+                    else                                                       \
+                        (kk % 3 ? CMMD_scan_v : CMCN_scan_v)(                  \
+                            out, src, c, (int)sizeof(T), count, dirs[d], sm,   \
+                            sbit(kk, t_self), inc);                            \
+                    for (int e = 0; e < count; e++)                            \
+                        CHECK_VAL(out[e],                                      \
+                                  ref_scan_##name(kk * 2048 + e, kk, op,       \
+                                                  dirs[d], sm, inc, t_self),   \
+                                  "scan_v " #name " combiner %d count %d "     \
+                                  "element %d dir %d smode %d inc %d",         \
+                                  (int)c, count, e, dirs[d], sm, inc);         \
+                }                                                              \
+        free(src);                                                             \
+        free(dst);                                                             \
     }
 DEF_SCAN_V(int, int)
 DEF_SCAN_V(uint, unsigned)

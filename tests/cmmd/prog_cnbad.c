@@ -21,8 +21,8 @@ static void bad(const char *m)
     if (!strcmp(m, "combiner"))
         CMMD_reduce_int_start(1, 99);
     else if (!strcmp(m, "combiner_float"))
-        CMMD_scan_double_start(1.0, CMMD_combiner_xor, CMMD_upward,
-                               CMMD_none, 0, CMMD_inclusive);
+        CMMD_scan_double_start(1.0, CMMD_combiner_xor, CMMD_upward, CMMD_none,
+                               0, CMMD_inclusive);
     else if (!strcmp(m, "direction"))
         CMCN_scan_uint_start(1, CMMD_combiner_uadd, 7, CMMD_none, 0,
                              CMMD_inclusive);
@@ -33,17 +33,17 @@ static void bad(const char *m)
     else if (!strcmp(m, "second_start")) {
         CMMD_scan_int_start(1, CMMD_combiner_add, CMMD_upward, CMMD_none, 0,
                             CMMD_inclusive);
-        CMMD_scan_uint_start(1, CMMD_combiner_uadd, CMMD_upward, CMMD_none,
-                             0, CMMD_inclusive);
+        CMMD_scan_uint_start(1, CMMD_combiner_uadd, CMMD_upward, CMMD_none, 0,
+                             CMMD_inclusive);
     } else if (!strcmp(m, "finish_other_type")) {
         CMMD_reduce_int_start(1, CMMD_combiner_add);
         CMMD_reduce_double_finish(0.0, CMMD_combiner_dadd);
     } else if (!strcmp(m, "scan_v_size"))
-        CMMD_scan_v(v, v, CMMD_combiner_dadd, 4, 2, CMMD_upward, CMMD_none,
-                    0, CMMD_inclusive);
+        CMMD_scan_v(v, v, CMMD_combiner_dadd, 4, 2, CMMD_upward, CMMD_none, 0,
+                    CMMD_inclusive);
     else if (!strcmp(m, "scan_v_count"))
-        CMMD_scan_double_v(v, v, CMMD_combiner_dadd, -1, CMMD_upward,
-                           CMMD_none, 0, CMMD_inclusive);
+        CMMD_scan_double_v(v, v, CMMD_combiner_dadd, -1, CMMD_upward, CMMD_none,
+                           0, CMMD_inclusive);
     else if (!strcmp(m, "segmented_mode"))
         CMMD_segmented_reduce_uint(1, CMMD_combiner_uadd, 9, 0);
     else if (!strcmp(m, "cmutil_error"))
