@@ -25,7 +25,9 @@ find "$src/cmmd_compat/api" -name '*.h' -exec cat {} + >headers.txt
 while read -r s; do
     case $s in
         CM[A-Z]*_*)
-            if grep -Eq "[^A-Za-z0-9_]$s[ ]*\(" headers.txt; then
+            # (f(...), f CMMD_KR((...)), or f at the end of a line whose
+            # next line holds CMMD_KR((...)): see "Prototypes" in cmmd.h)
+            if grep -Eq "[^A-Za-z0-9_]$s([ ]*\(| CMMD_KR\(|$)" headers.txt; then
                 echo "$s" >>historical
                 continue
             fi
