@@ -16,6 +16,8 @@
  *   both       a reduction and a scan outstanding at once, finished in
  *              the other order, a blocking reduction in between
  *   am         active messages sent and handled while one is outstanding
+ *   irq        node 0 (the tree's root) computes with interrupts on, no
+ *              library call, until all the others have their result
  *   blocked    every node but the last waits in CMMD_receive_block for
  *              the next node, which sends only once it has finished: the
  *              operation must advance in nodes blocked in another call
@@ -343,6 +345,42 @@ static void test_am(int k)
     CMMD_sync_with_nodes(); /* nobody still pings */
 }
 
+/* ---- a node that computes with interrupts on ----
+ * Node 0, the reduction tree's root, starts and then computes without a
+ * library call until every other node has its result: the steps must run
+ * in its interrupts. */
+
+static volatile int finished;
+
+static void finished_handler(void) { finished++; }
+
+static void test_irq(int k)
+{
+    int want = ref_reduce_int(k, OP_MAX);
+
+    CMMD_sync_with_nodes(); /* (finished starts at 0: used once) */
+    CMMD_reduce_int_start(val_int(t_self, k, OP_MAX), CMMD_combiner_max);
+    if (t_self == 0) {
+        double t0 = t_now();
+
+        CMMD_enable_interrupts();
+        while (finished < t_nodes - 1)
+            T_CHECK(t_now() - t0 < 30,
+                    "the reduction did not advance in "
+                    "interrupts (%d of %d nodes done)",
+                    finished, t_nodes - 1);
+        CMMD_disable_interrupts();
+    } else {
+        T_EQ(CMMD_reduce_int_finish(0, CMMD_combiner_max), want,
+             "reduction while the root computed");
+        CMAML_request(0, (CMAML_handler_t)finished_handler);
+    }
+    if (t_self == 0)
+        T_EQ(CMMD_reduce_int_finish(0, CMMD_combiner_max), want,
+             "the root's reduction");
+    CMMD_sync_with_nodes();
+}
+
 /* ---- blocked in another call ---- */
 
 static void test_blocked(int k)
@@ -526,6 +564,7 @@ int main(void)
     test_both(k += 2);
     test_am(++k);
     test_blocked(k += 2);
+    test_irq(++k);
     test_segmented(&k);
     test_scan_v(&k);
     test_cmutil(++k);
