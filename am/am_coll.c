@@ -469,9 +469,11 @@ static int scan_node(const coll_scan_t *c, int p)
 static coll_mail_t *scan_step(coll_scan_t *c, int slot, int d, uint64_t val,
                               uint32_t flag, int *none)
 {
-    if (!c->sent && c->pos + d < cm5i_ctx.size)
-        coll_put(scan_node(c, c->pos + d), c->seq, slot, val, flag);
-    c->sent = 1;
+    if (!c->sent) {
+        c->sent = 1; /* (before the send, which may wait and nest) */
+        if (c->pos + d < cm5i_ctx.size)
+            coll_put(scan_node(c, c->pos + d), c->seq, slot, val, flag);
+    }
     *none = c->pos - d < 0;
     return *none ? NULL : coll_find(c->seq, slot);
 }
@@ -516,7 +518,7 @@ static int scan_advance(coll_scan_t *c)
         c->f |= m ? m->flag : 0;
         free(m);
     }
-    if ((c->flags & CM5_SCAN_EXCLUSIVE) && !c->done) {
+    if (c->flags & CM5_SCAN_EXCLUSIVE) {
         m = scan_step(c, COLL_SLOT_SHIFT, 1, c->acc, 0, &none);
         if (!m && !none)
             return 0;
