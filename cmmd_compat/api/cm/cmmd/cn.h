@@ -189,7 +189,7 @@ CMMD_API void CMCN_scan_double_v(double *dest, double *source,
                                  CMMD_segment_mode_t smode, int sbit,
                                  CMMD_scan_inclusion_t inclusion);
 
-/* The lines above, for reference (the CMCN_ names are the same calls):
+/* The vector and segmented calls above (their CMCN_ names are the same):
  * CMMD_segmented_reduce_uint: every node gets the combination of the
  *   values of the nodes of its segment (segments as in the scans: smode
  *   CMMD_none, CMMD_start_bit or CMMD_segment_bit, in node order).
