@@ -60,6 +60,7 @@ static int barrier_advance(void)
 int cm5_barrier_test(void)
 {
     CM5I_GUARD();
+    CM5I_CN_HOLD();
     if (!cm5i_ctx.bar_active)
         return 1;
     if (!cm5i_ctx.in_handler)

@@ -13,6 +13,11 @@
  * very same bits.  Scans use recursive doubling on (value, segment-flag)
  * pairs, log2(P) rounds.  Allgather gathers subtree blocks up the tree,
  * then broadcasts.
+ *
+ * A reduction or scan of one element is a resumable state machine (its
+ * mail decides how far it may go), so the same code serves the blocking
+ * calls and the split-phase ones (cm5_allreduce_start, cm5_scan_start),
+ * which advance whenever the node is in the runtime.
  */
 #include <float.h>
 #include <limits.h>
@@ -30,6 +35,8 @@ typedef struct coll_mail {
     uint64_t val;
     struct coll_mail *next;
 } coll_mail_t;
+
+static void coll_split_kick(uint32_t seq);
 
 static struct {
     uint32_t seq;
@@ -55,6 +62,7 @@ static void coll_handler(int src, const uint32_t *a)
     m->flag = a[3] >> 16;
     m->next = coll.mail;
     coll.mail = m;
+    coll_split_kick(m->seq);
 }
 
 static void coll_put(int node, uint32_t seq, int slot, uint64_t val,
@@ -256,6 +264,59 @@ static cm5_status_t coll_enter(void)
                : CM5_OK;
 }
 
+/* ---- one-element reduction: a resumable state machine ---- */
+
+typedef struct {
+    uint32_t seq;
+    cm5_type_t type;
+    cm5_op_t op;
+    uint64_t acc;
+    int child; /* the next child (offset 1, 2, 4, ...) whose value we need */
+    int up;    /* our subtree's value went to the parent */
+    int done;
+} coll_red_t;
+
+static void red_begin(coll_red_t *r, const void *value, cm5_type_t type,
+                      cm5_op_t op)
+{
+    *r = (coll_red_t){.seq = ++coll.seq, .type = type, .op = op, .child = 1};
+    r->acc = coll_pack(value, cm5_type_size(type));
+}
+
+/* Go as far as the mail allows: combine the children's values in a fixed
+ * order, send the subtree's value up, take the result from the parent
+ * and pass it down.  1 once done. */
+static int red_advance(coll_red_t *r)
+{
+    int me = cm5i_ctx.rank, size = cm5i_ctx.size, low = coll_low(me, size);
+    coll_mail_t *m;
+
+    if (r->done)
+        return 1;
+    for (; r->child < low && me + r->child < size; r->child <<= 1) {
+        if (!(m = coll_find(r->seq, __builtin_ctz((unsigned)r->child))))
+            return 0;
+        coll_combine(&r->acc, &m->val, r->type, r->op);
+        free(m);
+    }
+    if (me != 0) {
+        if (!r->up) {
+            r->up = 1;
+            coll_put(me - low, r->seq, __builtin_ctz((unsigned)low), r->acc,
+                     0);
+        }
+        if (!(m = coll_find(r->seq, COLL_SLOT_BCAST)))
+            return 0;
+        r->acc = m->val;
+        free(m);
+    }
+    for (int d = low >> 1; d >= 1; d >>= 1)
+        if (me + d < size)
+            coll_put(me + d, r->seq, COLL_SLOT_BCAST, r->acc, 0);
+    r->done = 1;
+    return 1;
+}
+
 cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
                            cm5_op_t op)
 {
@@ -270,31 +331,22 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
         return CM5_ERR_STATE;
     if (!coll_valid(type, op) || count < 0 || (count && !values))
         return CM5_ERR_INVALID;
+    if (count == 1) { /* one value: active messages only */
+        coll_red_t r;
+        cm5i_waiter_t w;
+
+        red_begin(&r, values, type, op);
+        cm5i_waiter_init(&w);
+        while (!red_advance(&r))
+            cm5i_wait_step(&w, CM5I_CH_ALL);
+        memcpy(values, &r.acc, sz);
+        return CM5_OK;
+    }
     me = cm5i_ctx.rank;
     size = cm5i_ctx.size;
     low = coll_low(me, size);
     seq = ++coll.seq;
     len = sz * (size_t)count;
-    if (count == 1) { /* one value: active messages only */
-        for (int m = 1; m < low && me + m < size; m <<= 1) {
-            uint64_t v = coll_get(seq, __builtin_ctz((unsigned)m), NULL);
-
-            coll_combine(values, &v, type, op);
-        }
-        if (me != 0) {
-            uint64_t v;
-
-            coll_put(me - low, seq, __builtin_ctz((unsigned)low),
-                     coll_pack(values, sz), 0);
-            v = coll_get(seq, COLL_SLOT_BCAST, NULL);
-            memcpy(values, &v, sz);
-        }
-        for (int m = low >> 1; m >= 1; m >>= 1)
-            if (me + m < size)
-                coll_put(me + m, seq, COLL_SLOT_BCAST,
-                         coll_pack(values, sz), 0);
-        return CM5_OK;
-    }
     tmp = malloc(len ? len : 1);
     if (!tmp)
         return CM5_ERR_NO_MEMORY;
@@ -370,57 +422,398 @@ cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
  * a node's acc combines the values of the 2^(r+1) positions ending at its
  * own, cut at the start of its segment, and f says whether that window
  * reached a segment start.  An exclusive scan then shifts the inclusive
- * results one position along. */
+ * results one position along.  With CM5_SCAN_SEGMENT_END a node first
+ * learns from the previous position whether it begins a segment. */
 #define COLL_SLOT_SHIFT 62
+#define COLL_SLOT_SEGEND 61
+#define COLL_SCAN_FLAGS                                                       \
+    (CM5_SCAN_DOWNWARD | CM5_SCAN_EXCLUSIVE | CM5_SCAN_SEGMENT_END)
+
+typedef struct {
+    uint32_t seq;
+    cm5_type_t type;
+    cm5_op_t op;
+    unsigned flags;
+    uint64_t acc;
+    uint32_t f;     /* the window so far reached a segment start */
+    int first;      /* this node begins a segment */
+    int bit;        /* the caller's start argument */
+    int pos, rounds;
+    int stage;      /* -1 segment ends, 0..rounds-1, rounds: shift */
+    int sent;       /* this stage's message is out */
+    int done;
+} coll_scan_t;
+
+static void scan_begin(coll_scan_t *c, const void *value, cm5_type_t type,
+                       cm5_op_t op, unsigned flags, int start)
+{
+    int size = cm5i_ctx.size, down = (flags & CM5_SCAN_DOWNWARD) != 0;
+
+    *c = (coll_scan_t){.seq = ++coll.seq, .type = type, .op = op,
+                       .flags = flags, .bit = start != 0};
+    c->acc = coll_pack(value, cm5_type_size(type));
+    c->pos = down ? size - 1 - cm5i_ctx.rank : cm5i_ctx.rank;
+    while ((1 << c->rounds) < size)
+        c->rounds++;
+    c->stage = flags & CM5_SCAN_SEGMENT_END ? -1 : 0;
+    c->first = flags & CM5_SCAN_SEGMENT_END ? 0 : c->bit;
+    c->f = (uint32_t)c->first;
+}
+
+/* The node at scan position p. */
+static int scan_node(const coll_scan_t *c, int p)
+{
+    return c->flags & CM5_SCAN_DOWNWARD ? cm5i_ctx.size - 1 - p : p;
+}
+
+/* This stage's exchange: send val (once) to position pos + d and take the
+ * mail from pos - d.  NULL while that has not come (or there is none:
+ * *none is set). */
+static coll_mail_t *scan_step(coll_scan_t *c, int slot, int d, uint64_t val,
+                              uint32_t flag, int *none)
+{
+    if (!c->sent) {
+        c->sent = 1; /* (before the send, which may wait and nest) */
+        if (c->pos + d < cm5i_ctx.size)
+            coll_put(scan_node(c, c->pos + d), c->seq, slot, val, flag);
+    }
+    *none = c->pos - d < 0;
+    return *none ? NULL : coll_find(c->seq, slot);
+}
+
+/* CM5_SCAN_SEGMENT_END: learn from the previous position whether this
+ * node begins a segment.  1 once known. */
+static int scan_segend(coll_scan_t *c)
+{
+    coll_mail_t *m;
+    int none;
+
+    if (c->stage >= 0)
+        return 1;
+    m = scan_step(c, COLL_SLOT_SEGEND, 1, (uint64_t)c->bit, 0, &none);
+    if (!m && !none)
+        return 0;
+    c->first = m && m->val != 0;
+    c->f = (uint32_t)c->first;
+    free(m);
+    c->stage = 0;
+    c->sent = 0;
+    return 1;
+}
+
+static int scan_advance(coll_scan_t *c)
+{
+    coll_mail_t *m;
+    int none;
+
+    if (c->done)
+        return 1;
+    if (!scan_segend(c))
+        return 0;
+    for (; c->stage < c->rounds; c->stage++, c->sent = 0) {
+        m = scan_step(c, c->stage, 1 << c->stage, c->acc, c->f, &none);
+        if (!m && !none)
+            return 0;
+        if (m && !c->f) {
+            coll_combine(&m->val, &c->acc, c->type, c->op);
+            c->acc = m->val;
+        }
+        c->f |= m ? m->flag : 0;
+        free(m);
+    }
+    if (c->flags & CM5_SCAN_EXCLUSIVE) {
+        m = scan_step(c, COLL_SLOT_SHIFT, 1, c->acc, 0, &none);
+        if (!m && !none)
+            return 0;
+        c->acc = m ? m->val : 0;
+        free(m);
+        if (none || c->first)
+            coll_identity(&c->acc, c->type, c->op);
+    }
+    c->done = 1;
+    return 1;
+}
+
+static cm5_status_t scan_check(const void *value, cm5_type_t type,
+                               cm5_op_t op, unsigned flags)
+{
+    if (coll_enter() != CM5_OK)
+        return CM5_ERR_STATE;
+    if (!coll_valid(type, op) || !value || (flags & ~COLL_SCAN_FLAGS))
+        return CM5_ERR_INVALID;
+    return CM5_OK;
+}
 
 cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
                       unsigned flags, int start)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD();
-    size_t sz = cm5_type_size(type);
-    int size, pos, down = (flags & CM5_SCAN_DOWNWARD) != 0;
-    uint64_t acc;
-    uint32_t seq, f;
+    cm5_status_t st = scan_check(value, type, op, flags);
+    coll_scan_t c;
+    cm5i_waiter_t w;
 
-    if (coll_enter() != CM5_OK)
+    if (st != CM5_OK)
+        return st;
+    scan_begin(&c, value, type, op, flags, start);
+    cm5i_waiter_init(&w);
+    while (!scan_advance(&c))
+        cm5i_wait_step(&w, CM5I_CH_ALL);
+    memcpy(value, &c.acc, cm5_type_size(type));
+    return CM5_OK;
+}
+
+/* ---- split-phase reduction and scan ----
+ * One of each may be outstanding per node (the CM-5's CMMD_reduce_done
+ * and CMMD_scan_done take no argument: one each).  Besides start, test
+ * and finish, a step's arriving mail queues deferred work that advances
+ * them from any wait of the runtime, so a node blocked in another call
+ * still passes values on as the CM-5's control network did by itself. */
+
+static struct {
+    coll_red_t red;
+    coll_scan_t scan;
+    int red_on, scan_on; /* started, result not yet taken */
+    int busy, again;     /* an advance runs (sends may wait): no nesting */
+    int queued;
+    cm5i_deferred_t work;
+} split;
+
+static void split_advance(void)
+{
+    if (split.busy) {
+        split.again = 1;
+        return;
+    }
+    split.busy = 1;
+    do {
+        split.again = 0;
+        if (split.red_on)
+            red_advance(&split.red);
+        if (split.scan_on)
+            scan_advance(&split.scan);
+    } while (split.again);
+    split.busy = 0;
+}
+
+static void split_run(cm5i_deferred_t *self)
+{
+    (void)self;
+    split.queued = 0;
+    split_advance();
+}
+
+/* Mail of seq came (in a handler): advance outside handlers. */
+static void coll_split_kick(uint32_t seq)
+{
+    if (split.queued || !((split.red_on && split.red.seq == seq) ||
+                          (split.scan_on && split.scan.seq == seq)))
+        return;
+    split.queued = 1;
+    split.work.run = split_run;
+    cm5i_defer(&split.work);
+}
+
+static int split_test(int on, const int *done)
+{
+    if (!on)
+        return 1;
+    if (!cm5i_ctx.in_handler) {
+        cm5i_progress(CM5I_CH_ALL);
+        split_advance();
+    }
+    return *done;
+}
+
+static cm5_status_t split_finish(int *on, const int *done)
+{
+    cm5i_waiter_t w;
+
+    if (!*on || cm5i_ctx.in_handler)
+        return CM5_ERR_STATE;
+    cm5i_waiter_init(&w);
+    for (split_advance(); !*done; split_advance())
+        cm5i_wait_step(&w, CM5I_CH_ALL);
+    *on = 0;
+    return CM5_OK;
+}
+
+cm5_status_t cm5_allreduce_start(const void *value, cm5_type_t type,
+                                 cm5_op_t op)
+{
+    CM5I_GUARD();
+    CM5I_CN_HOLD();
+    if (coll_enter() != CM5_OK || split.red_on)
         return CM5_ERR_STATE;
     if (!coll_valid(type, op) || !value)
         return CM5_ERR_INVALID;
-    size = cm5i_ctx.size;
-    pos = down ? size - 1 - cm5i_ctx.rank : cm5i_ctx.rank;
-#define COLL_NODE(p) (down ? size - 1 - (p) : (p))
-    seq = ++coll.seq;
-    acc = coll_pack(value, sz);
-    f = start != 0;
-    for (int r = 0; (1 << r) < size; r++) {
-        int d = 1 << r;
-        uint32_t lf = 0;
-        uint64_t left;
+    red_begin(&split.red, value, type, op);
+    split.red_on = 1;
+    split_advance();
+    return CM5_OK;
+}
 
-        if (pos + d < size)
-            coll_put(COLL_NODE(pos + d), seq, r, acc, f);
-        if (pos - d < 0)
-            continue;
-        left = coll_get(seq, r, &lf);
-        if (!f) {
-            coll_combine(&left, &acc, type, op);
-            acc = left;
-        }
-        f |= lf;
-    }
-    if (flags & CM5_SCAN_EXCLUSIVE) {
-        uint64_t mine = acc;
+int cm5_allreduce_test(void)
+{
+    CM5I_GUARD();
+    CM5I_CN_HOLD();
+    return split_test(split.red_on, &split.red.done);
+}
 
-        if (pos + 1 < size)
-            coll_put(COLL_NODE(pos + 1), seq, COLL_SLOT_SHIFT, mine, 0);
-        if (pos > 0)
-            acc = coll_get(seq, COLL_SLOT_SHIFT, NULL);
-        if (pos == 0 || start)
-            coll_identity(&acc, type, op);
+cm5_status_t cm5_allreduce_finish(void *value)
+{
+    CM5I_GUARD();
+    CM5I_CN_HOLD();
+    cm5_status_t st;
+
+    if (!value)
+        return CM5_ERR_INVALID;
+    st = split_finish(&split.red_on, &split.red.done);
+    if (st == CM5_OK)
+        memcpy(value, &split.red.acc, cm5_type_size(split.red.type));
+    return st;
+}
+
+cm5_status_t cm5_scan_start(const void *value, cm5_type_t type, cm5_op_t op,
+                            unsigned flags, int start)
+{
+    CM5I_GUARD();
+    CM5I_CN_HOLD();
+    cm5_status_t st = scan_check(value, type, op, flags);
+
+    if (st != CM5_OK)
+        return st;
+    if (split.scan_on)
+        return CM5_ERR_STATE;
+    scan_begin(&split.scan, value, type, op, flags, start);
+    split.scan_on = 1;
+    split_advance();
+    return CM5_OK;
+}
+
+int cm5_scan_test(void)
+{
+    CM5I_GUARD();
+    CM5I_CN_HOLD();
+    return split_test(split.scan_on, &split.scan.done);
+}
+
+cm5_status_t cm5_scan_finish(void *value)
+{
+    CM5I_GUARD();
+    CM5I_CN_HOLD();
+    cm5_status_t st;
+
+    if (!value)
+        return CM5_ERR_INVALID;
+    st = split_finish(&split.scan_on, &split.scan.done);
+    if (st == CM5_OK)
+        memcpy(value, &split.scan.acc, cm5_type_size(split.scan.type));
+    return st;
+}
+
+/* ---- vector scan: the same rounds over bulk messages ---- */
+
+/* Receive len bytes from node from (if >= 0) while sending len bytes to
+ * node to (if >= 0): neither waits for the other's partner. */
+static void coll_swap(int to, int from, uint32_t seq, const void *sbuf,
+                      void *rbuf, size_t len)
+{
+    cm5_msg_h rm = NULL, sm = NULL;
+    cm5_status_t st = CM5_OK;
+
+    if (from >= 0)
+        st = cm5i_msg_recv(from, coll_tag(seq), rbuf, len, NULL, NULL, &rm);
+    if (st == CM5_OK && to >= 0)
+        st = cm5i_msg_send(to, coll_tag(seq), sbuf, len, 0, NULL, NULL, &sm);
+    if (st == CM5_OK && rm)
+        st = cm5_msg_wait(rm);
+    if (st == CM5_OK && sm)
+        st = cm5_msg_wait(sm);
+    if (st != CM5_OK)
+        cm5_fatal("cm5fab", "vector scan step with nodes %d and %d failed "
+                  "(nodes disagree on the length?): %s", to, from,
+                  cm5_status_string(st));
+    if (rm)
+        cm5_msg_free(rm);
+    if (sm)
+        cm5_msg_free(sm);
+}
+
+/* One round: out = (values, f); in from pos - d; combine. */
+static void scan_v_round(coll_scan_t *c, char *values, int count, char *out,
+                         char *in, int d)
+{
+    size_t sz = cm5_type_size(c->type), len = sz * (size_t)count;
+    int to = c->pos + d < cm5i_ctx.size ? scan_node(c, c->pos + d) : -1;
+    int from = c->pos - d >= 0 ? scan_node(c, c->pos - d) : -1;
+    uint32_t lf;
+
+    memcpy(out, values, len);
+    memcpy(out + len, &c->f, sizeof(c->f));
+    coll_swap(to, from, c->seq, out, in, len + sizeof(c->f));
+    if (from < 0)
+        return;
+    memcpy(&lf, in + len, sizeof(lf));
+    if (!c->f) {
+        for (int k = 0; k < count; k++)
+            coll_combine(in + k * sz, values + k * sz, c->type, c->op);
+        memcpy(values, in, len);
     }
-#undef COLL_NODE
-    memcpy(value, &acc, sz);
+    c->f |= lf;
+}
+
+/* Exclusive: every position takes the previous one's inclusive result. */
+static void scan_v_shift(coll_scan_t *c, char *values, int count, char *out,
+                         char *in)
+{
+    size_t sz = cm5_type_size(c->type), len = sz * (size_t)count;
+    int to = c->pos + 1 < cm5i_ctx.size ? scan_node(c, c->pos + 1) : -1;
+    int from = c->pos > 0 ? scan_node(c, c->pos - 1) : -1;
+
+    memcpy(out, values, len);
+    coll_swap(to, from, c->seq, out, in, len);
+    if (from >= 0)
+        memcpy(values, in, len);
+    if (from < 0 || c->first)
+        for (int k = 0; k < count; k++)
+            coll_identity(values + k * sz, c->type, c->op);
+}
+
+cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
+                        cm5_op_t op, unsigned flags, int start)
+{
+    CM5I_GUARD();
+    CM5I_CN_HOLD();
+    size_t sz = cm5_type_size(type), len;
+    cm5_status_t st;
+    coll_scan_t c;
+    cm5i_waiter_t w;
+    char *out, *in;
+
+    if (count < 0)
+        return CM5_ERR_INVALID;
+    st = scan_check(count ? values : &sz, type, op, flags);
+    if (st != CM5_OK)
+        return st;
+    len = sz * (size_t)count;
+    scan_begin(&c, &sz, type, op, flags, start); /* (c.acc is unused) */
+    cm5i_waiter_init(&w);
+    while (!scan_segend(&c)) /* segment ends travel as scalars */
+        cm5i_wait_step(&w, CM5I_CH_ALL);
+    out = malloc(len + sizeof(c.f));
+    in = malloc(len + sizeof(c.f));
+    if (!out || !in) {
+        free(out);
+        free(in);
+        return CM5_ERR_NO_MEMORY;
+    }
+    for (int r = 0; r < c.rounds; r++)
+        scan_v_round(&c, values, count, out, in, 1 << r);
+    if (flags & CM5_SCAN_EXCLUSIVE) /* (round 0 is done: one tag will do) */
+        scan_v_shift(&c, values, count, out, in);
+    free(out);
+    free(in);
     return CM5_OK;
 }
 

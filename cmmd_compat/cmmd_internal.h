@@ -18,6 +18,8 @@ int cm5c_pfile_stream_fd(FILE *stream);
 void cm5c_pfile_check_mode(const char *call, int mode);
 int cm5c_pfile_set_mode(const char *call, int fd, int mode);
 int cm5c_pfile_mode(int fd);
+/* Set what CMMD_get_errno returns (CMUTIL_set_errno). */
+void cm5c_set_errno(int err);
 /* Stop the job with "<call>: node N is outside the partition" unless node
  * is in it (or is CMMD_ANY_NODE and any_ok). */
 void cm5c_check_node(const char *call, int node, int any_ok);

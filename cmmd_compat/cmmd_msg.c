@@ -505,3 +505,8 @@ int CMMD_get_errno(void)
     CM5C_HOLD();
     return cmmd_msg.err;
 }
+
+void cm5c_set_errno(int err)
+{
+    cmmd_msg.err = (CMMD_errno_t)err;
+}

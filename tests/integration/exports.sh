@@ -32,7 +32,9 @@ while read -r s; do
             continue
             ;;
         CM[A-Z]*_* | dseek | dtell | dlength | dftruncate)
-            if grep -Eq "[^A-Za-z0-9_]$s[ ]*\(" headers.txt; then
+            # (f(...), f CMMD_KR((...)), or f at the end of a line whose
+            # next line holds CMMD_KR((...)): see "Prototypes" in cmmd.h)
+            if grep -Eq "[^A-Za-z0-9_]$s([ ]*\(| CMMD_KR\(|$)" headers.txt; then
                 echo "$s" >>historical
                 continue
             fi

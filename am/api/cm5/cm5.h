@@ -206,7 +206,13 @@ typedef enum {
 typedef enum {
     CM5_OP_ADD, CM5_OP_MAX, CM5_OP_MIN, CM5_OP_AND, CM5_OP_IOR, CM5_OP_XOR
 } cm5_op_t;
-enum { CM5_SCAN_DOWNWARD = 1, CM5_SCAN_EXCLUSIVE = 2 };
+/* CM5_SCAN_SEGMENT_END: a scan's start argument says that this node ENDS
+ * a segment (the next node in the scan's direction begins one). */
+enum {
+    CM5_SCAN_DOWNWARD = 1,
+    CM5_SCAN_EXCLUSIVE = 2,
+    CM5_SCAN_SEGMENT_END = 4
+};
 
 /* Size of one element of a type (0 for an unknown type). */
 CM5_EXPORT size_t cm5_type_size(cm5_type_t type);
@@ -220,6 +226,24 @@ CM5_EXPORT cm5_status_t cm5_allreduce(void *values, int count,
  * the identity).  start != 0 makes this node the first of a segment. */
 CM5_EXPORT cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
                                  unsigned flags, int start);
+/* The scan of count elements, element by element (the same flags). */
+CM5_EXPORT cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
+                                   cm5_op_t op, unsigned flags, int start);
+/* Split-phase reduction and scan of one element.  start enters this
+ * node's value and returns at once; test says, without blocking, whether
+ * the result is here (1 when none is outstanding); finish waits for it and
+ * stores it in value.  One reduction and one scan may be outstanding per
+ * node: CM5_ERR_STATE for a second start before finish, or a finish
+ * without start.  They advance whenever the node is in the runtime. */
+CM5_EXPORT cm5_status_t cm5_allreduce_start(const void *value,
+                                            cm5_type_t type, cm5_op_t op);
+CM5_EXPORT int cm5_allreduce_test(void);
+CM5_EXPORT cm5_status_t cm5_allreduce_finish(void *value);
+CM5_EXPORT cm5_status_t cm5_scan_start(const void *value, cm5_type_t type,
+                                       cm5_op_t op, unsigned flags,
+                                       int start);
+CM5_EXPORT int cm5_scan_test(void);
+CM5_EXPORT cm5_status_t cm5_scan_finish(void *value);
 /* Broadcast len bytes from root to every node's buf.  Nodes other than
  * the root may pass CM5_ANY_NODE as root. */
 CM5_EXPORT cm5_status_t cm5_bcast(void *buf, size_t len, int root);
