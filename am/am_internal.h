@@ -227,6 +227,20 @@ extern cm5i_rport_t cm5i_rports[CM5_RPORTS];
 /* An scopy of len bytes landed in rport: count it, maybe run the handler
  * (outside handlers). */
 void cm5i_rport_landed(int rport, size_t len);
+/* Placement of an scopy into an element-wise rport, fixed on arrival. */
+typedef struct {
+    char *base;
+    size_t off; /* in packed bytes */
+    long esize, estride;
+} cm5i_rport_place_t;
+/* Check an scopy from src of len bytes at packed offset off against the
+ * element layout of rport (a fault stops the job); returns 1 and fills
+ * *pl if the bytes must be scattered, 0 if they land contiguously. */
+int cm5i_rport_place(int rport, int src, size_t off, size_t len,
+                     cm5i_rport_place_t *pl);
+/* Copy len packed bytes to their elements. */
+void cm5i_rport_scatter(const cm5i_rport_place_t *pl, const void *data,
+                        size_t len);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))
