@@ -76,6 +76,11 @@ static void am_rx(void *arg, int ch, const void *buf, size_t len)
         cm5i_ctx.tx_cred[c][pkt.src] += pkt.cred[c];
     switch (pkt.type) {
     case CM5I_PKT_USER:
+        if (CM5I_UNLIKELY(cm5i_park_mask & CM5I_CH_BIT(ch)) &&
+            !cm5i_ctx.in_handler) {
+            cm5i_park(ch, &pkt); /* credits owed once it has run */
+            return;
+        }
         am_run_user(ch, &pkt);
         break;
     case CM5I_PKT_INTERNAL:
@@ -219,13 +224,17 @@ int cm5i_progress(int chmask)
 
         if (!(chmask & CM5I_CH_BIT(c)))
             continue;
+        if (CM5I_UNLIKELY(cm5i_parked[c]) &&
+            (!(cm5i_park_mask & CM5I_CH_BIT(c)) || cm5i_ctx.in_handler))
+            n += cm5i_park_drain(c);
         r = cm5i_fab_poll(cm5i_ctx.fab, c, am_rx, NULL);
         if (CM5I_UNLIKELY(r < 0))
             am_network_failure(c, r);
         n += r;
     }
     if (!cm5i_ctx.in_handler) {
-        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail)
+        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail &&
+            !(cm5i_park_mask & CM5I_CH_BIT(CM5I_CH_REQ)))
             n += am_run_rpcs();
         if (cm5i_ctx.defer_head)
             n += am_run_deferred();
@@ -278,6 +287,12 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
         (*cred)--;
     cm5i_doorbell_ring(node);
     return CM5_OK;
+}
+
+void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)
+{
+    am_run_user(ch, pkt);
+    am_owe(ch, pkt->src);
 }
 
 static cm5_status_t am_user(int ch, int type, int node,

@@ -143,6 +143,18 @@ void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 int cm5i_progress(int chmask);
 /* Send the credit packets we owe, without blocking. */
 void cm5i_flush_credits(void);
+/* Run a user packet that arrived on ch and owe its credit. */
+void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt);
+
+/* Polling one channel (am_poll.c): while cm5_poll_requests serves the
+ * network, user packets arriving on the reply channel outside handlers
+ * are parked (and the other way round), to run in order when their
+ * channel is next served.  Credits bound the parked packets. */
+extern int cm5i_park_mask;     /* channels whose user packets wait */
+extern uint32_t cm5i_parked[]; /* packets parked, per channel */
+void cm5i_park(int ch, const cm5i_pkt_t *pkt);
+/* Run the packets parked on ch; returns how many. */
+int cm5i_park_drain(int ch);
 
 /* One step of a wait: progress, then spin, yield or sleep. */
 typedef struct {
