@@ -83,9 +83,10 @@ CM5_EXPORT cm5_status_t cm5_am_handler_check(const void *handler);
  * A program that spins on cm5_poll with nothing arriving gets slowed to
  * share the CPU; one that computes between calls does not. */
 CM5_EXPORT int cm5_poll(void);
-/* Serve only the request channel (user requests and rpcs), or only the
- * reply channel; returns how many user handlers ran.  Inside a handler
- * cm5_poll_requests serves nothing (request handlers never nest). */
+/* Run the handlers of arrived requests (and rpcs) only, or of arrived
+ * replies only; the other channel's user messages are kept, in order,
+ * until it is next served.  Returns how many user handlers ran.  Inside
+ * a handler cm5_poll_requests serves nothing (handlers never nest). */
 CM5_EXPORT int cm5_poll_requests(void);
 CM5_EXPORT int cm5_poll_replies(void);
 /* Serve messages until *flag >= value (spin, then yield, then sleep). */
