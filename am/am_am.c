@@ -62,34 +62,40 @@ static void am_run_internal(const cm5i_pkt_t *pkt)
     cm5i_ctx.stats.internal_handled++;
 }
 
-/* User packets held while a control-network call waits, in arrival
- * order.  Their credits go back at once: the collectives' own packets
- * share the window and must never wait behind held user messages (on the
- * CM-5 the control network was a network of its own).  The queue holds
- * what the other nodes send before they reach the same call; a program
- * that sends more than AM_HELD_MAX meanwhile would have filled the CM-5's
- * data network and hung, and is stopped with a message instead. */
+/* User packets held while a control-network call waits, per channel in
+ * arrival order.  Their credits go back at once: the collectives' own
+ * packets share the window and must never wait behind held user messages
+ * (on the CM-5 the control network was a network of its own).  A queue
+ * holds what the other nodes send before they reach the same call; a
+ * program that sends more than AM_HELD_MAX meanwhile would have filled
+ * the CM-5's data network and hung, and is stopped with a message
+ * instead.  Packets parked by a one-channel poll (am_poll.c) are always
+ * older than held ones: nothing is parked while a channel holds some. */
 #define AM_HELD_MAX (1u << 22)
 typedef struct {
-    cm5i_pkt_t pkt;
-    int ch;
-} am_held_t;
-static struct {
-    am_held_t *q;
+    cm5i_pkt_t *q;
     size_t head, tail, cap;
-} held;
+} am_held_t;
+static am_held_t held[CM5I_NCH];
 /* User work (completion callbacks) deferred meanwhile. */
 static cm5i_deferred_t *held_work_head, *held_work_tail;
 
+static int am_holding(int ch)
+{
+    return held[ch].head < held[ch].tail;
+}
+
 static void am_hold(int ch, const cm5i_pkt_t *pkt)
 {
-    if (held.tail == held.cap) {
-        size_t n = held.tail - held.head, cap = held.cap ? held.cap : 256;
-        am_held_t *q;
+    am_held_t *h = &held[ch];
 
-        memmove(held.q, held.q + held.head, n * sizeof(*held.q));
-        held.head = 0;
-        held.tail = n;
+    if (h->tail == h->cap) {
+        size_t n = h->tail - h->head, cap = h->cap ? h->cap : 256;
+        cm5i_pkt_t *q;
+
+        memmove(h->q, h->q + h->head, n * sizeof(*h->q));
+        h->head = 0;
+        h->tail = n;
         if (n + 1 > cap / 2)
             cap *= 2;
         if (cap > AM_HELD_MAX)
@@ -99,32 +105,33 @@ static void am_hold(int ch, const cm5i_pkt_t *pkt)
                       "broadcast); the CM-5's data network would have "
                       "filled and hung: poll before the call",
                       n);
-        if (cap != held.cap) {
-            q = realloc(held.q, cap * sizeof(*q));
+        if (cap != h->cap) {
+            q = realloc(h->q, cap * sizeof(*q));
             if (!q)
                 cm5_fatal("cm5fab", "out of memory holding %zu active "
                           "messages during a control-network call", n);
-            held.q = q;
-            held.cap = cap;
+            h->q = q;
+            h->cap = cap;
         }
     }
-    held.q[held.tail].pkt = *pkt;
-    held.q[held.tail++].ch = ch;
+    h->q[h->tail++] = *pkt;
 }
 
-/* Run the held packets (outside handlers and control-network calls). */
-static int am_run_held(void)
+/* Run the packets held on ch (outside handlers and control-network
+ * calls, and not while a one-channel poll parks ch). */
+static int am_run_held(int ch)
 {
     int n = 0;
 
-    while (held.head < held.tail && !cm5i_ctx.cn_hold) {
-        am_held_t h = held.q[held.head++];
+    while (am_holding(ch) && !cm5i_ctx.cn_hold &&
+           !(cm5i_park_mask & CM5I_CH_BIT(ch))) {
+        cm5i_pkt_t pkt = held[ch].q[held[ch].head++];
 
-        am_run_user(h.ch, &h.pkt);
+        am_run_user(ch, &pkt);
         n++;
     }
-    if (held.head == held.tail)
-        held.head = held.tail = 0;
+    if (!am_holding(ch))
+        held[ch].head = held[ch].tail = 0;
     return n;
 }
 
@@ -149,16 +156,19 @@ void cm5i_cn_leave(int *unused)
     (void)unused;
     /* With interrupts enabled, held handlers run as the call returns. */
     if (--cm5i_ctx.cn_hold == 0 &&
-        (held.head < held.tail || held_work_head) &&
+        (am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||
+         held_work_head) &&
         cm5_interrupts_enabled())
         cm5i_irq_pending = 1;
 }
 
 void cm5i_am_held_fini(void)
 {
-    free(held.q);
-    held.q = NULL;
-    held.head = held.tail = held.cap = 0;
+    for (int c = 0; c < CM5I_NCH; c++) {
+        free(held[c].q);
+        held[c].q = NULL;
+        held[c].head = held[c].tail = held[c].cap = 0;
+    }
 }
 
 static void am_rx(void *arg, int ch, const void *buf, size_t len)
@@ -177,10 +187,16 @@ static void am_rx(void *arg, int ch, const void *buf, size_t len)
     switch (pkt.type) {
     case CM5I_PKT_USER:
         /* Behind held packets too, to keep each sender's order. */
-        if (cm5i_ctx.cn_hold || held.head < held.tail)
+        if (cm5i_ctx.cn_hold || am_holding(ch)) {
             am_hold(ch, &pkt);
-        else
-            am_run_user(ch, &pkt);
+            break; /* its credit goes back now */
+        }
+        if (CM5I_UNLIKELY(cm5i_park_mask & CM5I_CH_BIT(ch)) &&
+            !cm5i_ctx.in_handler) {
+            cm5i_park(ch, &pkt); /* credits owed once it has run */
+            return;
+        }
+        am_run_user(ch, &pkt);
         break;
     case CM5I_PKT_INTERNAL:
         am_run_internal(&pkt);
@@ -317,18 +333,20 @@ int cm5i_progress(int chmask)
 {
     int n = 0;
 
-    if (!cm5i_ctx.in_handler && !cm5i_ctx.cn_hold) {
-        if (held.head < held.tail)
-            n += am_run_held(); /* before anything newer */
-        if (held_work_head)
-            am_release_work();
-    }
+    if (!cm5i_ctx.in_handler && !cm5i_ctx.cn_hold && held_work_head)
+        am_release_work();
     /* Replies first: they complete work and return credits. */
     for (int c = CM5I_NCH - 1; c >= 0; c--) {
         int r;
 
         if (!(chmask & CM5I_CH_BIT(c)))
             continue;
+        /* What waits on c runs before anything newer: parked, then held. */
+        if (CM5I_UNLIKELY(cm5i_parked[c]) && !cm5i_ctx.cn_hold &&
+            (!(cm5i_park_mask & CM5I_CH_BIT(c)) || cm5i_ctx.in_handler))
+            n += cm5i_park_drain(c);
+        if (CM5I_UNLIKELY(am_holding(c)) && !cm5i_ctx.in_handler)
+            n += am_run_held(c);
         r = cm5i_fab_poll(cm5i_ctx.fab, c, am_rx, NULL);
         if (CM5I_UNLIKELY(r < 0))
             am_network_failure(c, r);
@@ -336,7 +354,8 @@ int cm5i_progress(int chmask)
     }
     if (!cm5i_ctx.in_handler) {
         /* RPCs and completion callbacks are user code too. */
-        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail && !cm5i_ctx.cn_hold)
+        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail && !cm5i_ctx.cn_hold &&
+            !(cm5i_park_mask & CM5I_CH_BIT(CM5I_CH_REQ)))
             n += am_run_rpcs();
         if (cm5i_ctx.defer_head)
             n += am_run_deferred();
@@ -389,6 +408,12 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
         (*cred)--;
     cm5i_doorbell_ring(node);
     return CM5_OK;
+}
+
+void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)
+{
+    am_run_user(ch, pkt);
+    am_owe(ch, pkt->src);
 }
 
 static cm5_status_t am_user(int ch, int type, int node,

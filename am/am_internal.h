@@ -147,6 +147,18 @@ void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 int cm5i_progress(int chmask);
 /* Send the credit packets we owe, without blocking. */
 void cm5i_flush_credits(void);
+/* Run a user packet that arrived on ch and owe its credit. */
+void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt);
+
+/* Polling one channel (am_poll.c): while cm5_poll_requests serves the
+ * network, user packets arriving on the reply channel outside handlers
+ * are parked (and the other way round), to run in order when their
+ * channel is next served.  Credits bound the parked packets. */
+extern int cm5i_park_mask;     /* channels whose user packets wait */
+extern uint32_t cm5i_parked[]; /* packets parked, per channel */
+void cm5i_park(int ch, const cm5i_pkt_t *pkt);
+/* Run the packets parked on ch; returns how many. */
+int cm5i_park_drain(int ch);
 
 /* One step of a wait: progress, then spin, yield or sleep. */
 typedef struct {
@@ -245,6 +257,20 @@ extern cm5i_rport_t cm5i_rports[CM5_RPORTS];
 /* An scopy of len bytes landed in rport: count it, maybe run the handler
  * (outside handlers). */
 void cm5i_rport_landed(int rport, size_t len);
+/* Placement of an scopy into an element-wise rport, fixed on arrival. */
+typedef struct {
+    char *base;
+    size_t off; /* in packed bytes */
+    long esize, estride;
+} cm5i_rport_place_t;
+/* Check an scopy from src of len bytes at packed offset off against the
+ * element layout of rport (a fault stops the job); returns 1 and fills
+ * *pl if the bytes must be scattered, 0 if they land contiguously. */
+int cm5i_rport_place(int rport, int src, size_t off, size_t len,
+                     cm5i_rport_place_t *pl);
+/* Copy len packed bytes to their elements. */
+void cm5i_rport_scatter(const cm5i_rport_place_t *pl, const void *data,
+                        size_t len);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

@@ -43,6 +43,7 @@ struct cm5_msg {
     int in_callback; /* msg_finish is running the user's callbacks */
     int internal;    /* the runtime's own: not counted as a user message */
     int rport;       /* receiving side of an scopy, or -1 */
+    cm5i_rport_place_t place; /* an scopy to scatter into its rport */
     void (*sent)(void *arg); /* sending side of an scopy */
     cm5_status_t status;
     cm5_msg_done_func_t done;
@@ -149,8 +150,11 @@ static void msg_finish(cm5_msg_h m)
     m->in_callback = 1;
     if (!m->internal)
         msgs.active[m->is_send]--;
-    if (m->rport >= 0 && m->status == CM5_OK)
+    if (m->rport >= 0 && m->status == CM5_OK) {
+        if (m->place.esize)
+            cm5i_rport_scatter(&m->place, m->copy, m->bytes);
         cm5i_rport_landed(m->rport, m->bytes);
+    }
     if (m->sent)
         m->sent(m->arg);
     if (m->done)
@@ -632,6 +636,13 @@ static void msg_scopy_handler(int src, const uint32_t *arg)
     m->internal = 1;
     m->freed = 1;
     m->rport = r;
+    if (len && cm5i_rport_place(r, src, off, len, &m->place)) {
+        /* Elements with gaps: land in a buffer, scatter when complete. */
+        m->copy = malloc(len);
+        if (!m->copy)
+            cm5_fatal("CMAML_scopy", "out of memory");
+        m->buf = m->copy;
+    }
     p->pending += len;
     msg_match(m, &rts);
 }

@@ -83,3 +83,46 @@ void cm5i_rport_landed(int rport, size_t len)
     if (p->a.byte_counter == 0 && p->a.handler)
         p->a.handler(rport, p->a.handler_arg2);
 }
+
+int cm5i_rport_place(int rport, int src, size_t off, size_t len,
+                     cm5i_rport_place_t *pl)
+{
+    const cm5_rport_attr_t *a = &cm5i_rports[rport].a;
+
+    if (a->esize <= 0)
+        return 0;
+    if (a->estride < a->esize)
+        cm5_fatal("CMAML_scopy", "rport %d on node %d has elements of %ld "
+                  "bytes every %ld bytes: the stride is smaller than the "
+                  "element (node %d sent %zu bytes)", rport, cm5i_ctx.rank,
+                  a->esize, a->estride, src, len);
+    if (a->ecount > 0 && off + len > (size_t)(a->ecount * a->esize))
+        cm5_fatal("CMAML_scopy", "%zu bytes from node %d at offset %zu pass "
+                  "the %ld elements of %ld bytes of rport %d on node %d",
+                  len, src, off, a->ecount, a->esize, rport, cm5i_ctx.rank);
+    if (a->estride == a->esize)
+        return 0; /* no gaps: contiguous */
+    pl->base = a->addr;
+    pl->off = off;
+    pl->esize = a->esize;
+    pl->estride = a->estride;
+    return 1;
+}
+
+void cm5i_rport_scatter(const cm5i_rport_place_t *pl, const void *data,
+                        size_t len)
+{
+    const char *s = data;
+    size_t es = (size_t)pl->esize, off = pl->off;
+
+    while (len > 0) {
+        size_t i = off / es, k = off % es, n = es - k;
+
+        if (n > len)
+            n = len;
+        memcpy(pl->base + i * (size_t)pl->estride + k, s, n);
+        s += n;
+        off += n;
+        len -= n;
+    }
+}

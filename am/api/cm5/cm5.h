@@ -83,6 +83,12 @@ CM5_EXPORT cm5_status_t cm5_am_handler_check(const void *handler);
  * A program that spins on cm5_poll with nothing arriving gets slowed to
  * share the CPU; one that computes between calls does not. */
 CM5_EXPORT int cm5_poll(void);
+/* Run the handlers of arrived requests (and rpcs) only, or of arrived
+ * replies only; the other channel's user messages are kept, in order,
+ * until it is next served.  Returns how many user handlers ran.  Inside
+ * a handler cm5_poll_requests serves nothing (handlers never nest). */
+CM5_EXPORT int cm5_poll_requests(void);
+CM5_EXPORT int cm5_poll_replies(void);
 /* Serve messages until *flag >= value (spin, then yield, then sleep). */
 CM5_EXPORT void cm5_wait_while_lt(volatile int *flag, int value);
 /* Serve messages until pred(arg) returns non-zero. */
@@ -181,6 +187,11 @@ typedef struct {
     long total_nbytes; /* bytes received since set */
     cm5_rport_handler_func_t handler;
     void *handler_arg2;
+    /* Element-wise placement (esize > 0): the bytes sent form elements of
+     * esize bytes; element i lands at addr + i * estride.  Offsets and
+     * counts stay in bytes of the packed elements.  ecount > 0 bounds the
+     * rport to ecount elements. */
+    long esize, estride, ecount;
 } cm5_rport_attr_t;
 
 /* Allocate rport (or any free one if rport is -1); *out is its number.  CM5_ERR_AGAIN when none is free, CM5_ERR_STATE when that one
