@@ -288,7 +288,7 @@ static cm5_status_t am_user(int ch, int type, int node,
     cm5_status_t st;
 
     cm5i_ensure_init();
-    if (CM5I_UNLIKELY(node < 0 || node >= cm5i_ctx.size))
+    if (CM5I_UNLIKELY(!cm5i_node_ok(node)))
         return CM5_ERR_RANGE;
     st = cm5i_handler_encode((const void *)h, &ref);
     if (CM5I_UNLIKELY(st != CM5_OK))

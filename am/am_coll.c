@@ -115,7 +115,7 @@ size_t cm5_type_size(cm5_type_t t)
     return 0;
 }
 
-static int coll_valid(cm5_type_t t, cm5_op_t op)
+int cm5i_coll_valid(cm5_type_t t, cm5_op_t op)
 {
     int fp = t == CM5_FLOAT || t == CM5_DOUBLE;
 
@@ -147,7 +147,7 @@ static int coll_valid(cm5_type_t t, cm5_op_t op)
     } while (0)
 
 /* a = a op b, for one element. */
-static void coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op)
+void cm5i_coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op)
 {
     if (op >= CM5_OP_AND) {
         if (cm5_type_size(t) == 4)
@@ -267,7 +267,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
 
     if (coll_enter() != CM5_OK)
         return CM5_ERR_STATE;
-    if (!coll_valid(type, op) || count < 0 || (count && !values))
+    if (!cm5i_coll_valid(type, op) || count < 0 || (count && !values))
         return CM5_ERR_INVALID;
     me = cm5i_ctx.rank;
     size = cm5i_ctx.size;
@@ -278,7 +278,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
         for (int m = 1; m < low && me + m < size; m <<= 1) {
             uint64_t v = coll_get(seq, __builtin_ctz((unsigned)m), NULL);
 
-            coll_combine(values, &v, type, op);
+            cm5i_coll_combine(values, &v, type, op);
         }
         if (me != 0) {
             uint64_t v;
@@ -300,7 +300,8 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
     for (int m = 1; m < low && me + m < size; m <<= 1) {
         coll_xfer(0, me + m, seq, tmp, len);
         for (int k = 0; k < count; k++)
-            coll_combine((char *)values + k * sz, tmp + k * sz, type, op);
+            cm5i_coll_combine((char *)values + k * sz, tmp + k * sz, type,
+                              op);
     }
     if (me != 0)
         coll_xfer(1, me - low, seq, values, len);
@@ -381,7 +382,7 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
 
     if (coll_enter() != CM5_OK)
         return CM5_ERR_STATE;
-    if (!coll_valid(type, op) || !value)
+    if (!cm5i_coll_valid(type, op) || !value)
         return CM5_ERR_INVALID;
     size = cm5i_ctx.size;
     pos = down ? size - 1 - cm5i_ctx.rank : cm5i_ctx.rank;
@@ -400,7 +401,7 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
             continue;
         left = coll_get(seq, r, &lf);
         if (!f) {
-            coll_combine(&left, &acc, type, op);
+            cm5i_coll_combine(&left, &acc, type, op);
             acc = left;
         }
         f |= lf;
@@ -457,11 +458,14 @@ void cm5_global_or_set(int bit)
     if (coll.gor_mine == (bit != 0))
         return;
     coll.gor_mine = bit != 0;
-    for (int n = 0; n < cm5i_ctx.size; n++) {
+    /* The nodes of the partition and the host program, if any. */
+    for (int n = 0; n < cm5i_ctx.nep; n++) {
         if (n == cm5i_ctx.rank) {
             coll_gor_handler(n, arg);
             continue;
         }
+        if (!cm5i_node_ok(n))
+            continue;
         if (cm5i_am_internal(CM5I_CH_REQ, n, CM5I_INT_GOR, arg) != CM5_OK)
             cm5_fatal("cm5_global_or_set", "cannot reach node %d", n);
     }
@@ -478,7 +482,7 @@ int cm5_global_or_get(void)
 
 cm5_status_t cm5i_coll_setup(void)
 {
-    coll.gor_bits = calloc((size_t)cm5i_ctx.size, 1);
+    coll.gor_bits = calloc((size_t)cm5i_ctx.nep, 1);
     if (!coll.gor_bits)
         return CM5_ERR_NO_MEMORY;
     cm5i_am_register_internal(CM5I_INT_COLL, coll_handler);
