@@ -37,7 +37,7 @@ typedef struct {
     uint32_t seq;    /* barrier epoch */
     uint16_t src;    /* sending node */
     uint8_t type;
-    uint8_t pad;
+    uint8_t raw; /* obj:off is the handler's address in the receiver */
     uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
     uint32_t pad2;
 } cm5i_pkt_t;

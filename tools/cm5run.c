@@ -373,9 +373,11 @@ static void parse_host(int argc, char **argv, int *i, struct opts *o)
                     "after the host program's arguments", argv[*i + 1]);
     argv[k] = NULL; /* ends the host's argv */
     *i = k;
-    if (!find_program(o->host_argv[0]))
-        usage_error("host program '%s' not found or not executable",
-                    o->host_argv[0]);
+    if (!find_program(o->host_argv[0])) {
+        fprintf(stderr, "cm5run: host program '%s' not found or not "
+                "executable\n", o->host_argv[0]);
+        exit(EXIT_USAGE);
+    }
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
