@@ -51,9 +51,9 @@ all_ok() {
 }
 
 for run in $runs; do
-    n=${run%:*} prov=${run#*:}
-    hjob "host all" 60 "$n" "$prov" all
-    check "host/node: every host call on $n nodes + host, $prov ($ms ms)" all_ok
+    hn=${run%:*} prov=${run#*:}
+    hjob "host all" 60 "$hn" "$prov" all
+    check "host/node: every host call on $hn nodes + host, $prov ($ms ms)" all_ok
     left_behind
 done
 
