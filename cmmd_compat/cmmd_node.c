@@ -32,10 +32,6 @@ void cm5c_check_node(const char *call, int node, int any_ok)
     if ((node >= 0 && node < size) || (node >= 0 && node == host) ||
         (any_ok && node == CMMD_ANY_NODE))
         return;
-    if (node == size) /* CMMD_host_node() */
-        cm5_fatal(call, "node %d is the host program, and this job has "
-                  "none (start it with cm5run -n N --host HOSTPROG -- "
-                  "NODEPROG)", node);
     cm5_fatal(call, "node %d is outside the partition (0..%d)%s", node,
               size - 1, host >= 0 ? " and is not the host program" : "");
 }
