@@ -26,10 +26,18 @@ static void am_owe(int ch, int src)
     }
 }
 
-static void am_run_user(int ch, const cm5i_pkt_t *pkt)
+/* The handler a packet names (NULL: not executable code here). */
+static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
 {
     cm5i_href_t ref = {.obj = pkt->obj, .off = pkt->off};
-    cm5_am_handler_func_t h = (cm5_am_handler_func_t)cm5i_handler_decode(ref);
+
+    return (cm5_am_handler_func_t)(pkt->raw ? cm5i_handler_decode_raw(ref)
+                                            : cm5i_handler_decode(ref));
+}
+
+static void am_run_user(int ch, const cm5i_pkt_t *pkt)
+{
+    cm5_am_handler_func_t h = am_handler(pkt);
     int was_req = cm5i_ctx.in_req_handler;
 
     if (CM5I_UNLIKELY(!h))
@@ -286,9 +294,7 @@ static int am_run_rpcs(void)
 
     while (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail) {
         cm5i_pkt_t pkt = cm5i_ctx.rpc_q[cm5i_ctx.rpc_head++ % cm5i_ctx.rpc_cap];
-        cm5i_href_t ref = {.obj = pkt.obj, .off = pkt.off};
-        cm5_am_handler_func_t h =
-            (cm5_am_handler_func_t)cm5i_handler_decode(ref);
+        cm5_am_handler_func_t h = am_handler(&pkt);
 
         if (!h)
             cm5_fatal("CMAML_rpc",
@@ -424,10 +430,15 @@ static cm5_status_t am_user(int ch, int type, int node,
     cm5_status_t st;
 
     cm5i_ensure_init();
-    if (CM5I_UNLIKELY(node < 0 || node >= cm5i_ctx.size))
+    if (CM5I_UNLIKELY(!cm5i_node_ok(node)))
         return CM5_ERR_RANGE;
-    st = cm5i_handler_encode((const void *)h, &ref);
-    if (CM5I_UNLIKELY(st != CM5_OK))
+    if (CM5I_UNLIKELY(cm5i_ctx.host >= 0 &&
+                      (node == cm5i_ctx.host) !=
+                          (cm5i_ctx.rank == cm5i_ctx.host))) {
+        cm5i_handler_raw((const void *)(uintptr_t)h, &ref);
+        pkt.raw = 1;
+    } else if (CM5I_UNLIKELY((st = cm5i_handler_encode((const void *)h,
+                                                       &ref)) != CM5_OK))
         return st;
     pkt.obj = ref.obj;
     pkt.off = ref.off;

@@ -123,7 +123,7 @@ size_t cm5_type_size(cm5_type_t t)
     return 0;
 }
 
-static int coll_valid(cm5_type_t t, cm5_op_t op)
+int cm5i_coll_valid(cm5_type_t t, cm5_op_t op)
 {
     int fp = t == CM5_FLOAT || t == CM5_DOUBLE;
 
@@ -155,7 +155,7 @@ static int coll_valid(cm5_type_t t, cm5_op_t op)
     } while (0)
 
 /* a = a op b, for one element. */
-static void coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op)
+void cm5i_coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op)
 {
     if (op >= CM5_OP_AND) {
         if (cm5_type_size(t) == 4)
@@ -296,7 +296,7 @@ static int red_advance(coll_red_t *r)
     for (; r->child < low && me + r->child < size; r->child <<= 1) {
         if (!(m = coll_find(r->seq, __builtin_ctz((unsigned)r->child))))
             return 0;
-        coll_combine(&r->acc, &m->val, r->type, r->op);
+        cm5i_coll_combine(&r->acc, &m->val, r->type, r->op);
         free(m);
     }
     if (me != 0) {
@@ -329,7 +329,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
 
     if (coll_enter() != CM5_OK)
         return CM5_ERR_STATE;
-    if (!coll_valid(type, op) || count < 0 || (count && !values))
+    if (!cm5i_coll_valid(type, op) || count < 0 || (count && !values))
         return CM5_ERR_INVALID;
     if (count == 1) { /* one value: active messages only */
         coll_red_t r;
@@ -353,7 +353,8 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
     for (int m = 1; m < low && me + m < size; m <<= 1) {
         coll_xfer(0, me + m, seq, tmp, len);
         for (int k = 0; k < count; k++)
-            coll_combine((char *)values + k * sz, tmp + k * sz, type, op);
+            cm5i_coll_combine((char *)values + k * sz, tmp + k * sz, type,
+                              op);
     }
     if (me != 0)
         coll_xfer(1, me - low, seq, values, len);
@@ -515,7 +516,7 @@ static int scan_advance(coll_scan_t *c)
         if (!m && !none)
             return 0;
         if (m && !c->f) {
-            coll_combine(&m->val, &c->acc, c->type, c->op);
+            cm5i_coll_combine(&m->val, &c->acc, c->type, c->op);
             c->acc = m->val;
         }
         c->f |= m ? m->flag : 0;
@@ -539,7 +540,7 @@ static cm5_status_t scan_check(const void *value, cm5_type_t type,
 {
     if (coll_enter() != CM5_OK)
         return CM5_ERR_STATE;
-    if (!coll_valid(type, op) || !value || (flags & ~COLL_SCAN_FLAGS))
+    if (!cm5i_coll_valid(type, op) || !value || (flags & ~COLL_SCAN_FLAGS))
         return CM5_ERR_INVALID;
     return CM5_OK;
 }
@@ -645,7 +646,7 @@ cm5_status_t cm5_allreduce_start(const void *value, cm5_type_t type,
     CM5I_CN_HOLD();
     if (coll_enter() != CM5_OK || split.red_on)
         return CM5_ERR_STATE;
-    if (!coll_valid(type, op) || !value)
+    if (!cm5i_coll_valid(type, op) || !value)
         return CM5_ERR_INVALID;
     red_begin(&split.red, value, type, op);
     split.red_on = 1;
@@ -757,7 +758,7 @@ static void scan_v_round(coll_scan_t *c, char *values, int count, char *out,
     memcpy(&lf, in + len, sizeof(lf));
     if (!c->f) {
         for (int k = 0; k < count; k++)
-            coll_combine(in + k * sz, values + k * sz, c->type, c->op);
+            cm5i_coll_combine(in + k * sz, values + k * sz, c->type, c->op);
         memcpy(values, in, len);
     }
     c->f |= lf;
@@ -854,11 +855,14 @@ void cm5_global_or_set(int bit)
     if (coll.gor_mine == (bit != 0))
         return;
     coll.gor_mine = bit != 0;
-    for (int n = 0; n < cm5i_ctx.size; n++) {
+    /* The nodes of the partition and the host program, if any. */
+    for (int n = 0; n < cm5i_ctx.nep; n++) {
         if (n == cm5i_ctx.rank) {
             coll_gor_handler(n, arg);
             continue;
         }
+        if (!cm5i_node_ok(n))
+            continue;
         if (cm5i_am_internal(CM5I_CH_REQ, n, CM5I_INT_GOR, arg) != CM5_OK)
             cm5_fatal("cm5_global_or_set", "cannot reach node %d", n);
     }
@@ -875,7 +879,7 @@ int cm5_global_or_get(void)
 
 cm5_status_t cm5i_coll_setup(void)
 {
-    coll.gor_bits = calloc((size_t)cm5i_ctx.size, 1);
+    coll.gor_bits = calloc((size_t)cm5i_ctx.nep, 1);
     if (!coll.gor_bits)
         return CM5_ERR_NO_MEMORY;
     cm5i_am_register_internal(CM5I_INT_COLL, coll_handler);

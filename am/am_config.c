@@ -48,6 +48,8 @@ static const cm5_config_var_t config_table[] = {
     {"CM5_LAUNCHER", "", "set by cm5run: the launcher that started the node"},
     {"CM5_RANK", "", "set by cm5run: this node's number"},
     {"CM5_SIZE", "", "set by cm5run: number of nodes"},
+    {"CM5_HOST", "", "set by cm5run: 1 if the job has a host program "
+                     "(--host; its CM5_RANK is CM5_SIZE)"},
     {"CM5_BOOT_FD", "", "set by cm5run: bootstrap socket"},
     {"CM5_JOB_KEY", "",
      "set by cm5run: the job's random key; packets without it are dropped"},

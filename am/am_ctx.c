@@ -152,9 +152,9 @@ static void ctx_fit_credits(void)
     size_t q = cm5i_fab_rx_loss_window(cm5i_ctx.fab);
     size_t fit;
 
-    if (!q || cm5i_ctx.size < 2 || !ctx_credits_auto)
+    if (!q || cm5i_ctx.nep < 2 || !ctx_credits_auto)
         return;
-    fit = q / 2 / (size_t)(cm5i_ctx.size - 1);
+    fit = q / 2 / (size_t)(cm5i_ctx.nep - 1);
     if (fit < 2)
         fit = 2;
     if (fit < cm5i_ctx.credits) {
@@ -180,7 +180,7 @@ static void ctx_read_config(void)
     cm5i_ctx.credits = (uint16_t)ctx_credits();
     cm5i_ctx.yields = (int)cm5i_config_long("CM5_YIELDS", 0, 1000000);
     cm5i_ctx.sleep_ms = (int)cm5i_config_long("CM5_SLEEP_MS", 1, 1000);
-    cm5i_ctx.spin_s = cm5i_ctx.size > ncpu ? 0 : 50e-6; /* auto */
+    cm5i_ctx.spin_s = cm5i_ctx.nep > ncpu ? 0 : 50e-6; /* auto */
     if (strcmp(spin, "auto") != 0) {
         char *end;
         long us = strtol(spin, &end, 10);
@@ -196,7 +196,7 @@ static void ctx_read_config(void)
 
 static cm5_status_t ctx_alloc_flow(void)
 {
-    size_t n = (size_t)cm5i_ctx.size;
+    size_t n = (size_t)cm5i_ctx.nep;
 
     for (int c = 0; c < CM5I_NCH; c++) {
         cm5i_ctx.tx_cred[c] = malloc(n * sizeof(uint16_t));
@@ -225,7 +225,7 @@ static cm5_status_t ctx_open_fabric(const char *provider)
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d",
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
     p.name_tag = tag;
-    p.rx_bytes = (size_t)cm5i_ctx.size *
+    p.rx_bytes = (size_t)cm5i_ctx.nep *
                  (cm5i_ctx.credits + CM5I_UNCOUNTED_SLACK) * p.msg_size;
     return cm5i_fab_open(&p, &cm5i_ctx.fab);
 }
@@ -237,7 +237,7 @@ static cm5_status_t ctx_exchange(void)
 {
     size_t rec = CM5I_ADDR_REC * (cm5i_alive_enabled() ? 2 : 1);
     char *mine = calloc(1, rec);
-    char *all = malloc((size_t)cm5i_ctx.size * rec);
+    char *all = malloc((size_t)cm5i_ctx.nep * rec);
     cm5_status_t st = CM5_ERR_NO_MEMORY;
 
     if (!mine || !all)
@@ -259,7 +259,7 @@ static cm5_status_t ctx_exchange(void)
     if (st == CM5_OK && !cm5i_ctx.boot.key_given)
         memcpy(&cm5i_ctx.key, all + CM5I_ADDR_REC - 8, 8);
     if (st == CM5_OK)
-        st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.size, all, rec);
+        st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.nep, all, rec);
     if (st == CM5_OK && cm5i_alive_enabled())
         st = cm5i_alive_set_peers(all + CM5I_ADDR_REC, rec);
 out:
@@ -349,13 +349,17 @@ static cm5_status_t ctx_start(const char *provider)
     if (st != CM5_OK)
         return st;
     cm5i_ctx.rank = cm5i_ctx.boot.rank;
-    cm5i_ctx.size = cm5i_ctx.boot.size;
+    cm5i_ctx.nep = cm5i_ctx.boot.size;
+    cm5i_ctx.host = cm5i_ctx.boot.host;
+    /* The host program is an endpoint outside the partition. */
+    cm5i_ctx.size = cm5i_ctx.nep - (cm5i_ctx.host >= 0);
     cm5i_ctx.key = cm5i_ctx.boot.key;
     /* Until node 0's key arrives, a local random one names our shm files. */
     if (!cm5i_ctx.boot.key_given &&
         getrandom(&cm5i_ctx.key, sizeof(cm5i_ctx.key), 0) != 8)
         cm5i_ctx.key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
     cm5i_log_rank = cm5i_ctx.rank;
+    cm5i_log_host = cm5i_ctx.host;
     ctx_read_config();
     if (cm5i_ctx.rank == 0) /* once per job */
         cm5i_config_check(cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
@@ -376,9 +380,13 @@ static cm5_status_t ctx_start(const char *provider)
     snprintf(cm5i_ctx.provider, sizeof(cm5i_ctx.provider), "%s",
              cm5i_fab_provider(cm5i_ctx.fab));
     cm5i_log(CM5I_LOG_INFO, "init",
-             "node %d of %d, bootstrap %s, provider %s; endpoints opened in "
+             "%s %d of %d%s, bootstrap %s, provider %s; endpoints opened in "
              "%.3f s, addresses exchanged in %.3f s",
-             cm5i_ctx.rank, cm5i_ctx.size, cm5i_ctx.boot.method,
+             cm5i_ctx.rank == cm5i_ctx.host ? "host program, endpoint"
+                                            : "node",
+             cm5i_ctx.rank, cm5i_ctx.size,
+             cm5i_ctx.host >= 0 ? " nodes and a host" : "",
+             cm5i_ctx.boot.method,
              cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
     if ((st = cm5i_alive_start()) != CM5_OK)
         return st;
@@ -450,12 +458,18 @@ void cm5_finalize(void)
      * has come here, and close only when our own last messages have
      * left (their send completions arrived). */
     cm5i_fab_track_sends(cm5i_ctx.fab);
-    if (cm5i_ctx.size > 1 && cm5i_ctx.rank < cm5i_ctx.size) {
+    if (cm5i_node_ok(cm5i_ctx.rank) &&
+        (cm5i_ctx.size > 1 || cm5i_ctx.host >= 0)) {
         cm5i_waiter_t w;
 
         if (cm5i_ctx.bar_active) /* a split-phase barrier left open */
             cm5_barrier_finish();
-        cm5_barrier();
+        /* With a host program, the host takes part: it may still be
+         * sending to the nodes, and they to it. */
+        if (cm5i_ctx.host >= 0)
+            cm5_host_barrier();
+        else
+            cm5_barrier();
         /* Every node is in the barrier or past it: nobody to watch. */
         cm5i_alive_quiet();
         cm5i_waiter_init(&w);

@@ -171,3 +171,26 @@ void *cm5i_handler_decode(cm5i_href_t ref)
     }
     return fp == (void *)-1 ? NULL : fp;
 }
+
+void cm5i_handler_raw(const void *fp, cm5i_href_t *out)
+{
+    uint64_t a = (uint64_t)(uintptr_t)fp;
+
+    out->obj = (uint32_t)(a >> 32);
+    out->off = (uint32_t)a;
+}
+
+void *cm5i_handler_decode_raw(cm5i_href_t ref)
+{
+    uint64_t a = (uint64_t)ref.obj << 32 | ref.off;
+    const hobj_t *o;
+
+    if (a > UINTPTR_MAX)
+        return NULL;
+    o = handler_find_addr((uintptr_t)a);
+    if (!o || handler_stale(o)) {
+        cm5i_handler_refresh();
+        o = handler_find_addr((uintptr_t)a);
+    }
+    return o ? (void *)(uintptr_t)a : NULL;
+}

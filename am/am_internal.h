@@ -37,7 +37,7 @@ typedef struct {
     uint32_t seq;    /* barrier epoch */
     uint16_t src;    /* sending node */
     uint8_t type;
-    uint8_t pad;
+    uint8_t raw; /* obj:off is the handler's address in the receiver */
     uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
     uint32_t pad2;
 } cm5i_pkt_t;
@@ -79,7 +79,9 @@ typedef struct {
     int failed;
     int finalized; /* shut down at exit: no restart */
     int rank;
-    int size;
+    int size; /* the partition: nodes 0..size-1 */
+    int nep;  /* endpoints: the nodes, then the host program if any */
+    int host; /* the host program's endpoint (cm5run --host), or -1 */
     uint64_t key;
     cm5i_boot_t boot;
     cm5i_fab_t *fab;
@@ -125,6 +127,13 @@ typedef struct {
 } cm5i_ctx_t;
 
 extern cm5i_ctx_t cm5i_ctx;
+
+/* May this process send to node: a node of the partition, or the host. */
+static inline int cm5i_node_ok(int node)
+{
+    return (node >= 0 && node < cm5i_ctx.size) ||
+           (node >= 0 && node == cm5i_ctx.host);
+}
 
 /* Register the handler that learns the exit status (am_ctx.c). */
 void cm5i_exit_hook(void);
@@ -246,6 +255,9 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
                            cm5_msg_done_func_t done, void *arg,
                            cm5_msg_h *out);
 cm5_status_t cm5i_coll_setup(void);
+/* Is op valid on type t?  a = a op b for one element (am_coll.c). */
+int cm5i_coll_valid(cm5_type_t t, cm5_op_t op);
+void cm5i_coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op);
 
 /* rports: the receiving side of scopy. */
 typedef struct {

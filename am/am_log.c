@@ -10,6 +10,7 @@
 
 int cm5i_log_level = CM5I_LOG_WARN;
 int cm5i_log_rank = -1;
+int cm5i_log_host = -1;
 int cm5i_log_fd = STDERR_FILENO;
 
 static const char *log_names[] = {"none", "error", "warn", "info", "debug"};
@@ -30,7 +31,10 @@ void cm5i_vlog(int level, const char *subsys, const char *fmt, va_list ap)
     if (level > cm5i_log_level)
         return;
     /* Before the bootstrap says which node this is: "cm5[?:PID]". */
-    if (cm5i_log_rank >= 0)
+    if (cm5i_log_rank >= 0 && cm5i_log_rank == cm5i_log_host)
+        n = snprintf(line, sizeof(line), "cm5[host:%d] %s %s: ",
+                     (int)getpid(), log_names[level], subsys);
+    else if (cm5i_log_rank >= 0)
         n = snprintf(line, sizeof(line), "cm5[%d:%d] %s %s: ", cm5i_log_rank,
                      (int)getpid(), log_names[level], subsys);
     else

@@ -16,6 +16,7 @@ enum {
 
 extern int cm5i_log_level;
 extern int cm5i_log_rank;
+extern int cm5i_log_host; /* this rank logs as "host" */
 /* The real stderr, even when the program redirects descriptor 2 (a
  * sync_seq capture): errors must never be held back. */
 extern int cm5i_log_fd;

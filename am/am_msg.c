@@ -404,7 +404,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     cm5_msg_h m;
 
     cm5i_ensure_init();
-    if (node < 0 || node >= cm5i_ctx.size)
+    if (!cm5i_node_ok(node))
         return CM5_ERR_RANGE;
     if ((len && !buf) || len > UINT32_MAX || tag == CM5_ANY_TAG)
         return CM5_ERR_INVALID;
@@ -445,7 +445,7 @@ int cm5i_msg_send_queued(void)
 {
     int n = 0;
 
-    for (int node = 0; node < cm5i_ctx.size && cm5i_ctx.rts_queued; node++) {
+    for (int node = 0; node < cm5i_ctx.nep && cm5i_ctx.rts_queued; node++) {
         cm5_msg_h m;
 
         while ((m = msgs.rtsq_head[node]) && !msgs.rts_busy[node] &&
@@ -477,7 +477,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
     cm5_msg_h m;
 
     cm5i_ensure_init();
-    if (node != CM5_ANY_NODE && (node < 0 || node >= cm5i_ctx.size))
+    if (node != CM5_ANY_NODE && !cm5i_node_ok(node))
         return CM5_ERR_RANGE;
     if (len && !buf)
         return CM5_ERR_INVALID;
@@ -654,13 +654,13 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
     if (!msgs.rtsq_head) {
-        msgs.rtsq_head = calloc((size_t)cm5i_ctx.size * 2, sizeof(cm5_msg_h));
+        msgs.rtsq_head = calloc((size_t)cm5i_ctx.nep * 2, sizeof(cm5_msg_h));
         if (!msgs.rtsq_head)
             return CM5_ERR_NO_MEMORY;
-        msgs.rtsq_tail = msgs.rtsq_head + cm5i_ctx.size;
+        msgs.rtsq_tail = msgs.rtsq_head + cm5i_ctx.nep;
     }
     if (!msgs.rts_busy) {
-        msgs.rts_busy = calloc((size_t)cm5i_ctx.size, 1);
+        msgs.rts_busy = calloc((size_t)cm5i_ctx.nep, 1);
         if (!msgs.rts_busy)
             return CM5_ERR_NO_MEMORY;
     }

@@ -25,7 +25,7 @@ static long wait_futex(_Atomic uint32_t *addr, int op, uint32_t val,
 
 cm5_status_t cm5i_wait_setup(void)
 {
-    size_t len = 64 * ((size_t)cm5i_ctx.size + 1);
+    size_t len = 64 * ((size_t)cm5i_ctx.nep + 1);
     void *p;
 
     cm5i_ctx.nwait_fds = cm5i_fab_wait_fds(cm5i_ctx.fab, cm5i_ctx.wait_fds);
@@ -116,7 +116,7 @@ static int wait_crowded(void)
     if (!db || cpu < 0)
         return 0;
     atomic_store(&db[me].cpu, (uint32_t)cpu + 1);
-    for (int j = 0; j < cm5i_ctx.size; j++)
+    for (int j = 0; j < cm5i_ctx.nep; j++)
         if (j != me && atomic_load(&db[j].cpu) == (uint32_t)cpu + 1 &&
             !atomic_load(&db[j].sleeping))
             return 1;

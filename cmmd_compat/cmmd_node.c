@@ -15,6 +15,10 @@ const char *cm5c_state_error(cm5_status_t st)
         return cm5_status_string(st);
     if (cm5_in_handler())
         return "called from inside a handler";
+    if (cm5_is_host())
+        return "a node-program call, made by the host program (the host "
+               "takes part in the host calls: CMMD_bc_from_host, "
+               "CMMD_sync_host_with_nodes, ...)";
     if (cm5_rank() >= cm5_size())
         return "this node left the partition (CMMD_reset_partition_size)";
     return "a split-phase synchronization is still open "
@@ -23,11 +27,13 @@ const char *cm5c_state_error(cm5_status_t st)
 
 void cm5c_check_node(const char *call, int node, int any_ok)
 {
-    int size = cm5_size();
+    int size = cm5_size(), host = cm5_host_node();
 
-    if ((node < 0 || node >= size) && !(any_ok && node == CMMD_ANY_NODE))
-        cm5_fatal(call, "node %d is outside the partition (0..%d)", node,
-                  size - 1);
+    if ((node >= 0 && node < size) || (node >= 0 && node == host) ||
+        (any_ok && node == CMMD_ANY_NODE))
+        return;
+    cm5_fatal(call, "node %d is outside the partition (0..%d)%s", node,
+              size - 1, host >= 0 ? " and is not the host program" : "");
 }
 
 int CMMD_self_address(void)

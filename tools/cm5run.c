@@ -1,7 +1,8 @@
 /*
  * cm5run - start a local cm5fab job of N nodes.
  *
- * cm5run forks N processes ("nodes") of a program, gives each one a
+ * cm5run forks N processes ("nodes") of a program (and, with --host, one
+ * more: the host program of a CMMD host/node job), gives each one a
  * bootstrap socket, a shared doorbell segment and a job key through the
  * environment, serves the bootstrap allgather rounds over the sockets,
  * forwards the nodes' output line by line, and stops the whole job as
@@ -60,10 +61,12 @@
 /* Command-line settings. */
 struct opts {
     int nodes;
+    int procs;                  /* nodes, and the host program if any */
     const char *provider;
     int label;
     double timeout;             /* seconds, 0 = no limit */
     char **argv;                /* PROGRAM and its arguments */
+    char **host_argv;           /* --host HOSTPROG [HOSTARGS], or NULL */
 };
 
 /* One round's allgather answer, shared by all nodes until sent. */
@@ -170,6 +173,21 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* "node 3", or "host program NAME" for the host (in a static buffer). */
+static const char *who(const struct job *j, int rank)
+{
+    static char buf[2][PATH_MAX + 32];
+    static int k;
+
+    k ^= 1;
+    if (j->o->host_argv && rank == j->o->nodes)
+        snprintf(buf[k], sizeof(buf[k]), "host program %s",
+                 j->o->host_argv[0]);
+    else
+        snprintf(buf[k], sizeof(buf[k]), "node %d", rank);
+    return buf[k];
+}
+
 static void set_nonblock(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
@@ -199,19 +217,26 @@ static void print_help(void)
 {
     printf(
 "Usage: cm5run -n N [OPTIONS] [--] PROGRAM [ARGS...]\n"
-"Start N local nodes of PROGRAM as one cm5fab (CM-5 CMMD/CMAML) job.\n"
+"       cm5run -n N [OPTIONS] --host HOSTPROG [HOSTARGS...] -- NODEPROG\n"
+"              [NODEARGS...]\n"
+"Start N local nodes of PROGRAM as one cm5fab (CM-5 CMMD/CMAML) job;\n"
+"with --host, also the host program of a CMMD host/node job.\n"
 "\n"
 "Options:\n"
 "  -n, -np, --nodes N     number of nodes to start (1 to %d)\n"
 "  -p, --provider NAME    libfabric provider to use (sets CM5_PROVIDER)\n"
 "  -l, --label            prefix each output line with \"[RANK] \"\n"
+"                         (\"[host] \" for the host program)\n"
+"      --host HOSTPROG    start HOSTPROG with the arguments up to \"--\" as\n"
+"                         the host program (must come last; gets stdin)\n"
 "  -t, --timeout SECONDS  stop the job after SECONDS (fractions allowed,\n"
 "                         default $CM5_TIMEOUT, 0 means no limit)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
-"Exit status: 0 if every node exits 0; otherwise that of the first node\n"
-"that failed (128+SIG if killed by signal SIG), 124 on timeout, 128+SIG\n"
+"Exit status: 0 if every node (and the host) exits 0; otherwise that of\n"
+"the first one that failed (128+SIG if killed by signal SIG), 124 on\n"
+"timeout, 128+SIG\n"
 "if cm5run itself got signal SIG, 2 on bad usage.\n",
         MAX_NODES);
 }
@@ -310,6 +335,51 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
     return 1;
 }
 
+/* Is PROG a file we can execute, directly or found in $PATH? */
+static int find_program(const char *prog)
+{
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX];
+
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    if (!path)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        int n = snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, prog);
+
+        if (n > 0 && (size_t)n < sizeof(buf) && access(buf, X_OK) == 0)
+            return 1;
+        path += len + (path[len] == ':');
+    }
+    return 0;
+}
+
+/* --host HOSTPROG [HOSTARGS...] --: argv[*i] is "--host"; the host's
+ * words end at "--", which is cut out of argv. */
+static void parse_host(int argc, char **argv, int *i, struct opts *o)
+{
+    int k = *i + 1;
+
+    if (k >= argc || strcmp(argv[k], "--") == 0)
+        usage_error("--host needs the host program: --host HOSTPROG "
+                    "[HOSTARGS...] -- NODEPROG [NODEARGS...]");
+    o->host_argv = argv + k;
+    while (k < argc && strcmp(argv[k], "--") != 0)
+        k++;
+    if (k >= argc)
+        usage_error("--host %s: missing \"--\" and the node program "
+                    "after the host program's arguments", argv[*i + 1]);
+    argv[k] = NULL; /* ends the host's argv */
+    *i = k;
+    if (!find_program(o->host_argv[0])) {
+        fprintf(stderr, "cm5run: host program '%s' not found or not "
+                "executable\n", o->host_argv[0]);
+        exit(EXIT_USAGE);
+    }
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
     const char *env = getenv("CM5_TIMEOUT");
@@ -319,6 +389,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
     if (env && *env)
         o->timeout = parse_timeout(env, "CM5_TIMEOUT value");
     for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--host") == 0) {
+            parse_host(argc, argv, &i, o);
+            i++;
+            break;
+        }
         if (strcmp(argv[i], "--") == 0) {
             i++;
             break;
@@ -329,8 +404,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
     if (o->nodes == 0)
         usage_error("missing the number of nodes (-n N)");
     if (i >= argc)
-        usage_error("missing the program to run");
+        usage_error("missing the %sprogram to run",
+                    o->host_argv ? "node " : "");
     o->argv = argv + i;
+    o->procs = o->nodes + (o->host_argv != NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -401,7 +478,7 @@ static int make_job_key(struct job *j)
 
 static int make_doorbell(struct job *j)
 {
-    off_t size = (off_t)DOORBELL_STRIDE * (j->o->nodes + 1);
+    off_t size = (off_t)DOORBELL_STRIDE * (j->o->procs + 1);
 
     j->doorbell_fd = memfd_create("cm5-doorbell", MFD_CLOEXEC);
     if (j->doorbell_fd < 0)
@@ -425,6 +502,7 @@ static int prepare_env(const struct job *j)
     if (set_env_int("CM5_SIZE", o->nodes) < 0 ||
         set_env_int("CM5_DOORBELL_FD", j->doorbell_fd) < 0 ||
         setenv("CM5_JOB_KEY", j->key, 1) < 0 ||
+        set_env_int("CM5_HOST", o->host_argv != NULL) < 0 ||
         setenv("CM5_LAUNCHER", "cm5run", 1) < 0 ||
         setenv("FI_TCP_IFACE", "lo", 0) < 0 ||
         setenv("FI_SOCKETS_IFACE", "lo", 0) < 0)
@@ -436,7 +514,7 @@ static int prepare_env(const struct job *j)
 
 static int job_init(struct job *j, const struct opts *o)
 {
-    int n = o->nodes;
+    int n = o->procs;
     int i;
 
     memset(j, 0, sizeof(*j));
@@ -475,13 +553,14 @@ static void child_signals(const struct job *j)
     sigprocmask(SIG_SETMASK, &j->old_mask, NULL);
 }
 
-static void child_fds(int rank, int boot, int out_w, int err_w, int bell)
+static void child_fds(int stdin_ok, int boot, int out_w, int err_w,
+                      int bell)
 {
     int fd;
 
     if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         _exit(127);
-    if (rank != 0) {
+    if (!stdin_ok) {
         fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (fd < 0 || dup2(fd, 0) < 0)
             _exit(127);
@@ -495,7 +574,8 @@ static void child_fds(int rank, int boot, int out_w, int err_w, int bell)
 static void child_exec(const struct job *j, int rank, int boot,
                        int out_w, int err_w)
 {
-    char **argv = j->o->argv;
+    int host = rank == j->o->nodes; /* the host program, if any */
+    char **argv = host ? j->o->host_argv : j->o->argv;
 
     setpgid(0, 0);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != j->self)
@@ -503,7 +583,9 @@ static void child_exec(const struct job *j, int rank, int boot,
     child_signals(j);
     if (j->nofile_raised)
         setrlimit(RLIMIT_NOFILE, &j->old_nofile);
-    child_fds(rank, boot, out_w, err_w, j->doorbell_fd);
+    /* stdin goes to the host program, or else to node 0. */
+    child_fds(j->o->host_argv ? host : rank == 0, boot, out_w, err_w,
+              j->doorbell_fd);
     if (set_env_int("CM5_RANK", rank) < 0 ||
         set_env_int("CM5_BOOT_FD", boot) < 0)
         _exit(127);
@@ -551,7 +633,7 @@ static int spawn_node(struct job *j, int rank)
     return 0;
 
 err_close:
-    msg("cannot start node %d: %s: %s", rank, what, strerror(errno));
+    msg("cannot start %s: %s: %s", who(j, rank), what, strerror(errno));
     close_fd(&sv[0]);
     close_fd(&sv[1]);
     close_fd(&po[0]);
@@ -671,7 +753,10 @@ static void emit(const struct job *j, int rank, struct stream *s,
     int len;
 
     if (j->o->label && s->at_bol) {
-        len = snprintf(pre, sizeof(pre), "[%d] ", rank);
+        if (j->o->host_argv && rank == j->o->nodes)
+            len = snprintf(pre, sizeof(pre), "[host] ");
+        else
+            len = snprintf(pre, sizeof(pre), "[%d] ", rank);
         stage_put(s->out_fd, pre, (size_t)len);
     }
     stage_put(s->out_fd, p, n);
@@ -721,7 +806,7 @@ static int stream_read(const struct job *j, int rank, struct stream *s)
     if (s->fd < 0)
         return 0;
     if (!s->buf && !(s->buf = malloc(LINE_BUF))) {
-        msg("out of memory; dropping output of node %d", rank);
+        msg("out of memory; dropping output of %s", who(j, rank));
         close_fd(&s->fd);
         return 0;
     }
@@ -803,7 +888,7 @@ static struct reply *build_reply(struct job *j)
     unsigned char *p;
     int i;
 
-    for (i = 0; i < j->o->nodes; i++)
+    for (i = 0; i < j->o->procs; i++)
         size += sizeof(uint32_t) + j->nodes[i].msg_len;
     rp = malloc(sizeof(*rp) + size);
     if (!rp)
@@ -811,8 +896,8 @@ static struct reply *build_reply(struct job *j)
     rp->len = size;
     rp->refs = 0;
     p = rp->data;
-    put_u32(&p, (uint32_t)j->o->nodes);
-    for (i = 0; i < j->o->nodes; i++) {
+    put_u32(&p, (uint32_t)j->o->procs);
+    for (i = 0; i < j->o->procs; i++) {
         struct node *nd = &j->nodes[i];
 
         put_u32(&p, nd->msg_len);
@@ -834,7 +919,7 @@ static void complete_round(struct job *j)
         stop_job(j, 1);
         return;
     }
-    for (i = 0; i < j->o->nodes; i++) {
+    for (i = 0; i < j->o->procs; i++) {
         struct node *nd = &j->nodes[i];
 
         free(nd->msg);
@@ -868,9 +953,9 @@ static int boot_header(struct job *j, struct node *nd)
 {
     memcpy(&nd->msg_len, nd->hdr, sizeof(nd->msg_len));
     if (nd->msg_len > MAX_BOOT_MSG) {
-        msg("node %d sent a bootstrap message of %" PRIu32
+        msg("%s sent a bootstrap message of %" PRIu32
             " bytes (limit %u); stopping the job",
-            nd->rank, nd->msg_len, MAX_BOOT_MSG);
+            who(j, nd->rank), nd->msg_len, MAX_BOOT_MSG);
         stop_job(j, 1);
         return -1;
     }
@@ -886,7 +971,7 @@ static int boot_header(struct job *j, struct node *nd)
 static void boot_joined(struct job *j, struct node *nd)
 {
     nd->joined = 1;
-    if (++j->joined == j->o->nodes)
+    if (++j->joined == j->o->procs)
         complete_round(j);
 }
 
@@ -958,9 +1043,9 @@ static void boot_check(struct job *j)
 
         if (nd->alive || nd->joined)
             continue;
-        msg("node %d exited before joining the bootstrap "
+        msg("%s exited before joining the bootstrap "
             "(pid %ld, exit status 0); stopping the job",
-            i, (long)nd->pid);
+            who(j, i), (long)nd->pid);
         stop_job(j, 1);
         return;
     }
@@ -992,11 +1077,11 @@ static void node_failed(struct job *j, struct node *nd)
 
     describe_status(nd->status, what, sizeof(what), &code);
     if (round_active(j) && !nd->joined)
-        msg("node %d exited before joining the bootstrap (pid %ld, %s); "
-            "stopping the job", nd->rank, (long)nd->pid, what);
+        msg("%s exited before joining the bootstrap (pid %ld, %s); "
+            "stopping the job", who(j, nd->rank), (long)nd->pid, what);
     else
-        msg("node %d (pid %ld) %s; stopping the job",
-            nd->rank, (long)nd->pid, what);
+        msg("%s (pid %ld) %s; stopping the job",
+            who(j, nd->rank), (long)nd->pid, what);
     stop_job(j, code ? code : 1);
 }
 
@@ -1168,7 +1253,7 @@ static void job_free(struct job *j)
 {
     int i;
 
-    for (i = 0; j->nodes && i < j->o->nodes; i++) {
+    for (i = 0; j->nodes && i < j->o->procs; i++) {
         struct node *nd = &j->nodes[i];
 
         stream_close(j, i, &nd->out[0]);
@@ -1211,7 +1296,7 @@ static void launch(struct job *j)
 {
     int i;
 
-    for (i = 0; i < j->o->nodes; i++) {
+    for (i = 0; i < j->o->procs; i++) {
         if (spawn_node(j, i) < 0) {
             stop_job(j, 1);
             break;

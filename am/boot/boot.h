@@ -13,7 +13,8 @@
 
 typedef struct {
     int rank;
-    int size;
+    int size;           /* endpoints: the nodes, and the host if any */
+    int host;           /* the host program's endpoint (the last), or -1 */
     uint64_t key;       /* the job's random key */
     int key_given;      /* the launcher chose the key (else node 0 does) */
     int fd;             /* cm5run socket, or -1 */

@@ -42,6 +42,7 @@ static cm5_status_t boot_single(cm5i_boot_t *b)
 {
     b->rank = 0;
     b->size = 1;
+    b->host = -1;
     b->fd = -1;
     b->doorbell_fd = -1;
     b->local = 1;
@@ -75,6 +76,22 @@ static void boot_other_launcher(void)
     }
 }
 
+/* cm5run --host: CM5_HOST=1 in every process; the host program is one
+ * more endpoint after the CM5_SIZE nodes. */
+static int boot_host(cm5i_boot_t *b)
+{
+    int host = 0;
+
+    b->host = -1;
+    if (boot_env_int("CM5_HOST", &host) < 0 || host > 1)
+        return 0;
+    if (host) {
+        b->host = b->size;
+        b->size++;
+    }
+    return 1;
+}
+
 cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
 {
     const char *key = getenv("CM5_JOB_KEY");
@@ -99,11 +116,13 @@ cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
     ok &= boot_env_int("CM5_BOOT_FD", &b->fd) == 1;
     ok &= boot_env_int("CM5_RANK", &b->rank) == 1;
     ok &= boot_env_int("CM5_SIZE", &b->size) == 1;
+    ok &= boot_host(b);
     if (!ok || b->size < 1 || b->rank >= b->size || !key ||
         sscanf(key, "%16llx", (unsigned long long *)&b->key) != 1) {
         cm5i_log(CM5I_LOG_ERROR, "boot",
-                 "CM5_BOOT_FD is set but CM5_RANK, CM5_SIZE or CM5_JOB_KEY "
-                 "is missing or wrong: start the program with cm5run");
+                 "CM5_BOOT_FD is set but CM5_RANK, CM5_SIZE, CM5_HOST or "
+                 "CM5_JOB_KEY is missing or wrong: start the program with "
+                 "cm5run");
         return CM5_ERR_BOOT;
     }
     if (boot_env_int("CM5_DOORBELL_FD", &b->doorbell_fd) != 1)

@@ -94,6 +94,7 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
         local = 0;
     b->rank = (int)boot_me.rank;
     b->size = (int)size;
+    b->host = -1; /* host/node programs: cm5run only (doc/cluster.md) */
     b->key_given = 0; /* node 0 draws it during the address exchange */
     b->fd = -1;
     b->doorbell_fd = -1;

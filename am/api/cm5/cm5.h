@@ -268,9 +268,37 @@ CM5_EXPORT cm5_status_t cm5_barrier_start(void);
 CM5_EXPORT int cm5_barrier_test(void);
 CM5_EXPORT cm5_status_t cm5_barrier_finish(void);
 /* The asynchronous global OR: set this node's bit; read the OR of every
- * node's latest bit as seen so far (no synchronization). */
+ * node's (and the host program's) latest bit as seen so far (no
+ * synchronization). */
 CM5_EXPORT void cm5_global_or_set(int bit);
 CM5_EXPORT int cm5_global_or_get(void);
+
+/* ---- The host program (CMMD's host/node model) -------------------------
+ * A job started with cm5run --host has, beside the nodes 0..cm5_size()-1,
+ * a host program: one more process, outside the partition, whose
+ * cm5_rank() is cm5_host_node() (== cm5_size()).  Nodes and host send it
+ * and each other active messages and point-to-point messages as usual;
+ * node collectives stay among the nodes.  The host collectives below are
+ * called by the host and by every node, in the same order; CM5_ERR_STATE
+ * in a job without a host program (or from a handler). */
+/* The host program's node number, or -1 if the job has none. */
+CM5_EXPORT int cm5_host_node(void);
+/* Non-zero in the host program. */
+CM5_EXPORT int cm5_is_host(void);
+/* The host sends len bytes of buf; every node receives them in buf. */
+CM5_EXPORT cm5_status_t cm5_host_bcast(void *buf, size_t len);
+/* The host's buf holds cm5_size() elements of len bytes; node i receives
+ * element i in its buf. */
+CM5_EXPORT cm5_status_t cm5_host_scatter(void *buf, size_t len);
+/* Node i sends len bytes of buf; the host receives them as element i of
+ * its buf (cm5_size() * len bytes). */
+CM5_EXPORT cm5_status_t cm5_host_gather(void *buf, size_t len);
+/* Combine count elements of every node and of the host; the host and
+ * every node get the result in values (identical bits everywhere). */
+CM5_EXPORT cm5_status_t cm5_host_allreduce(void *values, int count,
+                                           cm5_type_t type, cm5_op_t op);
+/* Barrier of the host and every node. */
+CM5_EXPORT cm5_status_t cm5_host_barrier(void);
 
 /* Report "cm5[node:pid] error <call>: <message>" and stop the whole job
  * with a non-zero status. */
