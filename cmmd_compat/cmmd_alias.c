@@ -110,6 +110,11 @@ void CMCN_sync_with_nodes_finish(void) { CMMD_sync_with_nodes_finish(); }
 
 int CMCN_sync_done(void) { return CMMD_sync_done(); }
 
+int CMCN_reset_partition_size(int size)
+{
+    return CMMD_reset_partition_size(size);
+}
+
 int CMUTIL_node_timer_clear(int timer) { return CMMD_node_timer_clear(timer); }
 
 int CMUTIL_node_timer_start(int timer) { return CMMD_node_timer_start(timer); }

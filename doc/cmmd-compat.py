@@ -52,7 +52,7 @@ BASE = {
 
 # How a real return type is spelled in a K&R redeclaration.
 REDECL = {
-    "fnptr": "void (*{})()",
+    "fnptr": "void (*{}())()",
     "cmpr_handler_t*": "cmpr_handler_t *{}()",
 }
 

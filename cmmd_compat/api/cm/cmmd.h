@@ -366,6 +366,7 @@ CMMD_API void CMCN_sync_with_nodes(void);
 CMMD_API void CMCN_sync_with_nodes_start(void);
 CMMD_API void CMCN_sync_with_nodes_finish(void);
 CMMD_API int CMCN_sync_done(void);
+CMMD_API int CMCN_reset_partition_size(int size);
 CMMD_API int CMUTIL_node_timer_clear(int timer);
 CMMD_API int CMUTIL_node_timer_start(int timer);
 CMMD_API int CMUTIL_node_timer_stop(int timer);
