@@ -34,7 +34,10 @@ scopy_length|1|CMAML_scopy|bad transfer \(offset 0, -5 bytes from 0x[0-9a-f]+\)
 bc_length|1|CMMD_bc_to_nodes|bad buffer \(0x[0-9a-f]+, -3 bytes\)
 send_tag|1|CMMD_send_noblock|tag -5 is not a valid message tag
 cmmd_error|1|CMMD_error|legacy failure 42 at step three
-fault_while_busy|1|CMMD_node_timer_stop|timer -7 does not exist \(timers are 0\.\.63\)'
+fault_while_busy|1|CMMD_node_timer_stop|timer -7 does not exist \(timers are 0\.\.63\)
+mcb_freed|1|CMMD_mcb_bytes|MCB 1 is not a live message control block \(freed with CMMD_free_mcb\)
+mcb_errval|1|CMMD_msg_wait|MCB -1 is not a live message control block \(CMMD_ERRVAL: the call that returned it failed\)
+mcb_probe_wait|1|CMMD_msg_wait|MCB 1 describes a pending message \(CMMD_mcb_pending\), not a send or receive'
 # Over tcp a node sees its peers' sockets close: these modes check that
 # the survivors do not report the failure a second time (fault_while_busy:
 # 3 nodes, 2 of them sending requests to the one that faults).

@@ -167,6 +167,32 @@ static void bad(const char *mode)
         if (one)
             CMMD_send_noblock(0, -5, buf, 4);
         wait_here();
+    } else if (!strcmp(mode, "mcb_freed")) {
+        if (one) {
+            CMMD_mcb m = CMMD_send_async(0, 9, buf, 4, NULL, NULL);
+
+            CMMD_msg_wait(m);
+            CMMD_free_mcb(m);
+            CMMD_mcb_bytes(m);
+        } else {
+            CMMD_receive_block(1, 9, buf, 4);
+        }
+        wait_here();
+    } else if (!strcmp(mode, "mcb_errval")) {
+        if (one)
+            CMMD_msg_wait(CMMD_ERRVAL);
+        wait_here();
+    } else if (!strcmp(mode, "mcb_probe_wait")) {
+        if (one) {
+            CMMD_mcb m;
+
+            while (!(m = CMMD_mcb_pending(0, 9)))
+                CMMD_poll();
+            CMMD_msg_wait(m);
+        } else {
+            CMMD_send_noblock(1, 9, buf, 4);
+        }
+        wait_here();
     } else {
         fprintf(stderr, "prog_bad: unknown mode %s\n", mode);
         exit(2);
