@@ -23,6 +23,20 @@ void cm5c_set_errno(int err);
 /* Stop the job with "<call>: node N is outside the partition" unless node
  * is in it (or is CMMD_ANY_NODE and any_ok). */
 void cm5c_check_node(const char *call, int node, int any_ok);
+/* The point-to-point calls of cmmd_msg.c under another call's name (the
+ * strided _v calls of cmmd_mp.c): a blocking send or receive (TRUE); a
+ * buffered send (buf is free on return); an asynchronous one (an MCB, an
+ * int, or CMMD_ERRVAL); both directions at once (TRUE). */
+int cm5c_msg_block(const char *call, int is_send, int node, int tag,
+                   void *buf, int len);
+void cm5c_msg_noblock(const char *call, int node, int tag, void *buf,
+                      int len);
+int cm5c_msg_async(const char *call, int is_send, int node, int tag,
+                   void *buf, int len, void (*handler)(int mcb, void *arg),
+                   void *arg);
+int cm5c_msg_send_and_receive(const char *call, int source, int source_tag,
+                              void *rbuf, int rlen, int dest, int dest_tag,
+                              void *sbuf, int slen);
 /* Why a call got CM5_ERR_STATE (or the status's name otherwise). */
 #include "cm5/cm5.h"
 const char *cm5c_state_error(cm5_status_t st);

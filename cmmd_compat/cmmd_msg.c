@@ -116,8 +116,8 @@ static void cmmd_start(const char *call, int is_send, int node, int tag,
         cm5_fatal(call, "%s", cm5_status_string(st));
 }
 
-static int cmmd_block(const char *call, int is_send, int node, int tag,
-                      void *buf, int len)
+int cm5c_msg_block(const char *call, int is_send, int node, int tag,
+                   void *buf, int len)
 {
     cm5_msg_h m;
     cm5_status_t st;
@@ -137,46 +137,51 @@ static int cmmd_block(const char *call, int is_send, int node, int tag,
 int CMMD_send_block(int node, int tag, void *buf, int len)
 {
     CM5C_HOLD();
-    return cmmd_block("CMMD_send_block", 1, node, tag, buf, len);
+    return cm5c_msg_block("CMMD_send_block", 1, node, tag, buf, len);
 }
 
 int CMMD_receive_block(int node, int tag, void *buf, int len)
 {
     CM5C_HOLD();
-    return cmmd_block("CMMD_receive_block", 0, node, tag, buf, len);
+    return cm5c_msg_block("CMMD_receive_block", 0, node, tag, buf, len);
 }
 
 int CMMD_send(int node, int tag, void *buf, int len)
 {
     CM5C_HOLD();
-    return cmmd_block("CMMD_send", 1, node, tag, buf, len);
+    return cm5c_msg_block("CMMD_send", 1, node, tag, buf, len);
 }
 
 int CMMD_receive(int node, int tag, void *buf, int len)
 {
     CM5C_HOLD();
-    return cmmd_block("CMMD_receive", 0, node, tag, buf, len);
+    return cm5c_msg_block("CMMD_receive", 0, node, tag, buf, len);
 }
 
 static void cmmd_noblock_done(cm5_msg_h m, void *arg)
 {
     cm5_msg_info_t in;
 
-    (void)arg;
     cm5_msg_info(m, &in);
     if (in.status != CM5_OK)
-        cmmd_fail("CMMD_send_noblock", m, in.status);
+        cmmd_fail((const char *)arg, m, in.status);
+}
+
+void cm5c_msg_noblock(const char *call, int node, int tag, void *buf,
+                      int len)
+{
+    cm5_msg_h m;
+
+    cmmd_start(call, 1, node, tag, buf, len, CM5_MSG_COPY,
+               cmmd_noblock_done, (void *)call, &m);
+    cm5_msg_free(m); /* released when done */
+    cmmd_msg.bytes_sent = len;
 }
 
 int CMMD_send_noblock(int node, int tag, void *buf, int len)
 {
     CM5C_HOLD();
-    cm5_msg_h m;
-
-    cmmd_start("CMMD_send_noblock", 1, node, tag, buf, len, CM5_MSG_COPY,
-               cmmd_noblock_done, NULL, &m);
-    cm5_msg_free(m); /* released when done */
-    cmmd_msg.bytes_sent = len;
+    cm5c_msg_noblock("CMMD_send_noblock", node, tag, buf, len);
     return 0;
 }
 
@@ -201,9 +206,9 @@ static void cmmd_async_done(cm5_msg_h m, void *arg)
     }
 }
 
-static CMMD_mcb cmmd_async(const char *call, int is_send, int node, int tag,
-                           void *buf, int len, CMMD_mcb_handler_t handler,
-                           void *arg)
+CMMD_mcb cm5c_msg_async(const char *call, int is_send, int node, int tag,
+                        void *buf, int len, CMMD_mcb_handler_t handler,
+                        void *arg)
 {
     CMMD_mcb h;
     cmmd_mcb_t *a;
@@ -231,7 +236,7 @@ CMMD_mcb CMMD_send_async(int node, int tag, void *buf, int len,
                          CMMD_mcb_handler_t handler, void *handler_arg)
 {
     CM5C_HOLD();
-    return cmmd_async("CMMD_send_async", 1, node, tag, buf, len, handler,
+    return cm5c_msg_async("CMMD_send_async", 1, node, tag, buf, len, handler,
                       handler_arg);
 }
 
@@ -239,7 +244,7 @@ CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
                             CMMD_mcb_handler_t handler, void *handler_arg)
 {
     CM5C_HOLD();
-    return cmmd_async("CMMD_receive_async", 0, node, tag, buf, len, handler,
+    return cm5c_msg_async("CMMD_receive_async", 0, node, tag, buf, len, handler,
                       handler_arg);
 }
 
@@ -452,11 +457,10 @@ int CMMD_msg_tag(void)
     return cmmd_msg.tag;
 }
 
-int CMMD_send_and_receive(int source, int source_tag, void *rbuf, int rlen,
-                          int dest, int dest_tag, void *sbuf, int slen)
+int cm5c_msg_send_and_receive(const char *call, int source, int source_tag,
+                              void *rbuf, int rlen, int dest, int dest_tag,
+                              void *sbuf, int slen)
 {
-    CM5C_HOLD();
-    static const char call[] = "CMMD_send_and_receive";
     cm5_msg_h r, s;
     cm5_status_t st;
 
@@ -471,6 +475,15 @@ int CMMD_send_and_receive(int source, int source_tag, void *rbuf, int rlen,
     cm5_msg_free(r);
     cm5_msg_free(s);
     return TRUE;
+}
+
+int CMMD_send_and_receive(int source, int source_tag, void *rbuf, int rlen,
+                          int dest, int dest_tag, void *sbuf, int slen)
+{
+    CM5C_HOLD();
+    return cm5c_msg_send_and_receive("CMMD_send_and_receive", source,
+                                     source_tag, rbuf, rlen, dest, dest_tag,
+                                     sbuf, slen);
 }
 
 int CMMD_swap(int node, int tag, void *buf, int len)
