@@ -153,15 +153,20 @@ static void am_release_work(void)
     held_work_head = held_work_tail = NULL;
 }
 
+/* The exit barrier serves handlers: the program is over, and a peer may
+ * still need a reply from this node to get there too. */
 int cm5i_cn_enter(void)
 {
+    if (cm5i_ctx.finalizing)
+        return 0;
     cm5i_ctx.cn_hold++;
-    return 0;
+    return 1;
 }
 
-void cm5i_cn_leave(int *unused)
+void cm5i_cn_leave(int *held_here)
 {
-    (void)unused;
+    if (!*held_here)
+        return;
     /* With interrupts enabled, held handlers run as the call returns. */
     if (--cm5i_ctx.cn_hold == 0 &&
         (am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||

@@ -462,6 +462,7 @@ void cm5_finalize(void)
         (cm5i_ctx.size > 1 || cm5i_ctx.host >= 0)) {
         cm5i_waiter_t w;
 
+        cm5i_ctx.finalizing = 1; /* the exit barrier serves handlers */
         if (cm5i_ctx.bar_active) /* a split-phase barrier left open */
             cm5_barrier_finish();
         /* With a host program, the host takes part: it may still be

@@ -106,6 +106,7 @@ typedef struct {
 
     int in_handler;     /* depth: >0 while a handler runs */
     int cn_hold;        /* depth: >0 while a control-network call waits */
+    int finalizing;     /* in the exit barrier: handlers are served */
     int in_req_handler; /* a request handler is running */
 
     /* Waiting. */
@@ -237,7 +238,7 @@ static inline void cm5i_guard_leave(int *unused)
  * interrupts enabled: as the call returns).  The runtime's own traffic
  * keeps moving.  Put CM5I_CN_HOLD() after CM5I_GUARD(). */
 int cm5i_cn_enter(void);
-void cm5i_cn_leave(int *unused);
+void cm5i_cn_leave(int *held_here);
 #define CM5I_CN_HOLD()                                                        \
     int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =            \
         cm5i_cn_enter()

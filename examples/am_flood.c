@@ -147,7 +147,15 @@ int main(int argc, char **argv)
                       check_word(self, d, seq), 0);
     }
     CMAML_poll_while_lt(&replies, mine);
-    CMMD_sync_with_nodes();
+    /* The others may still be sending to us: poll while the barrier
+     * completes.  (A node waiting in CMMD_sync_with_nodes runs no
+     * handlers, as on the CM-5, whose control network was a network of
+     * its own.)  Once every node has entered it, every request has had
+     * its reply. */
+    CMMD_sync_with_nodes_start();
+    while (!CMMD_sync_done())
+        CMAML_poll();
+    CMMD_sync_with_nodes_finish();
     t = cm5_wtime() - t0;
     verify(pattern, msgs);
     CMAML_request(0, (CMAML_handler_t)report_handler, requests, replies, 0, 0);
