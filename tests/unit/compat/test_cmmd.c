@@ -449,3 +449,101 @@ Test(cmmd, io_mode_invalid_message)
                              "system's own mode; a program cannot set it");
     expect_fatal(io_mode, -1, "CMMD_fset_io_mode: unknown I/O mode -1");
 }
+
+/* ---- the real header's MCBs and return values (1 node) -------------- */
+
+Test(cmmd, mcbs_are_distinct_positive_ints)
+{
+    int buf[4] = {1, 2, 3, 4}, in[4] = {0};
+    CMMD_mcb r = CMMD_receive_async(0, 77, in, sizeof(in), NULL, NULL);
+    CMMD_mcb s = CMMD_send_async(0, 77, buf, sizeof(buf), NULL, NULL);
+
+    cr_assert(r > 0 && s > 0 && r != s, "MCBs %d and %d", r, s);
+    CMMD_msg_wait(s);
+    CMMD_msg_wait(r);
+    cr_expect_eq(CMMD_mcb_len(r), (int)sizeof(in));
+    cr_expect_eq(CMMD_mcb_bytes(r), (int)sizeof(buf));
+    cr_expect_eq(CMMD_mcb_source(r), 0);
+    cr_expect_eq(CMMD_mcb_dest(s), 0);
+    cr_expect_eq(memcmp(in, buf, sizeof(buf)), 0);
+    CMMD_free_mcb(r);
+    CMMD_free_mcb(s);
+}
+
+Test(cmmd, mcb_exhaustion_is_errval)
+{
+    static int in[130];
+    CMMD_mcb m[129];
+    int n = 0;
+
+    while (n < 129 &&
+           (m[n] = CMMD_receive_async(0, 78, &in[n], sizeof(int), NULL,
+                                      NULL)) != CMMD_ERRVAL)
+        n++;
+    cr_expect_eq(n, 128, "asynchronous receives started: %d", n);
+    cr_expect_eq(CMMD_get_errno(), CMMD_ERR_NO_RPORTS);
+    for (int i = 0; i < n; i++)
+        CMMD_send_noblock(0, 78, &i, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        CMMD_msg_wait(m[i]);
+        cr_expect_eq(in[i], i, "receive %d", i);
+        CMMD_free_mcb(m[i]);
+    }
+}
+
+Test(cmmd, mcb_pending_by_node_and_tag)
+{
+    int v = 42, got = 0;
+    CMMD_mcb p;
+
+    cr_expect_eq(CMMD_mcb_pending(CMMD_ANY_NODE, 79), 0);
+    CMMD_send_noblock(0, 79, &v, sizeof(v));
+    while (!(p = CMMD_mcb_pending(0, 79)))
+        CMMD_poll();
+    cr_expect(p > 0);
+    cr_expect_eq(CMMD_mcb_bytes(p), (int)sizeof(v));
+    cr_expect_eq(CMMD_mcb_tag(p), 79);
+    cr_expect_eq(CMMD_msg_done(p), 0);
+    CMMD_free_mcb(p);
+    CMMD_receive_block(0, 79, &got, sizeof(got));
+    cr_expect_eq(got, 42);
+}
+
+static void mcb_freed(int unused)
+{
+    int v = 1;
+    CMMD_mcb m = CMMD_send_async(0, 80, &v, sizeof(v), NULL, NULL);
+
+    (void)unused;
+    CMMD_receive_block(0, 80, &v, sizeof(v));
+    CMMD_msg_wait(m);
+    CMMD_free_mcb(m);
+    CMMD_free_mcb(m);
+}
+
+Test(cmmd, mcb_freed_twice_message)
+{
+    expect_fatal(mcb_freed, 0, "CMMD_free_mcb: MCB [0-9]+ is not a live "
+                               "message control block \\(freed with "
+                               "CMMD_free_mcb\\)");
+}
+
+Test(cmmd, real_return_values)
+{
+    char *v = CMMD_version(), *e = CMMD_error_string(CMMD_ERR_NO_RPORTS);
+    double f = CMMD_reduce_float(1.25, CMMD_combiner_fadd);
+    LONGLONG_INT l = CMMD_reduce_lint(-5, CMMD_combiner_add);
+
+    cr_expect(v && strncmp(v, "CMMD 3.3", 8) == 0, "%s", v);
+    cr_expect(e && *e);
+    cr_expect_eq(f, 1.25);
+    cr_expect_eq(l, -5);
+    cr_expect_eq(CMMD_node_timer_clear(2), TRUE);
+    cr_expect_eq(CMMD_node_timer_start(2), TRUE);
+    cr_expect_eq(CMMD_node_timer_stop(2), TRUE);
+    cr_expect_eq(CMMD_set_global_or(1), TRUE);
+    cr_expect_eq(CMMD_get_global_or(), 1);
+    cr_expect_eq(CMMD_set_global_or(0), TRUE);
+    cr_expect_eq(CMMD_reset_partition_size(1), TRUE);
+    cr_expect_eq(CMCN_reset_partition_size(1), TRUE);
+}
