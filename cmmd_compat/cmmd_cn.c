@@ -13,49 +13,6 @@
 #define LONG_T (sizeof(long) == 8 ? CM5_INT64 : CM5_INT32)
 #define ULONG_T (sizeof(long) == 8 ? CM5_UINT64 : CM5_UINT32)
 
-/* The operation a combiner names, or -1 (as in cmmd_coll.c). */
-static int cn_op(CMMD_combiner_t c)
-{
-    switch (c) {
-    case CMMD_combiner_add:
-    case CMMD_combiner_uadd:
-    case CMMD_combiner_fadd:
-    case CMMD_combiner_dadd:
-        return CM5_OP_ADD;
-    case CMMD_combiner_max:
-    case CMMD_combiner_umax:
-    case CMMD_combiner_fmax:
-    case CMMD_combiner_dmax:
-        return CM5_OP_MAX;
-    case CMMD_combiner_min:
-    case CMMD_combiner_umin:
-    case CMMD_combiner_fmin:
-    case CMMD_combiner_dmin:
-        return CM5_OP_MIN;
-    case CMMD_combiner_and:
-        return CM5_OP_AND;
-    case CMMD_combiner_ior:
-        return CM5_OP_IOR;
-    case CMMD_combiner_xor:
-        return CM5_OP_XOR;
-    }
-    return -1;
-}
-
-static cm5_op_t cn_check_op(const char *call, CMMD_combiner_t c, cm5_type_t t)
-{
-    int op = cn_op(c);
-
-    if (op < 0)
-        cm5_fatal(call, "invalid combiner %d", (int)c);
-    if (op >= CM5_OP_AND && (t == CM5_FLOAT || t == CM5_DOUBLE))
-        cm5_fatal(call,
-                  "combiner %d (a bitwise operation) is invalid for "
-                  "floating-point values",
-                  (int)c);
-    return (cm5_op_t)op;
-}
-
 static void cn_status(const char *call, cm5_status_t st)
 {
     if (st != CM5_OK)
@@ -127,7 +84,7 @@ static void cn_reduce_start(const char *call, const void *v, cm5_type_t t,
 {
     cn_begin(call, CN_REDUCE);
     cn_started(call, CN_REDUCE, t,
-               cm5_allreduce_start(v, t, cn_check_op(call, c, t)));
+               cm5_allreduce_start(v, t, cm5c_check_op(call, c, t)));
 }
 
 static void cn_reduce_finish(const char *call, void *v, cm5_type_t t)
@@ -146,7 +103,7 @@ static void cn_scan_start(const char *call, const void *v, cm5_type_t t,
     int start;
 
     cn_begin(call, CN_SCAN);
-    op = cn_check_op(call, c, t);
+    op = cm5c_check_op(call, c, t);
     flags = cn_scan_flags(call, dir, smode, sbit, inc, &start);
     cn_started(call, CN_SCAN, t, cm5_scan_start(v, t, op, flags, start));
 }
@@ -250,7 +207,7 @@ static unsigned cn_segmented_reduce(const char *call, unsigned value,
                                     CMMD_combiner_t combiner,
                                     CMMD_segment_mode_t smode, int sbit)
 {
-    cm5_op_t op = cn_check_op(call, combiner, CM5_UINT32);
+    cm5_op_t op = cm5c_check_op(call, combiner, CM5_UINT32);
     unsigned up = value, down = value, flags;
     int start;
 
@@ -287,27 +244,8 @@ unsigned CMCN_segmented_reduce_uint(unsigned value, CMMD_combiner_t combiner,
 /* The combiner's prefix and the element size give the type (reduce_v). */
 static cm5_type_t cn_vtype(const char *call, CMMD_combiner_t c, int size)
 {
-    int t;
+    int t = cm5c_vtype(c, size);
 
-    switch (c) {
-    case CMMD_combiner_fadd:
-    case CMMD_combiner_fmax:
-    case CMMD_combiner_fmin:
-        t = size == 4 ? CM5_FLOAT : -1;
-        break;
-    case CMMD_combiner_dadd:
-    case CMMD_combiner_dmax:
-    case CMMD_combiner_dmin:
-        t = size == 8 ? CM5_DOUBLE : -1;
-        break;
-    case CMMD_combiner_add:
-    case CMMD_combiner_max:
-    case CMMD_combiner_min:
-        t = size == 4 ? CM5_INT32 : size == 8 ? CM5_INT64 : -1;
-        break;
-    default:
-        t = size == 4 ? CM5_UINT32 : size == 8 ? CM5_UINT64 : -1;
-    }
     if (t < 0)
         cm5_fatal(call, "element size %d does not fit combiner %d", size,
                   (int)c);
@@ -319,7 +257,7 @@ static void cn_scan_v(const char *call, void *dest, const void *source,
                       CMMD_scan_direction_t dir, CMMD_segment_mode_t smode,
                       int sbit, CMMD_scan_inclusion_t inc)
 {
-    cm5_op_t op = cn_check_op(call, c, t);
+    cm5_op_t op = cm5c_check_op(call, c, t);
     int start;
     unsigned flags = cn_scan_flags(call, dir, smode, sbit, inc, &start);
 
@@ -339,7 +277,7 @@ static void cn_scan_v(const char *call, void *dest, const void *source,
     {                                                                          \
         CM5C_HOLD();                                                           \
         static const char call[] = #P "_scan_v";                               \
-        if (cn_op(combiner) < 0)                                               \
+        if (cm5c_combiner_op(combiner) < 0)                                    \
             cm5_fatal(call, "invalid combiner %d", (int)combiner);             \
         cn_scan_v(call, dest, source, combiner,                                \
                   cn_vtype(call, combiner, element_size), count, direction,    \

@@ -10,7 +10,7 @@
 #include "cmmd_internal.h"
 
 /* The operation a combiner names, or -1. */
-static int cmmd_op(CMMD_combiner_t c)
+int cm5c_combiner_op(CMMD_combiner_t c)
 {
     switch (c) {
     case CMMD_combiner_add: case CMMD_combiner_uadd:
@@ -32,10 +32,10 @@ static int cmmd_op(CMMD_combiner_t c)
     return -1;
 }
 
-static cm5_op_t cmmd_check_op(const char *call, CMMD_combiner_t c,
+cm5_op_t cm5c_check_op(const char *call, CMMD_combiner_t c,
                               cm5_type_t t)
 {
-    int op = cmmd_op(c);
+    int op = cm5c_combiner_op(c);
 
     if (op < 0)
         cm5_fatal(call, "invalid combiner %d", (int)c);
@@ -54,7 +54,7 @@ static void cmmd_status(const char *call, cm5_status_t st)
 static void cmmd_reduce(const char *call, void *v, cm5_type_t t,
                         CMMD_combiner_t c)
 {
-    cmmd_status(call, cm5_allreduce(v, 1, t, cmmd_check_op(call, c, t)));
+    cmmd_status(call, cm5_allreduce(v, 1, t, cm5c_check_op(call, c, t)));
 }
 
 #define CMMD_REDUCE(name, T, type)                                            \
@@ -84,7 +84,7 @@ double CMMD_reduce_float(double value, CMMD_combiner_t combiner)
 }
 
 /* reduce_v: the combiner's prefix and the element size give the type. */
-static int cmmd_vtype(CMMD_combiner_t c, int size)
+int cm5c_vtype(CMMD_combiner_t c, int size)
 {
     switch (c) {
     case CMMD_combiner_fadd: case CMMD_combiner_fmax:
@@ -107,9 +107,9 @@ void CMMD_reduce_v(void *dest, void *source, CMMD_combiner_t combiner,
     static const char call[] = "CMMD_reduce_v";
     int t;
 
-    if (cmmd_op(combiner) < 0)
+    if (cm5c_combiner_op(combiner) < 0)
         cm5_fatal(call, "invalid combiner %d", (int)combiner);
-    t = cmmd_vtype(combiner, element_size);
+    t = cm5c_vtype(combiner, element_size);
     if (t < 0)
         cm5_fatal(call, "element size %d does not fit combiner %d",
                   element_size, (int)combiner);
@@ -119,7 +119,7 @@ void CMMD_reduce_v(void *dest, void *source, CMMD_combiner_t combiner,
     if (dest != source)
         memmove(dest, source, (size_t)count * (size_t)element_size);
     cmmd_status(call, cm5_allreduce(dest, count, (cm5_type_t)t,
-                                    cmmd_check_op(call, combiner,
+                                    cm5c_check_op(call, combiner,
                                                   (cm5_type_t)t)));
 }
 
@@ -157,7 +157,7 @@ static void cmmd_scan(const char *call, void *v, cm5_type_t t,
                       CMMD_segment_mode_t smode, int sbit,
                       CMMD_scan_inclusion_t inc)
 {
-    cm5_op_t op = cmmd_check_op(call, c, t);
+    cm5_op_t op = cm5c_check_op(call, c, t);
     unsigned flags = 0;
     int start;
 

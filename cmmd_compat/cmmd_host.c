@@ -156,29 +156,12 @@ void CMMD_concat_elements_to_host(void *element, int element_len)
 
 /* ---- reductions ---- */
 
-/* The operation a combiner names (as in cmmd_coll.c). */
-static cm5_op_t host_op(const char *call, CMMD_combiner_t c, cm5_type_t t)
-{
-    static const cm5_op_t ops[] = {
-        CM5_OP_ADD, CM5_OP_ADD, CM5_OP_ADD, CM5_OP_ADD, CM5_OP_MAX,
-        CM5_OP_MAX, CM5_OP_MAX, CM5_OP_MAX, CM5_OP_MIN, CM5_OP_MIN,
-        CM5_OP_MIN, CM5_OP_MIN, CM5_OP_AND, CM5_OP_IOR, CM5_OP_XOR};
-    int i = (int)c;
-
-    if (i < 0 || i >= (int)(sizeof(ops) / sizeof(*ops)))
-        cm5_fatal(call, "invalid combiner %d", i);
-    if (ops[i] >= CM5_OP_AND && (t == CM5_FLOAT || t == CM5_DOUBLE))
-        cm5_fatal(call, "combiner %d (a bitwise operation) is invalid for "
-                  "floating-point values", i);
-    return ops[i];
-}
-
 static void host_reduce(const char *call, int host, const char *other,
                         void *v, cm5_type_t t, CMMD_combiner_t c)
 {
     CM5C_HOLD();
     host_coll(call, host, other);
-    host_status(call, cm5_host_allreduce(v, 1, t, host_op(call, c, t)));
+    host_status(call, cm5_host_allreduce(v, 1, t, cm5c_check_op(call, c, t)));
 }
 
 #define LONG_T (sizeof(long) == 8 ? CM5_INT64 : CM5_INT32)
@@ -217,24 +200,6 @@ HOST_REDUCE_PAIR(CMCN_reduce_from_nodes_float, CMCN_reduce_to_host_float,
 HOST_REDUCE_PAIR(CMCN_reduce_from_nodes_double, CMCN_reduce_to_host_double,
                  double, double, CM5_DOUBLE)
 
-/* _v: the combiner's prefix and the element size give the type, as in
- * CMMD_reduce_v. */
-static int host_vtype(CMMD_combiner_t c, int size)
-{
-    switch (c) {
-    case CMMD_combiner_fadd: case CMMD_combiner_fmax:
-    case CMMD_combiner_fmin:
-        return size == 4 ? CM5_FLOAT : -1;
-    case CMMD_combiner_dadd: case CMMD_combiner_dmax:
-    case CMMD_combiner_dmin:
-        return size == 8 ? CM5_DOUBLE : -1;
-    case CMMD_combiner_add: case CMMD_combiner_max: case CMMD_combiner_min:
-        return size == 4 ? CM5_INT32 : size == 8 ? CM5_INT64 : -1;
-    default:
-        return size == 4 ? CM5_UINT32 : size == 8 ? CM5_UINT64 : -1;
-    }
-}
-
 static void host_reduce_v(const char *call, int host, const char *other,
                           void *dest, void *source, CMMD_combiner_t c,
                           int element_size, int count)
@@ -243,7 +208,7 @@ static void host_reduce_v(const char *call, int host, const char *other,
     int t;
 
     host_coll(call, host, other);
-    t = host_vtype(c, element_size);
+    t = cm5c_vtype(c, element_size);
     if (t < 0)
         cm5_fatal(call, "element size %d does not fit combiner %d",
                   element_size, (int)c);
@@ -253,7 +218,7 @@ static void host_reduce_v(const char *call, int host, const char *other,
     if (dest != source)
         memmove(dest, source, (size_t)count * (size_t)element_size);
     host_status(call, cm5_host_allreduce(dest, count, (cm5_type_t)t,
-                                         host_op(call, c, (cm5_type_t)t)));
+                                         cm5c_check_op(call, c, (cm5_type_t)t)));
 }
 
 #define HOST_REDUCE_V(name, other, host)                                      \

@@ -40,6 +40,13 @@ int cm5c_msg_send_and_receive(const char *call, int source, int source_tag,
 /* Why a call got CM5_ERR_STATE (or the status's name otherwise). */
 #include "cm5/cm5.h"
 const char *cm5c_state_error(cm5_status_t st);
+/* A combiner's native operation, or -1 (cmmd_coll.c); the same, stopping
+ * the job with "<call>: invalid combiner N" (or a bitwise one on floating
+ * values); the element type of reduce_v/scan_v from the combiner's prefix
+ * and the element size, or -1. */
+int cm5c_combiner_op(int combiner);
+cm5_op_t cm5c_check_op(const char *call, int combiner, cm5_type_t t);
+int cm5c_vtype(int combiner, int size);
 
 /* First statement of every CMMD/CMAML call that enters the runtime:
  * interrupts are held until the call returns (handlers never run from an

@@ -46,33 +46,5 @@ tcp_modes='scopy_past_counter receive_too_short fault_while_busy:3'
 PLAN=$((($(echo "$cases" | wc -l) + 3) * 2))
 . "$(dirname "$0")/lib.sh"
 
-# one_error NODE CALL MESSAGE: stderr is the library's one error line from
-# NODE (with the pid cm5run names) and cm5run's line, nothing else.
-one_error() {
-    pid=$(sed -n "s/^cm5run: node $1 (pid \([0-9]*\)) exited with status 1; stopping the job\$/\1/p" err)
-    [ -n "$pid" ] && [ "$(wc -l <err)" -eq 2 ] &&
-        grep -Eqx "cm5\[$1:$pid\] error $2: $3" err
-}
-
-run_case() {
-    prov=$1 mode=$2 node=$3 call=$4 msg=$5 nodes=${6:-2}
-    job "bad $mode $prov n=$nodes" 20 "$nodes" $prov prog_bad "$mode"
-    check "bad $mode ($prov, $nodes nodes): one line 'cm5[$node:PID] error $call: ...', exit 1 within 10 s ($ms ms)" \
-        '[ "$rc" -eq 1 ] && [ "$ms" -lt 10000 ] && one_error "$node" "$call" "$msg"'
-    left_behind
-}
-
-echo "$cases" >cases
-while IFS='|' read -r mode node call msg; do
-    run_case shm "$mode" "$node" "$call" "$msg"
-done <cases
-for run in $tcp_modes; do
-    mode=${run%:*}
-    nodes=2
-    [ "$mode" = "$run" ] || nodes=${run#*:}
-    IFS='|' read -r m node call msg <<END
-$(grep "^$mode|" cases)
-END
-    run_case tcp "$mode" "$node" "$call" "$msg" "$nodes"
-done
+bad_cases "bad" prog_bad
 finish

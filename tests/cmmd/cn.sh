@@ -32,19 +32,11 @@ for run in shm:1 shm:2 shm:5 shm:8 tcp:1 tcp:2 tcp:5 tcp:8; do
     left_behind
 done
 
-# one_error CALL MESSAGE: stderr is node 1's one error line (with the pid
-# cm5run names) and cm5run's line, nothing else.
-one_error() {
-    pid=$(sed -n "s/^cm5run: node 1 (pid \([0-9]*\)) exited with status 1; stopping the job\$/\1/p" err)
-    [ -n "$pid" ] && [ "$(wc -l <err)" -eq 2 ] &&
-        grep -Eqx "cm5\[1:$pid\] error $1: $2" err
-}
-
 echo "$cases" >cases
 while IFS='|' read -r mode call msg; do
     job "cnbad $mode" 20 2 shm prog_cnbad "$mode"
     check "cnbad $mode: one line 'cm5[1:PID] error $call: ...', exit 1 within 10 s ($ms ms)" \
-        '[ "$rc" -eq 1 ] && [ "$ms" -lt 10000 ] && one_error "$call" "$msg"'
+        '[ "$rc" -eq 1 ] && [ "$ms" -lt 10000 ] && one_error 1 "$call" "$msg"'
     left_behind
 done <cases
 finish

@@ -57,21 +57,8 @@ for run in $runs; do
     left_behind
 done
 
-# one_error WHO CALL MESSAGE: stderr is the library's one error line from
-# WHO (with the pid cm5run names) and cm5run's line, nothing else.
-one_error() {
-    if [ "$1" = host ]; then
-        who="host program $HOSTPROG"
-    else
-        who="node $1"
-    fi
-    pid=$(grep -F "cm5run: $who (pid " err |
-        sed -n 's/^.* (pid \([0-9]*\)) exited with status 1; stopping the job$/\1/p')
-    [ -n "$pid" ] && [ "$(wc -l <err)" -eq 2 ] &&
-        grep -Eqx "cm5\[$1:$pid\] error $2: $3" err
-}
 
-bad_case() {
+host_bad_case() {
     prov=$1 mode=$2 who=$3 call=$4 msg=$5
     hjob "host bad $mode $prov" 20 3 "$prov" "$mode"
     check "host bad $mode ($prov): one line 'cm5[$who:PID] error $call: ...', exit 1 within 10 s ($ms ms)" \
@@ -81,13 +68,13 @@ bad_case() {
 
 echo "$cases" >cases
 while IFS='|' read -r mode who call msg; do
-    bad_case shm "$mode" "$who" "$call" "$msg"
+    host_bad_case shm "$mode" "$who" "$call" "$msg"
 done <cases
 for mode in $tcp_bad; do
     IFS='|' read -r m who call msg <<END
 $(grep "^$mode|" cases)
 END
-    bad_case tcp "$mode" "$who" "$call" "$msg"
+    host_bad_case tcp "$mode" "$who" "$call" "$msg"
 done
 
 # The host program fails (exit 3) or dies (SIGKILL): one line from cm5run

@@ -91,3 +91,48 @@ finish() {
     echo "# $n tests in $(($(date +%s) - t_start)) s"
     [ "$n" -eq "$PLAN" ] || echo "# planned $PLAN tests, ran $n"
 }
+
+# one_error NODE CALL MESSAGE: stderr is the library's one error line from
+# NODE (a node number, or "host" for the host program of --host), with
+# the pid cm5run names, and cm5run's line, nothing else.
+one_error() {
+    if [ "$1" = host ]; then
+        who="host program $HOSTPROG"
+    else
+        who="node $1"
+    fi
+    pid=$(grep -F "cm5run: $who (pid " err |
+        sed -n 's/^.* (pid \([0-9]*\)) exited with status 1; stopping the job$/\1/p')
+    [ -n "$pid" ] && [ "$(wc -l <err)" -eq 2 ] &&
+        grep -Eqx "cm5\[$1:$pid\] error $2: $3" err
+}
+
+# bad_case LABEL PROG PROVIDER NODES MODE NODE CALL MESSAGE: "PROG MODE"
+# gives one error line "cm5[NODE:PID] error CALL: MESSAGE" (an extended
+# regular expression), exits 1 within 10 s and leaves nothing behind.
+bad_case() {
+    bc_node=$6 bc_call=$7 bc_msg=$8
+    job "$1 $5 $3 n=$4" 20 "$4" "$3" "$2" "$5"
+    check "$1 $5 ($3, $4 nodes): one line 'cm5[$6:PID] error $7: ...', exit 1 within 10 s ($ms ms)" \
+        '[ "$rc" -eq 1 ] && [ "$ms" -lt 10000 ] &&
+         one_error "$bc_node" "$bc_call" "$bc_msg"'
+    left_behind
+}
+
+# bad_cases LABEL PROG: every line MODE|NODE|CALL|MESSAGE of $cases on shm
+# with 2 nodes, then each MODE or MODE:NODES of $tcp_modes on tcp.
+bad_cases() {
+    echo "$cases" >cases
+    while IFS='|' read -r mode node call msg; do
+        bad_case "$1" "$2" shm 2 "$mode" "$node" "$call" "$msg"
+    done <cases
+    for run in $tcp_modes; do
+        mode=${run%:*}
+        nodes=2
+        [ "$mode" = "$run" ] || nodes=${run#*:}
+        IFS='|' read -r m node call msg <<END
+$(grep "^$mode|" cases)
+END
+        bad_case "$1" "$2" tcp "$nodes" "$mode" "$node" "$call" "$msg"
+    done
+}

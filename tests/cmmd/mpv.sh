@@ -28,30 +28,5 @@ for run in shm:1 shm:2 shm:3 shm:5 tcp:1 tcp:2 tcp:3 tcp:5; do
     left_behind
 done
 
-# one_error NODE CALL MESSAGE: stderr is the library's one error line from
-# NODE (with the pid cm5run names) and cm5run's line, nothing else.
-one_error() {
-    pid=$(sed -n "s/^cm5run: node $1 (pid \([0-9]*\)) exited with status 1; stopping the job\$/\1/p" err)
-    [ -n "$pid" ] && [ "$(wc -l <err)" -eq 2 ] &&
-        grep -Eqx "cm5\[$1:$pid\] error $2: $3" err
-}
-
-run_case() {
-    prov=$1 mode=$2 node=$3 call=$4 msg=$5
-    job "mpv bad $mode $prov" 20 2 $prov prog_mpv "$mode"
-    check "mpv bad $mode ($prov): one line 'cm5[$node:PID] error $call: ...', exit 1 within 10 s ($ms ms)" \
-        '[ "$rc" -eq 1 ] && [ "$ms" -lt 10000 ] && one_error "$node" "$call" "$msg"'
-    left_behind
-}
-
-echo "$cases" >cases
-while IFS='|' read -r mode node call msg; do
-    run_case shm "$mode" "$node" "$call" "$msg"
-done <cases
-for mode in $tcp_modes; do
-    IFS='|' read -r m node call msg <<END
-$(grep "^$mode|" cases)
-END
-    run_case tcp "$mode" "$node" "$call" "$msg"
-done
+bad_cases "mpv bad" prog_mpv
 finish

@@ -80,8 +80,8 @@ for run in $runs; do
     left_behind
 done
 
-# one_error MESSAGE: stderr is node 1's one error line and cm5run's line.
-one_error() {
+# pf_one_error MESSAGE: stderr is node 1's one error line and cm5run's line.
+pf_one_error() {
     pid=$(sed -n "s/^cm5run: node 1 (pid \([0-9]*\)) exited with status 1; stopping the job\$/\1/p" err)
     [ -n "$pid" ] && [ "$(wc -l <err)" -eq 2 ] &&
         grep -Eqx "cm5\[1:$pid\] error $1" err
@@ -97,7 +97,7 @@ while IFS='|' read -r mode msg; do
         rm -rf files && mkdir files
         job "$mode $prov n=3" 20 3 $prov prog_pfile $mode "$scratch/files"
         check "$mode ($prov, 3 nodes): one line 'cm5[1:PID] error ...', exit 1 ($ms ms)" \
-            '[ "$rc" -eq 1 ] && one_error "$msg"'
+            '[ "$rc" -eq 1 ] && pf_one_error "$msg"'
         left_behind
     done
 done <<EOF
