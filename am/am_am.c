@@ -101,7 +101,8 @@ static void am_hold(int ch, const cm5i_pkt_t *pkt)
         size_t n = h->tail - h->head, cap = h->cap ? h->cap : 256;
         cm5i_pkt_t *q;
 
-        memmove(h->q, h->q + h->head, n * sizeof(*h->q));
+        if (h->head) /* (the first time, q is NULL) */
+            memmove(h->q, h->q + h->head, n * sizeof(*h->q));
         h->head = 0;
         h->tail = n;
         if (n + 1 > cap / 2)
@@ -192,8 +193,11 @@ static void am_rx(void *arg, int ch, const void *buf, size_t len)
     if (CM5I_UNLIKELY(len != sizeof(pkt)))
         goto foreign;
     memcpy(&pkt, buf, sizeof(pkt));
+    /* Checked before its credits count: a dropped packet changes nothing
+     * but the drop count (tests/fuzz/fuzz_am_rx.c). */
     if (CM5I_UNLIKELY(pkt.key != cm5i_ctx.key ||
-                      pkt.src >= cm5i_ctx.boot.size))
+                      pkt.src >= cm5i_ctx.boot.size ||
+                      pkt.type < CM5I_PKT_USER || pkt.type > CM5I_PKT_RPC))
         goto foreign;
     for (int c = 0; c < CM5I_NCH; c++)
         cm5i_ctx.tx_cred[c][pkt.src] += pkt.cred[c];
