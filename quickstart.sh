@@ -95,6 +95,10 @@ demo)
     demo
     ;;
 check)
+    # clang brings libFuzzer: the suite's short fuzz run (tests/fuzz) then
+    # replays the corpus and fuzzes for a few seconds instead of skipping,
+    # as CI should; the demo does not need it.
+    packages="$packages clang"
     install_packages
     build
     cd "$build"
