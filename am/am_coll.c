@@ -886,3 +886,16 @@ cm5_status_t cm5i_coll_setup(void)
     cm5i_am_register_internal(CM5I_INT_GOR, coll_gor_handler);
     return CM5_OK;
 }
+
+/* At finalize (valgrind found these still allocated at exit). */
+void cm5i_coll_fini(void)
+{
+    while (coll.mail) {
+        coll_mail_t *m = coll.mail;
+
+        coll.mail = m->next;
+        free(m);
+    }
+    free(coll.gor_bits);
+    coll.gor_bits = NULL;
+}

@@ -497,6 +497,8 @@ void cm5_finalize(void)
     free(cm5i_ctx.rpc_q);
     cm5i_ctx.rpc_q = NULL;
     cm5i_am_held_fini();
+    cm5i_msg_fini();
+    cm5i_coll_fini();
     cm5i_ctx.flush_q = NULL;
     cm5i_ctx.flush_mark = NULL;
 }

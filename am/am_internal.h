@@ -245,6 +245,7 @@ void cm5i_cn_leave(int *held_here);
 /* Free the queue of held user packets (finalize). */
 void cm5i_am_held_fini(void);
 cm5_status_t cm5i_msg_setup(void);
+void cm5i_msg_fini(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
 /* Send the message RTSs queued for flow-control credits; returns how many. */
@@ -256,6 +257,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
                            cm5_msg_done_func_t done, void *arg,
                            cm5_msg_h *out);
 cm5_status_t cm5i_coll_setup(void);
+void cm5i_coll_fini(void);
 /* Is op valid on type t?  a = a op b for one element (am_coll.c). */
 int cm5i_coll_valid(cm5_type_t t, cm5_op_t op);
 void cm5i_coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op);
