@@ -547,6 +547,7 @@ const char *cm5_bootstrap(void)
 
 void cm5_stats(cm5_stats_t *out)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     *out = cm5i_ctx.stats;
 }
 
