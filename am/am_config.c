@@ -34,9 +34,14 @@ static const cm5_config_var_t config_table[] = {
      "signal that delivers interrupts to the main thread (a name such as "
      "SIGURG or SIGUSR2, or a number)"},
     {"CM5_INTERRUPT_TICK_US", "1000",
-     "with interrupts enabled, how often (microseconds) the main thread is "
-     "interrupted to look for messages when the provider cannot announce "
-     "them (tcp, udp, sockets; shm jobs are woken on arrival)"},
+     "with interrupts enabled, how often (microseconds) the interrupt "
+     "thread looks for messages when neither the provider's wait object "
+     "nor cm5run's doorbell announces them (the main thread is interrupted "
+     "only when a message has arrived)"},
+    {"CM5_INTERRUPTS", "0",
+     "1: every node enables interrupts as it starts, as if its program "
+     "began with CMAML_enable_interrupts() (to run polling programs and "
+     "tests in interrupt mode)"},
     {"CM5_PEER_TIMEOUT", "auto",
      "liveness check: seconds a node may go unheard (its process stopped or "
      "hung, its host or link down) before the next node in the ring reports "

@@ -419,6 +419,8 @@ cm5_status_t cm5_init(const char *provider)
     if (cm5i_ctx.finalized)
         cm5_fatal("cm5fab", "called after the runtime shut down (at exit)");
     st = ctx_start(provider);
+    if (st == CM5_OK && cm5i_config_long("CM5_INTERRUPTS", 0, 1))
+        st = cm5_interrupts_enable();
     /* The bootstrap or the configuration said why. */
     if (st != CM5_OK && st != CM5_ERR_BOOT && st != CM5_ERR_INVALID)
         cm5i_log(CM5I_LOG_ERROR, "init", "cannot start node: %s",
@@ -545,6 +547,7 @@ const char *cm5_bootstrap(void)
 
 void cm5_stats(cm5_stats_t *out)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     *out = cm5i_ctx.stats;
 }
 

@@ -543,6 +543,7 @@ void cm5_msg_free(cm5_msg_h m)
 
 void cm5_msg_info(cm5_msg_h m, cm5_msg_info_t *out)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     out->is_send = m->is_send;
     out->node = m->node;
     out->tag = m->tag;
@@ -575,6 +576,7 @@ int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
 
 int cm5_msg_active(int sends)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     return msgs.active[sends ? 1 : 0];
 }
 

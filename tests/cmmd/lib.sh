@@ -20,7 +20,8 @@
 CM5RUN=$abs_top_builddir/tools/cm5run
 PROGS=$abs_top_builddir/tests/cmmd
 
-unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
+unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER \
+    CM5_INTERRUPTS
 
 TAP_TAIL=15
 . "$(dirname "$0")/../tap.sh"
