@@ -21,6 +21,7 @@
 #define FAB_API FI_VERSION(1, 10)
 #define FAB_NRXBUF 4  /* multi-receive buffers per channel */
 #define FAB_CQ_BATCH 32
+#define FAB_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 typedef struct {
     struct fi_context ctx; /* must be first: completions return it */
@@ -73,6 +74,7 @@ struct cm5i_fab {
     char *rx_mem;
     char *tx_mem;
     char prov[64];
+    long fault[CM5I_FAB_NFAULTS]; /* injected faults still to come */
 };
 
 /* Known provider quirks (checked by tests/unit/am/test_fab.c):
@@ -166,6 +168,26 @@ static int fab_open_cq(cm5i_fab_t *fab, fab_chan_t *ch)
     return fi_cq_open(fab->domain, &attr, &ch->cq, NULL);
 }
 
+/* An injected repost failure (cm5i_fab_fault), or 0. */
+static int fab_fault_repost(cm5i_fab_t *fab)
+{
+    if (FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_REPOST_AGAIN] > 0)) {
+        fab->fault[CM5I_FAB_FAULT_REPOST_AGAIN]--;
+        return -FI_EAGAIN;
+    }
+    if (FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_REPOST_ERROR] > 0)) {
+        fab->fault[CM5I_FAB_FAULT_REPOST_ERROR]--;
+        return -FI_EIO;
+    }
+    return 0;
+}
+
+void cm5i_fab_fault(cm5i_fab_t *fab, int what, long count)
+{
+    if (what >= 0 && what < CM5I_FAB_NFAULTS)
+        fab->fault[what] = count;
+}
+
 static int fab_post_rx(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
 {
     struct iovec iov = {.iov_base = op->buf, .iov_len = op->len};
@@ -177,9 +199,10 @@ static int fab_post_rx(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
     };
     int rc;
 
-    (void)fab;
     do {
-        rc = (int)fi_recvmsg(ch->ep, &msg, FI_MULTI_RECV);
+        rc = fab_fault_repost(fab);
+        if (!rc)
+            rc = (int)fi_recvmsg(ch->ep, &msg, FI_MULTI_RECV);
     } while (rc == -FI_EAGAIN);
     return rc;
 }
@@ -541,39 +564,56 @@ cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
     return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_trecv", (int)rc);
 }
 
-static int fab_cq_error(cm5i_fab_t *fab, fab_chan_t *ch)
+/* An operation completed with an error (read from the queue, or
+ * injected): returns the status for the caller of cm5i_fab_poll. */
+static int fab_op_error(cm5i_fab_t *fab, fab_chan_t *ch,
+                        const struct fi_cq_err_entry *err)
 {
-    struct fi_cq_err_entry err = {0};
-    cm5i_fab_op_t *uop;
+    cm5i_fab_op_t *uop = err->op_context;
 
-    if (fi_cq_readerr(ch->cq, &err, 0) < 0)
-        return fab_err("fi_cq_readerr", -FI_EOTHER);
-    uop = err.op_context;
     if (uop && uop->kind == FAB_CTX_USER) {
         fab->bulk_pending--;
         /* A bulk transfer failed: its owner reports it. */
         cm5i_log(CM5I_LOG_DEBUG, "fab", "bulk transfer failed: %s",
-                 fi_strerror(err.err));
+                 fi_strerror(err->err));
         uop->done(uop->arg,
-                  err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER,
-                  err.len);
+                  err->err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER,
+                  err->len);
         return 0;
     }
-    if (err.op_context &&
-        ((fab_op_t *)err.op_context)->kind == FAB_CTX_TX)
-        fab->lost_node = ((fab_op_t *)err.op_context)->node;
+    if (err->op_context &&
+        ((fab_op_t *)err->op_context)->kind == FAB_CTX_TX)
+        fab->lost_node = ((fab_op_t *)err->op_context)->node;
     /* The caller reports the failure (after giving the launcher time to
      * name a node that died); the provider's words are for debugging. */
     cm5i_log(fab->quiet ? CM5I_LOG_DEBUG : CM5I_LOG_INFO, "fab",
              "completion error: %s (%s)",
-             fi_strerror(err.err),
-             fi_cq_strerror(ch->cq, err.prov_errno, err.err_data, NULL, 0));
-    return err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
+             fi_strerror(err->err),
+             fi_cq_strerror(ch->cq, err->prov_errno, err->err_data, NULL, 0));
+    return err->err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
 }
 
-static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
-                         const struct fi_cq_data_entry *e,
-                         cm5i_fab_rx_func_t cb, void *arg, int *nrx)
+static int fab_cq_error(cm5i_fab_t *fab, fab_chan_t *ch)
+{
+    struct fi_cq_err_entry err = {0};
+
+    if (fi_cq_readerr(ch->cq, &err, 0) < 0)
+        return fab_err("fi_cq_readerr", -FI_EOTHER);
+    return fab_op_error(fab, ch, &err);
+}
+
+/* An injected send-completion error (cm5i_fab_fault): op failed. */
+static int fab_fault_send(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
+{
+    struct fi_cq_err_entry err = {.op_context = op, .err = FI_EIO};
+
+    fab->fault[CM5I_FAB_FAULT_SEND_COMPLETION]--;
+    return fab_op_error(fab, ch, &err);
+}
+
+static int fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
+                        const struct fi_cq_data_entry *e,
+                        cm5i_fab_rx_func_t cb, void *arg, int *nrx)
 {
     fab_op_t *op = e->op_context;
 
@@ -582,13 +622,16 @@ static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
 
         fab->bulk_pending--;
         uop->done(uop->arg, 0, e->len);
-        return;
+        return 0;
     }
+    if (op && op->kind == FAB_CTX_TX &&
+        FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_SEND_COMPLETION] > 0))
+        return fab_fault_send(fab, ch, op);
     if (op && op->kind == FAB_CTX_TX) {
         fab->tx_pending--;
         op->next = ch->tx_free;
         ch->tx_free = (fab_txslot_t *)op;
-        return;
+        return 0;
     }
     if ((e->flags & FI_RECV) && e->len > 0) {
         cb(arg, c, e->buf, e->len);
@@ -600,13 +643,14 @@ static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
         if (rc)
             fab_err("fi_recvmsg (repost)", rc);
     }
+    return 0;
 }
 
 int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
 {
     fab_chan_t *ch = &fab->ch[c];
     struct fi_cq_data_entry e[FAB_CQ_BATCH];
-    int nrx = 0;
+    int nrx = 0, st = 0;
     ssize_t n;
 
     n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
@@ -616,9 +660,14 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
         return fab_cq_error(fab, ch);
     if (n < 0)
         return fab_data_err(fab, "fi_cq_read", (int)n);
-    for (ssize_t i = 0; i < n; i++)
-        fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
-    return nrx;
+    /* Every completion of the batch is handled, even after an error. */
+    for (ssize_t i = 0; i < n; i++) {
+        int rc = fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
+
+        if (rc && !st)
+            st = rc;
+    }
+    return st ? st : nrx;
 }
 
 void cm5i_fab_track_sends(cm5i_fab_t *fab)
