@@ -390,6 +390,7 @@ cm5_status_t cm5i_alive_start(void)
     alive.key = cm5i_ctx.key;
     atomic_store(&alive.size, cm5i_ctx.size);
     alive.pid = getpid();
+    atomic_store(&alive.quiet, 0); /* a start that failed stopped it */
     if (alive_spawn(&alive.thread, alive_thread) != 0) {
         cm5i_log(CM5I_LOG_ERROR, "alive",
                  "cannot start the heartbeat "

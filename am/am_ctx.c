@@ -194,6 +194,23 @@ static void ctx_read_config(void)
     }
 }
 
+static void ctx_free_flow(void)
+{
+    for (int c = 0; c < CM5I_NCH; c++) {
+        free(cm5i_ctx.tx_cred[c]);
+        free(cm5i_ctx.owe[c]);
+        cm5i_ctx.tx_cred[c] = cm5i_ctx.owe[c] = NULL;
+    }
+    free(cm5i_ctx.rpc_q);
+    free(cm5i_ctx.flush_q);
+    free(cm5i_ctx.flush_mark);
+    cm5i_ctx.rpc_q = NULL;
+    cm5i_ctx.flush_q = NULL;
+    cm5i_ctx.flush_mark = NULL;
+    cm5i_ctx.rpc_head = cm5i_ctx.rpc_tail = cm5i_ctx.rpc_cap = 0;
+    cm5i_ctx.nflush = 0;
+}
+
 static cm5_status_t ctx_alloc_flow(void)
 {
     size_t n = (size_t)cm5i_ctx.nep;
@@ -337,17 +354,22 @@ static void ctx_drop_foreign_crash_handlers(void)
     }
 }
 
-static cm5_status_t ctx_start(const char *provider)
+/* The log writes to a duplicate of stderr, which a program that closes
+ * or redirects its stderr keeps; made once per process. */
+static void ctx_open_log(void)
 {
-    double t0 = cm5_wtime(), t1;
-    cm5_status_t st;
+    int fd;
 
-    cm5i_log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-    if (cm5i_log_fd < 0)
-        cm5i_log_fd = STDERR_FILENO;
-    st = cm5i_boot_init(&cm5i_ctx.boot);
-    if (st != CM5_OK)
-        return st;
+    if (cm5i_log_fd != STDERR_FILENO)
+        return;
+    fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd >= 0)
+        cm5i_log_fd = fd;
+}
+
+/* Who this process is, from the bootstrap. */
+static void ctx_identity(void)
+{
     cm5i_ctx.rank = cm5i_ctx.boot.rank;
     cm5i_ctx.nep = cm5i_ctx.boot.size;
     cm5i_ctx.host = cm5i_ctx.boot.host;
@@ -360,23 +382,10 @@ static cm5_status_t ctx_start(const char *provider)
         cm5i_ctx.key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
     cm5i_log_rank = cm5i_ctx.rank;
     cm5i_log_host = cm5i_ctx.host;
-    ctx_read_config();
-    if (cm5i_ctx.rank == 0) /* once per job */
-        cm5i_config_check(cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
-    cm5i_handler_refresh();
-    if ((st = cm5i_alive_config()) != CM5_OK ||
-        (st = ctx_open_fabric(provider)) != CM5_OK)
-        return st;
-    ctx_fit_credits();
-    if ((st = ctx_alloc_flow()) != CM5_OK ||
-        (st = cm5i_alive_open()) != CM5_OK)
-        return st;
-    ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
-    t1 = cm5_wtime();
-    if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK ||
-        (st = cm5i_barrier_setup()) != CM5_OK || (st = cm5i_msg_setup()) != CM5_OK ||
-        (st = cm5i_coll_setup()) != CM5_OK)
-        return st;
+}
+
+static void ctx_log_started(double t0, double t1)
+{
     snprintf(cm5i_ctx.provider, sizeof(cm5i_ctx.provider), "%s",
              cm5i_fab_provider(cm5i_ctx.fab));
     cm5i_log(CM5I_LOG_INFO, "init",
@@ -388,12 +397,63 @@ static cm5_status_t ctx_start(const char *provider)
              cm5i_ctx.host >= 0 ? " nodes and a host" : "",
              cm5i_ctx.boot.method,
              cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
-    if ((st = cm5i_alive_start()) != CM5_OK)
+}
+
+/* Every step that fails undoes the ones before it, in reverse order: a
+ * start that fails leaves no endpoint, file, mapping or memory behind. */
+static cm5_status_t ctx_start(const char *provider)
+{
+    double t0 = cm5_wtime(), t1;
+    cm5_status_t st;
+
+    ctx_open_log();
+    st = cm5i_boot_init(&cm5i_ctx.boot);
+    if (st != CM5_OK)
         return st;
+    ctx_identity();
+    ctx_read_config();
+    if (cm5i_ctx.rank == 0) /* once per job */
+        cm5i_config_check(cm5i_config_long(CM5_ENV_VERBOSE_ENV, 0, 1));
+    cm5i_handler_refresh();
+    if ((st = cm5i_alive_config()) != CM5_OK ||
+        (st = ctx_open_fabric(provider)) != CM5_OK)
+        goto err_boot;
+    ctx_fit_credits();
+    if ((st = ctx_alloc_flow()) != CM5_OK)
+        goto err_flow;
+    if ((st = cm5i_alive_open()) != CM5_OK)
+        goto err_alive;
+    ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
+    t1 = cm5_wtime();
+    if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK)
+        goto err_alive;
+    if ((st = cm5i_barrier_setup()) != CM5_OK ||
+        (st = cm5i_msg_setup()) != CM5_OK)
+        goto err_msg;
+    if ((st = cm5i_coll_setup()) != CM5_OK)
+        goto err_coll;
+    ctx_log_started(t0, t1);
+    if ((st = cm5i_alive_start()) != CM5_OK)
+        goto err_coll;
     cm5i_ctx.ready = 1;
     atexit(ctx_atexit);
     cm5i_exit_hook();
     return CM5_OK;
+
+err_coll:
+    cm5i_coll_teardown();
+err_msg:
+    cm5i_msg_teardown();
+    cm5i_wait_teardown();
+err_alive:
+    cm5i_alive_stop(0);
+err_flow:
+    ctx_free_flow();
+    cm5i_fab_close(cm5i_ctx.fab);
+    cm5i_ctx.fab = NULL;
+err_boot:
+    cm5i_boot_fini(&cm5i_ctx.boot);
+    return st;
 }
 
 cm5_status_t cm5_init(const char *provider)
@@ -482,23 +542,18 @@ void cm5_finalize(void)
     t1 = cm5_wtime();
     cm5i_ctx.ready = 0;
     cm5i_ctx.finalized = 1;
+    /* The endpoints first: no completion may name a message freed below. */
     cm5i_fab_close(cm5i_ctx.fab);
+    cm5i_ctx.fab = NULL;
     cm5i_log(CM5I_LOG_DEBUG, "fini", "exit barrier %.3f s, close %.3f s",
              t1 - t0, cm5_wtime() - t1);
-    cm5i_ctx.fab = NULL;
-    cm5i_boot_fini(&cm5i_ctx.boot);
-    for (int c = 0; c < CM5I_NCH; c++) {
-        free(cm5i_ctx.tx_cred[c]);
-        free(cm5i_ctx.owe[c]);
-        cm5i_ctx.tx_cred[c] = cm5i_ctx.owe[c] = NULL;
-    }
-    free(cm5i_ctx.flush_q);
-    free(cm5i_ctx.flush_mark);
-    free(cm5i_ctx.rpc_q);
-    cm5i_ctx.rpc_q = NULL;
+    /* Then the rest of what ctx_start set up, in reverse order. */
+    cm5i_coll_teardown();
+    cm5i_msg_teardown();
+    cm5i_wait_teardown();
+    ctx_free_flow();
     cm5i_am_held_fini();
-    cm5i_ctx.flush_q = NULL;
-    cm5i_ctx.flush_mark = NULL;
+    cm5i_boot_fini(&cm5i_ctx.boot);
 }
 
 cm5_status_t cm5_partition_resize(int size)
