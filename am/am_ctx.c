@@ -89,7 +89,7 @@ static int ctx_fi_provider_allows(const char *filter, const char *name)
  * when it rules the default out, libfabric picks among what it allows. */
 static const char *ctx_pick_provider(const char *api)
 {
-    const char *env = cm5i_config_str("CM5_PROVIDER");
+    const char *env = cm5i_config_str(CM5_ENV_PROVIDER);
     const char *fi = getenv("FI_PROVIDER");
     const char *def = cm5i_ctx.boot.local ? "shm" : "tcp";
 
@@ -110,7 +110,7 @@ static const char *ctx_pick_provider(const char *api)
     }
     cm5i_log(CM5I_LOG_INFO, "init",
              "nodes on several hosts: using the tcp provider (set "
-             "CM5_PROVIDER to choose another)");
+             CM5_ENV_PROVIDER " to choose another)");
     return "tcp";
 }
 
@@ -122,7 +122,7 @@ static int ctx_credits_auto;
  * it); receive buffers grow with nodes * window, so big jobs get less. */
 static long ctx_credits(void)
 {
-    const char *s = cm5i_config_str("CM5_AM_CREDITS");
+    const char *s = cm5i_config_str(CM5_ENV_AM_CREDITS);
     /* Deeper windows help small jobs; in large ones every sender filling
      * a deep window overruns the receiver's queue (shm: 1024 entries)
      * and retries cost more than they gain (32 nodes: 130k msgs/s at 64,
@@ -137,8 +137,8 @@ static long ctx_credits(void)
         if (*s && !*end && v >= 2 && v <= 4096)
             return v;
         cm5i_log(CM5I_LOG_WARN, "config",
-                 "CM5_AM_CREDITS=%s is not a number in [2, 4096]; using "
-                 "auto", s);
+                 CM5_ENV_AM_CREDITS "=%s is not a number in [2, 4096]; "
+                 "using auto", s);
     }
     ctx_credits_auto = 1;
     return n < 32 ? 32 : n > 256 ? 256 : n;
@@ -169,17 +169,18 @@ static void ctx_fit_credits(void)
 
 static void ctx_read_config(void)
 {
-    const char *lvl = getenv("CM5_LOG_LEVEL");
+    const char *lvl = getenv(CM5_ENV_LOG_LEVEL);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *spin = cm5i_config_str("CM5_SPIN_US");
+    const char *spin = cm5i_config_str(CM5_ENV_SPIN_US);
 
     if (lvl && cm5i_log_parse_level(lvl) < 0)
-        cm5i_log(CM5I_LOG_WARN, "config", "CM5_LOG_LEVEL=%s is unknown", lvl);
+        cm5i_log(CM5I_LOG_WARN, "config", CM5_ENV_LOG_LEVEL "=%s is unknown",
+                 lvl);
     else if (lvl)
         cm5i_log_level = cm5i_log_parse_level(lvl);
     cm5i_ctx.credits = (uint16_t)ctx_credits();
-    cm5i_ctx.yields = (int)cm5i_config_long("CM5_YIELDS", 0, 1000000);
-    cm5i_ctx.sleep_ms = (int)cm5i_config_long("CM5_SLEEP_MS", 1, 1000);
+    cm5i_ctx.yields = (int)cm5i_config_long(CM5_ENV_YIELDS, 0, 1000000);
+    cm5i_ctx.sleep_ms = (int)cm5i_config_long(CM5_ENV_SLEEP_MS, 1, 1000);
     cm5i_ctx.spin_s = cm5i_ctx.nep > ncpu ? 0 : 50e-6; /* auto */
     if (strcmp(spin, "auto") != 0) {
         char *end;
@@ -189,7 +190,7 @@ static void ctx_read_config(void)
             cm5i_ctx.spin_s = us * 1e-6;
         else
             cm5i_log(CM5I_LOG_WARN, "config",
-                     "CM5_SPIN_US=%s is not a number of microseconds; "
+                     CM5_ENV_SPIN_US "=%s is not a number of microseconds; "
                      "using auto", spin);
     }
 }
@@ -498,7 +499,7 @@ void cm5i_lazy_init(void)
  * communicate still join the job. */
 __attribute__((constructor)) static void ctx_auto_init(void)
 {
-    if (getenv("CM5_BOOT_FD") && !cm5i_ctx.ready) {
+    if (getenv(CM5_ENV_BOOT_FD) && !cm5i_ctx.ready) {
         ctx_in_ctor = 1;
         cm5i_lazy_init();
         ctx_in_ctor = 0;
