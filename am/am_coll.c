@@ -877,6 +877,20 @@ int cm5_global_or_get(void)
     return coll.gor_count > 0;
 }
 
+/* Free what collectives hold (finalize, or a start that failed). */
+void cm5i_coll_teardown(void)
+{
+    while (coll.mail) {
+        coll_mail_t *m = coll.mail;
+
+        coll.mail = m->next;
+        free(m);
+    }
+    free(coll.gor_bits);
+    coll.gor_bits = NULL;
+    coll.gor_count = coll.gor_mine = 0;
+}
+
 cm5_status_t cm5i_coll_setup(void)
 {
     coll.gor_bits = calloc((size_t)cm5i_ctx.nep, 1);

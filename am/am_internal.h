@@ -10,6 +10,7 @@
 #include "am_handler.h"
 #include "am_log.h"
 #include "boot/boot.h"
+#include "boot/boot_proto.h"
 #include "cm5/cm5.h"
 #include "fabric/fab.h"
 
@@ -65,14 +66,9 @@ void cm5i_defer(cm5i_deferred_t *work);
  * while a control-network call waits (see CM5I_CN_HOLD). */
 void cm5i_defer_user(cm5i_deferred_t *work);
 
-/* Doorbell slot of one node in the job's shared memory. */
-typedef struct {
-    _Atomic uint32_t seq;
-    _Atomic uint32_t sleeping; /* the node sleeps: wake it */
-    _Atomic uint32_t irq;      /* interrupts enabled: always wake it */
-    _Atomic uint32_t cpu;      /* 1 + the CPU it last waited on; 0: unknown */
-    char pad[48];
-} cm5i_doorbell_t;
+/* Doorbell slot of one node in the job's shared memory: its layout is
+ * cm5run's too (boot/boot_proto.h). */
+typedef cm5_doorbell_slot_t cm5i_doorbell_t;
 
 typedef struct {
     int ready;
@@ -182,6 +178,8 @@ void cm5i_waiter_init(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 void cm5i_doorbell_ring(int node);
 cm5_status_t cm5i_wait_setup(void);
+/* Unmap the doorbell (finalize, or a start that failed). */
+void cm5i_wait_teardown(void);
 
 cm5_status_t cm5i_barrier_setup(void);
 
@@ -275,6 +273,7 @@ cm5_status_t cm5i_am_sendq_setup(void);
 /* Free the queue of held user packets (finalize). */
 void cm5i_am_held_fini(void);
 cm5_status_t cm5i_msg_setup(void);
+void cm5i_msg_teardown(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
 /* Send the message RTSs queued for flow-control credits; returns how many. */
@@ -286,6 +285,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
                            cm5_msg_done_func_t done, void *arg,
                            cm5_msg_h *out);
 cm5_status_t cm5i_coll_setup(void);
+void cm5i_coll_teardown(void);
 /* Is op valid on type t?  a = a op b for one element (am_coll.c). */
 int cm5i_coll_valid(cm5_type_t t, cm5_op_t op);
 void cm5i_coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op);

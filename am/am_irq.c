@@ -427,7 +427,7 @@ static int irq_parse_signal(const char *s)
 static cm5_status_t irq_start(void)
 {
     struct sigaction sa;
-    const char *name = cm5i_config_str("CM5_INTERRUPT_SIGNAL");
+    const char *name = cm5i_config_str(CM5_ENV_INTERRUPT_SIGNAL);
 
     irq.sig = irq_parse_signal(name);
     if (irq.sig < 0) {
@@ -436,7 +436,7 @@ static cm5_status_t irq_start(void)
         return CM5_ERR_INVALID;
     }
     irq.tick_ns =
-        cm5i_config_long("CM5_INTERRUPT_TICK_US", 10, 10000000) * 1000L;
+        cm5i_config_long(CM5_ENV_INTERRUPT_TICK_US, 10, 10000000) * 1000L;
     if (cm5i_am_sendq_setup() != CM5_OK) {
         cm5i_log(CM5I_LOG_ERROR, "irq", "out of memory");
         return CM5_ERR_NO_MEMORY;

@@ -93,6 +93,7 @@ static cm5_status_t msg_slot(cm5_msg_h m)
         if (!s || !g || !f)
             return CM5_ERR_NO_MEMORY;
         for (uint32_t i = msgs.nslots; i < n; i++) {
+            msgs.slots[i] = NULL; /* cm5i_msg_teardown frees the others */
             msgs.gens[i] = 0;
             msgs.free_slots[msgs.nfree++] = n - 1 - (i - msgs.nslots);
         }
@@ -647,6 +648,29 @@ static void msg_scopy_handler(int src, const uint32_t *arg)
     }
     p->pending += len;
     msg_match(m, &rts);
+}
+
+/* Free the message tables, the messages still in them and the RTSs no
+ * receive matched (finalize, or a start that failed). */
+void cm5i_msg_teardown(void)
+{
+    for (uint32_t i = 0; i < msgs.nslots; i++)
+        if (msgs.slots[i]) {
+            free(msgs.slots[i]->copy);
+            free(msgs.slots[i]);
+        }
+    while (msgs.rts_head) {
+        msg_rts_t *r = msgs.rts_head;
+
+        msgs.rts_head = r->next;
+        free(r);
+    }
+    free(msgs.slots);
+    free(msgs.gens);
+    free(msgs.free_slots);
+    free(msgs.rtsq_head);
+    free(msgs.rts_busy);
+    memset(&msgs, 0, sizeof(msgs));
 }
 
 cm5_status_t cm5i_msg_setup(void)
