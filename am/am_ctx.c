@@ -542,6 +542,7 @@ void cm5_finalize(void)
         bye = 1;
     }
     cm5i_alive_stop(bye);
+    cm5i_irq_quiesce(); /* it watches the endpoints and the doorbell */
     t1 = cm5_wtime();
     cm5i_ctx.ready = 0;
     cm5i_ctx.finalized = 1;

@@ -227,6 +227,9 @@ void cm5i_irq_acquire(void);
 void cm5i_irq_leave(void);
 /* Serve an interrupt held by a runtime call, as that call returns. */
 void cm5i_irq_deliver(void);
+/* Interrupts are disabled: wait until the interrupt thread touches
+ * nothing of the runtime any more (before finalize tears it down). */
+void cm5i_irq_quiesce(void);
 /* Inside the signal handler (sends are queued for the interrupt thread). */
 extern volatile sig_atomic_t cm5i_irq_in_signal;
 static inline int cm5i_guard_enter(void)

@@ -67,6 +67,7 @@ static struct {
     volatile sig_atomic_t enabled;
     volatile sig_atomic_t inside;
     int started;
+    int parked; /* the thread waits for an enable: it touches nothing */
     int sig;
     long tick_ns;
     pthread_t main, thread;
@@ -391,8 +392,13 @@ static void *irq_thread(void *arg)
         int r;
 
         pthread_mutex_lock(&irq.lock);
-        while (!irq.enabled)
-            pthread_cond_wait(&irq.cond, &irq.lock);
+        if (!irq.enabled) {
+            irq.parked = 1;
+            pthread_cond_broadcast(&irq.cond); /* cm5i_irq_quiesce */
+            while (!irq.enabled)
+                pthread_cond_wait(&irq.cond, &irq.lock);
+            irq.parked = 0;
+        }
         pthread_mutex_unlock(&irq.lock);
         if (!again)
             irq_watch();
@@ -431,8 +437,8 @@ static cm5_status_t irq_start(void)
 
     irq.sig = irq_parse_signal(name);
     if (irq.sig < 0) {
-        cm5i_log(CM5I_LOG_ERROR, "irq", "CM5_INTERRUPT_SIGNAL=%s is not a "
-                 "usable signal", name);
+        cm5i_log(CM5I_LOG_ERROR, "irq", "%s=%s is not a usable signal",
+                 CM5_ENV_INTERRUPT_SIGNAL, name);
         return CM5_ERR_INVALID;
     }
     irq.tick_ns =
@@ -459,6 +465,29 @@ static cm5_status_t irq_start(void)
     pthread_detach(irq.thread);
     irq.started = 1;
     return CM5_OK;
+}
+
+/* Interrupts are disabled: wait (up to 1 s) until the thread is parked,
+ * so that finalize can unmap the doorbell and close the endpoints it
+ * watches.  A thread still busy then is left alone, and said. */
+void cm5i_irq_quiesce(void)
+{
+    struct timespec until;
+    int parked;
+
+    if (!irq.started)
+        return;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    pthread_mutex_lock(&irq.lock);
+    while (!irq.parked && !irq.enabled &&
+           pthread_cond_timedwait(&irq.cond, &irq.lock, &until) == 0)
+        ;
+    parked = irq.parked;
+    pthread_mutex_unlock(&irq.lock);
+    if (!parked)
+        cm5i_log(CM5I_LOG_WARN, "irq", "the interrupt thread did not stop "
+                 "within 1 s of finalize");
 }
 
 cm5_status_t cm5_interrupts_enable(void)
