@@ -106,13 +106,13 @@ static int alive_parse(const char *s, double *out)
 
 cm5_status_t cm5i_alive_config(void)
 {
-    const char *s = cm5i_config_str("CM5_PEER_TIMEOUT");
+    const char *s = cm5i_config_str(CM5_ENV_PEER_TIMEOUT);
     double t;
 
     if (alive_parse(s, &t) != 0) {
         cm5i_log(CM5I_LOG_ERROR, "config",
-                 "CM5_PEER_TIMEOUT=%s: expected auto, off, 0 or a number of "
-                 "seconds from %g to %g",
+                 CM5_ENV_PEER_TIMEOUT "=%s: expected auto, off, 0 or a "
+                 "number of seconds from %g to %g",
                  s, ALIVE_MIN_S, ALIVE_MAX_S);
         return CM5_ERR_INVALID;
     }
@@ -390,6 +390,7 @@ cm5_status_t cm5i_alive_start(void)
     alive.key = cm5i_ctx.key;
     atomic_store(&alive.size, cm5i_ctx.size);
     alive.pid = getpid();
+    atomic_store(&alive.quiet, 0); /* a start that failed stopped it */
     if (alive_spawn(&alive.thread, alive_thread) != 0) {
         cm5i_log(CM5I_LOG_ERROR, "alive",
                  "cannot start the heartbeat "

@@ -176,8 +176,50 @@ void cm5i_cn_leave(int *held_here)
         cm5i_irq_pending = 1;
 }
 
+/* Sends queued in signal context (see cm5i_am_flush_sendq). */
+#define AM_SENDQ_CAP 256
+typedef struct {
+    int ch, node;
+    cm5i_pkt_t pkt;
+} am_sendq_entry_t;
+static struct {
+    am_sendq_entry_t *q;
+    unsigned head, tail;
+} sendq;
+
+int cm5i_am_user_pending(void)
+{
+    return am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||
+           held_work_head || cm5i_ctx.defer_head ||
+           cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail;
+}
+
+static int am_run_rpcs(void);
+static int am_run_deferred(void);
+
+int cm5i_am_run_user(void)
+{
+    int n = 0;
+
+    if (cm5i_ctx.in_handler || cm5i_ctx.cn_hold)
+        return 0;
+    if (held_work_head)
+        am_release_work();
+    for (int c = CM5I_NCH - 1; c >= 0; c--)
+        if (am_holding(c))
+            n += am_run_held(c);
+    if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail)
+        n += am_run_rpcs();
+    if (cm5i_ctx.defer_head)
+        n += am_run_deferred();
+    return n;
+}
+
 void cm5i_am_held_fini(void)
 {
+    free(sendq.q);
+    sendq.q = NULL;
+    sendq.head = sendq.tail = 0;
     for (int c = 0; c < CM5I_NCH; c++) {
         free(held[c].q);
         held[c].q = NULL;
@@ -262,6 +304,56 @@ static void am_give_back(int node, const cm5i_pkt_t *pkt)
 {
     for (int c = 0; c < CM5I_NCH; c++)
         cm5i_ctx.owe[c][node] += pkt->cred[c];
+}
+
+/* Packets sent by handlers that run in the signal handler, which never
+ * calls the provider itself: the interrupt thread sends them as soon as
+ * the handler returns.  Each took its credit when queued, so a peer's
+ * window still bounds them; when the queue is full or a credit is
+ * lacking, the send falls back to the direct path (see am_irq.c). */
+
+cm5_status_t cm5i_am_sendq_setup(void)
+{
+    if (!sendq.q)
+        sendq.q = calloc(AM_SENDQ_CAP, sizeof(*sendq.q));
+    return sendq.q ? CM5_OK : CM5_ERR_NO_MEMORY;
+}
+
+static int am_sendq_put(int ch, int node, cm5i_pkt_t *pkt, int counted)
+{
+    uint16_t *cred = &cm5i_ctx.tx_cred[ch][node];
+    am_sendq_entry_t *e;
+
+    if (!sendq.q || sendq.tail - sendq.head == AM_SENDQ_CAP ||
+        (counted && *cred == 0))
+        return 0;
+    e = &sendq.q[sendq.tail % AM_SENDQ_CAP];
+    am_take_owed(ch, node, pkt);
+    e->ch = ch;
+    e->node = node;
+    e->pkt = *pkt;
+    if (counted)
+        (*cred)--;
+    sendq.tail++;
+    return 1;
+}
+
+int cm5i_am_flush_sendq(void)
+{
+    while (sendq.head != sendq.tail) {
+        am_sendq_entry_t *e = &sendq.q[sendq.head % AM_SENDQ_CAP];
+        cm5_status_t st = cm5i_fab_send(cm5i_ctx.fab, e->ch, e->node, &e->pkt,
+                                        sizeof(e->pkt));
+
+        if (st == CM5_ERR_AGAIN)
+            return 1;
+        if (st != CM5_OK)
+            cm5_fatal("cm5fab", "a message to node %d failed: %s", e->node,
+                      cm5_status_string(st));
+        sendq.head++;
+        cm5i_doorbell_ring(e->node);
+    }
+    return 0;
 }
 
 void cm5i_flush_credits(void)
@@ -350,6 +442,8 @@ int cm5i_progress(int chmask)
 
     if (!cm5i_ctx.in_handler && !cm5i_ctx.cn_hold && held_work_head)
         am_release_work();
+    if (CM5I_UNLIKELY(sendq.head != sendq.tail) && !cm5i_irq_in_signal)
+        cm5i_am_flush_sendq();
     /* Replies first: they complete work and return credits. */
     for (int c = CM5I_NCH - 1; c >= 0; c--) {
         int r;
@@ -399,6 +493,14 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
 
     pkt->key = cm5i_ctx.key;
     pkt->src = (uint16_t)cm5i_ctx.rank;
+    if (CM5I_UNLIKELY(cm5i_irq_in_signal) &&
+        am_sendq_put(ch, node, pkt, counted))
+        return CM5_OK;
+    if (CM5I_UNLIKELY(sendq.head != sendq.tail)) { /* keep the order */
+        cm5i_waiter_init(&w);
+        while (cm5i_am_flush_sendq())
+            cm5i_wait_step(&w, am_wait_mask());
+    }
     if (counted && CM5I_UNLIKELY(*cred == 0)) {
         cm5i_ctx.stats.credit_waits++;
         cm5i_waiter_init(&w);
@@ -563,5 +665,7 @@ void cm5i_am_register_internal(int index, cm5i_internal_func_t fn)
 
 int cm5_in_handler(void)
 {
-    return cm5i_ctx.in_handler > 0;
+    /* (The interrupt thread runs the runtime's own handlers while the
+     * main thread is outside the runtime.) */
+    return cm5i_rt_depth > 0 && cm5i_ctx.in_handler > 0;
 }

@@ -877,18 +877,8 @@ int cm5_global_or_get(void)
     return coll.gor_count > 0;
 }
 
-cm5_status_t cm5i_coll_setup(void)
-{
-    coll.gor_bits = calloc((size_t)cm5i_ctx.nep, 1);
-    if (!coll.gor_bits)
-        return CM5_ERR_NO_MEMORY;
-    cm5i_am_register_internal(CM5I_INT_COLL, coll_handler);
-    cm5i_am_register_internal(CM5I_INT_GOR, coll_gor_handler);
-    return CM5_OK;
-}
-
-/* At finalize (valgrind found these still allocated at exit). */
-void cm5i_coll_fini(void)
+/* Free what collectives hold (finalize, or a start that failed). */
+void cm5i_coll_teardown(void)
 {
     while (coll.mail) {
         coll_mail_t *m = coll.mail;
@@ -898,4 +888,15 @@ void cm5i_coll_fini(void)
     }
     free(coll.gor_bits);
     coll.gor_bits = NULL;
+    coll.gor_count = coll.gor_mine = 0;
+}
+
+cm5_status_t cm5i_coll_setup(void)
+{
+    coll.gor_bits = calloc((size_t)cm5i_ctx.nep, 1);
+    if (!coll.gor_bits)
+        return CM5_ERR_NO_MEMORY;
+    cm5i_am_register_internal(CM5I_INT_COLL, coll_handler);
+    cm5i_am_register_internal(CM5I_INT_GOR, coll_gor_handler);
+    return CM5_OK;
 }

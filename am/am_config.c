@@ -14,46 +14,56 @@
 extern char **environ;
 
 static const cm5_config_var_t config_table[] = {
-    {"CM5_PROVIDER", "",
+    {CM5_ENV_PROVIDER, "",
      "libfabric provider (shm, tcp, udp, sockets, ...); empty: shm for a "
      "job on one host, tcp for a job across hosts"},
-    {"CM5_LOG_LEVEL", "warn", "log level: none, error, warn, info, debug"},
-    {"CM5_VERBOSE_ENV", "0",
+    {CM5_ENV_LOG_LEVEL, "warn",
+     "log level: none, error, warn, info, debug"},
+    {CM5_ENV_VERBOSE_ENV, "0",
      "1: node 0 prints every CM5_* variable and the value it uses"},
-    {"CM5_AM_CREDITS", "auto",
+    {CM5_ENV_AM_CREDITS, "auto",
      "active messages in flight per peer and channel (flow control "
      "window); auto: 2048 / nodes, within 32..256, and on udp;ofi_rxd "
      "at most half its receive queue / (nodes - 1)"},
-    {"CM5_SPIN_US", "auto",
+    {CM5_ENV_SPIN_US, "auto",
      "microseconds a wait polls before yielding (auto: 50, or 0 when the "
      "job has more nodes than CPUs)"},
-    {"CM5_YIELDS", "16", "sched_yield() calls a wait makes before sleeping"},
-    {"CM5_SLEEP_MS", "5",
+    {CM5_ENV_YIELDS, "16",
+     "sched_yield() calls a wait makes before sleeping"},
+    {CM5_ENV_SLEEP_MS, "5",
      "longest single sleep of a waiting node, in milliseconds"},
-    {"CM5_INTERRUPT_SIGNAL", "SIGURG",
+    {CM5_ENV_INTERRUPT_SIGNAL, "SIGURG",
      "signal that delivers interrupts to the main thread (a name such as "
      "SIGURG or SIGUSR2, or a number)"},
-    {"CM5_INTERRUPT_TICK_US", "1000",
-     "with interrupts enabled, how often (microseconds) the main thread is "
-     "interrupted to look for messages when the provider cannot announce "
-     "them (tcp, udp, sockets; shm jobs are woken on arrival)"},
-    {"CM5_PEER_TIMEOUT", "auto",
+    {CM5_ENV_INTERRUPT_TICK_US, "1000",
+     "with interrupts enabled, how often (microseconds) the interrupt "
+     "thread looks for messages when neither the provider's wait object "
+     "nor cm5run's doorbell announces them (the main thread is interrupted "
+     "only when a message has arrived)"},
+    {CM5_ENV_INTERRUPTS, "0",
+     "1: every node enables interrupts as it starts, as if its program "
+     "began with CMAML_enable_interrupts() (to run polling programs and "
+     "tests in interrupt mode)"},
+    {CM5_ENV_PEER_TIMEOUT, "auto",
      "liveness check: seconds a node may go unheard (its process stopped or "
      "hung, its host or link down) before the next node in the ring reports "
      "it lost and stops the job; the heartbeat has a thread and an endpoint "
      "of its own, so computing without polling is fine; auto: 10 for a job "
      "across hosts, off on one host (the launcher sees dead processes); 0 "
      "or off: off; otherwise at least 0.5"},
-    {"CM5_TIMEOUT", "0", "cm5run: default --timeout in seconds (0: none)"},
-    {"CM5_LAUNCHER", "", "set by cm5run: the launcher that started the node"},
-    {"CM5_RANK", "", "set by cm5run: this node's number"},
-    {"CM5_SIZE", "", "set by cm5run: number of nodes"},
-    {"CM5_HOST", "", "set by cm5run: 1 if the job has a host program "
-                     "(--host; its CM5_RANK is CM5_SIZE)"},
-    {"CM5_BOOT_FD", "", "set by cm5run: bootstrap socket"},
-    {"CM5_JOB_KEY", "",
+    {CM5_ENV_TIMEOUT, "0",
+     "cm5run: default --timeout in seconds (0: none)"},
+    {CM5_ENV_LAUNCHER, "",
+     "set by cm5run: the launcher that started the node"},
+    {CM5_ENV_RANK, "", "set by cm5run: this node's number"},
+    {CM5_ENV_SIZE, "", "set by cm5run: number of nodes"},
+    {CM5_ENV_HOST, "",
+     "set by cm5run: 1 if the job has a host program (--host; "
+     "its CM5_RANK is CM5_SIZE)"},
+    {CM5_ENV_BOOT_FD, "", "set by cm5run: bootstrap socket"},
+    {CM5_ENV_JOB_KEY, "",
      "set by cm5run: the job's random key; packets without it are dropped"},
-    {"CM5_DOORBELL_FD", "",
+    {CM5_ENV_DOORBELL_FD, "",
      "set by cm5run: shared memory where sleeping nodes are woken"},
 };
 
@@ -112,7 +122,7 @@ void cm5i_config_check(int print)
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
 
-        if (strncmp(*e, "CM5_", 4) != 0 || !eq)
+        if (strncmp(*e, CM5_ENV_PREFIX, strlen(CM5_ENV_PREFIX)) != 0 || !eq)
             continue;
         if (!config_find(*e, (size_t)(eq - *e)))
             cm5i_log(CM5I_LOG_WARN, "config",

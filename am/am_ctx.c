@@ -89,7 +89,7 @@ static int ctx_fi_provider_allows(const char *filter, const char *name)
  * when it rules the default out, libfabric picks among what it allows. */
 static const char *ctx_pick_provider(const char *api)
 {
-    const char *env = cm5i_config_str("CM5_PROVIDER");
+    const char *env = cm5i_config_str(CM5_ENV_PROVIDER);
     const char *fi = getenv("FI_PROVIDER");
     const char *def = cm5i_ctx.boot.local ? "shm" : "tcp";
 
@@ -110,7 +110,7 @@ static const char *ctx_pick_provider(const char *api)
     }
     cm5i_log(CM5I_LOG_INFO, "init",
              "nodes on several hosts: using the tcp provider (set "
-             "CM5_PROVIDER to choose another)");
+             CM5_ENV_PROVIDER " to choose another)");
     return "tcp";
 }
 
@@ -122,7 +122,7 @@ static int ctx_credits_auto;
  * it); receive buffers grow with nodes * window, so big jobs get less. */
 static long ctx_credits(void)
 {
-    const char *s = cm5i_config_str("CM5_AM_CREDITS");
+    const char *s = cm5i_config_str(CM5_ENV_AM_CREDITS);
     /* Deeper windows help small jobs; in large ones every sender filling
      * a deep window overruns the receiver's queue (shm: 1024 entries)
      * and retries cost more than they gain (32 nodes: 130k msgs/s at 64,
@@ -137,8 +137,8 @@ static long ctx_credits(void)
         if (*s && !*end && v >= 2 && v <= 4096)
             return v;
         cm5i_log(CM5I_LOG_WARN, "config",
-                 "CM5_AM_CREDITS=%s is not a number in [2, 4096]; using "
-                 "auto", s);
+                 CM5_ENV_AM_CREDITS "=%s is not a number in [2, 4096]; "
+                 "using auto", s);
     }
     ctx_credits_auto = 1;
     return n < 32 ? 32 : n > 256 ? 256 : n;
@@ -169,17 +169,18 @@ static void ctx_fit_credits(void)
 
 static void ctx_read_config(void)
 {
-    const char *lvl = getenv("CM5_LOG_LEVEL");
+    const char *lvl = getenv(CM5_ENV_LOG_LEVEL);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *spin = cm5i_config_str("CM5_SPIN_US");
+    const char *spin = cm5i_config_str(CM5_ENV_SPIN_US);
 
     if (lvl && cm5i_log_parse_level(lvl) < 0)
-        cm5i_log(CM5I_LOG_WARN, "config", "CM5_LOG_LEVEL=%s is unknown", lvl);
+        cm5i_log(CM5I_LOG_WARN, "config", CM5_ENV_LOG_LEVEL "=%s is unknown",
+                 lvl);
     else if (lvl)
         cm5i_log_level = cm5i_log_parse_level(lvl);
     cm5i_ctx.credits = (uint16_t)ctx_credits();
-    cm5i_ctx.yields = (int)cm5i_config_long("CM5_YIELDS", 0, 1000000);
-    cm5i_ctx.sleep_ms = (int)cm5i_config_long("CM5_SLEEP_MS", 1, 1000);
+    cm5i_ctx.yields = (int)cm5i_config_long(CM5_ENV_YIELDS, 0, 1000000);
+    cm5i_ctx.sleep_ms = (int)cm5i_config_long(CM5_ENV_SLEEP_MS, 1, 1000);
     cm5i_ctx.spin_s = cm5i_ctx.nep > ncpu ? 0 : 50e-6; /* auto */
     if (strcmp(spin, "auto") != 0) {
         char *end;
@@ -189,9 +190,26 @@ static void ctx_read_config(void)
             cm5i_ctx.spin_s = us * 1e-6;
         else
             cm5i_log(CM5I_LOG_WARN, "config",
-                     "CM5_SPIN_US=%s is not a number of microseconds; "
+                     CM5_ENV_SPIN_US "=%s is not a number of microseconds; "
                      "using auto", spin);
     }
+}
+
+static void ctx_free_flow(void)
+{
+    for (int c = 0; c < CM5I_NCH; c++) {
+        free(cm5i_ctx.tx_cred[c]);
+        free(cm5i_ctx.owe[c]);
+        cm5i_ctx.tx_cred[c] = cm5i_ctx.owe[c] = NULL;
+    }
+    free(cm5i_ctx.rpc_q);
+    free(cm5i_ctx.flush_q);
+    free(cm5i_ctx.flush_mark);
+    cm5i_ctx.rpc_q = NULL;
+    cm5i_ctx.flush_q = NULL;
+    cm5i_ctx.flush_mark = NULL;
+    cm5i_ctx.rpc_head = cm5i_ctx.rpc_tail = cm5i_ctx.rpc_cap = 0;
+    cm5i_ctx.nflush = 0;
 }
 
 static cm5_status_t ctx_alloc_flow(void)
@@ -337,17 +355,22 @@ static void ctx_drop_foreign_crash_handlers(void)
     }
 }
 
-static cm5_status_t ctx_start(const char *provider)
+/* The log writes to a duplicate of stderr, which a program that closes
+ * or redirects its stderr keeps; made once per process. */
+static void ctx_open_log(void)
 {
-    double t0 = cm5_wtime(), t1;
-    cm5_status_t st;
+    int fd;
 
-    cm5i_log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-    if (cm5i_log_fd < 0)
-        cm5i_log_fd = STDERR_FILENO;
-    st = cm5i_boot_init(&cm5i_ctx.boot);
-    if (st != CM5_OK)
-        return st;
+    if (cm5i_log_fd != STDERR_FILENO)
+        return;
+    fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd >= 0)
+        cm5i_log_fd = fd;
+}
+
+/* Who this process is, from the bootstrap. */
+static void ctx_identity(void)
+{
     cm5i_ctx.rank = cm5i_ctx.boot.rank;
     cm5i_ctx.nep = cm5i_ctx.boot.size;
     cm5i_ctx.host = cm5i_ctx.boot.host;
@@ -360,23 +383,10 @@ static cm5_status_t ctx_start(const char *provider)
         cm5i_ctx.key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
     cm5i_log_rank = cm5i_ctx.rank;
     cm5i_log_host = cm5i_ctx.host;
-    ctx_read_config();
-    if (cm5i_ctx.rank == 0) /* once per job */
-        cm5i_config_check(cm5i_config_long("CM5_VERBOSE_ENV", 0, 1));
-    cm5i_handler_refresh();
-    if ((st = cm5i_alive_config()) != CM5_OK ||
-        (st = ctx_open_fabric(provider)) != CM5_OK)
-        return st;
-    ctx_fit_credits();
-    if ((st = ctx_alloc_flow()) != CM5_OK ||
-        (st = cm5i_alive_open()) != CM5_OK)
-        return st;
-    ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
-    t1 = cm5_wtime();
-    if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK ||
-        (st = cm5i_barrier_setup()) != CM5_OK || (st = cm5i_msg_setup()) != CM5_OK ||
-        (st = cm5i_coll_setup()) != CM5_OK)
-        return st;
+}
+
+static void ctx_log_started(double t0, double t1)
+{
     snprintf(cm5i_ctx.provider, sizeof(cm5i_ctx.provider), "%s",
              cm5i_fab_provider(cm5i_ctx.fab));
     cm5i_log(CM5I_LOG_INFO, "init",
@@ -388,12 +398,63 @@ static cm5_status_t ctx_start(const char *provider)
              cm5i_ctx.host >= 0 ? " nodes and a host" : "",
              cm5i_ctx.boot.method,
              cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
-    if ((st = cm5i_alive_start()) != CM5_OK)
+}
+
+/* Every step that fails undoes the ones before it, in reverse order: a
+ * start that fails leaves no endpoint, file, mapping or memory behind. */
+static cm5_status_t ctx_start(const char *provider)
+{
+    double t0 = cm5_wtime(), t1;
+    cm5_status_t st;
+
+    ctx_open_log();
+    st = cm5i_boot_init(&cm5i_ctx.boot);
+    if (st != CM5_OK)
         return st;
+    ctx_identity();
+    ctx_read_config();
+    if (cm5i_ctx.rank == 0) /* once per job */
+        cm5i_config_check(cm5i_config_long(CM5_ENV_VERBOSE_ENV, 0, 1));
+    cm5i_handler_refresh();
+    if ((st = cm5i_alive_config()) != CM5_OK ||
+        (st = ctx_open_fabric(provider)) != CM5_OK)
+        goto err_boot;
+    ctx_fit_credits();
+    if ((st = ctx_alloc_flow()) != CM5_OK)
+        goto err_flow;
+    if ((st = cm5i_alive_open()) != CM5_OK)
+        goto err_alive;
+    ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
+    t1 = cm5_wtime();
+    if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK)
+        goto err_alive;
+    if ((st = cm5i_barrier_setup()) != CM5_OK ||
+        (st = cm5i_msg_setup()) != CM5_OK)
+        goto err_msg;
+    if ((st = cm5i_coll_setup()) != CM5_OK)
+        goto err_coll;
+    ctx_log_started(t0, t1);
+    if ((st = cm5i_alive_start()) != CM5_OK)
+        goto err_coll;
     cm5i_ctx.ready = 1;
     atexit(ctx_atexit);
     cm5i_exit_hook();
     return CM5_OK;
+
+err_coll:
+    cm5i_coll_teardown();
+err_msg:
+    cm5i_msg_teardown();
+    cm5i_wait_teardown();
+err_alive:
+    cm5i_alive_stop(0);
+err_flow:
+    ctx_free_flow();
+    cm5i_fab_close(cm5i_ctx.fab);
+    cm5i_ctx.fab = NULL;
+err_boot:
+    cm5i_boot_fini(&cm5i_ctx.boot);
+    return st;
 }
 
 cm5_status_t cm5_init(const char *provider)
@@ -419,6 +480,8 @@ cm5_status_t cm5_init(const char *provider)
     if (cm5i_ctx.finalized)
         cm5_fatal("cm5fab", "called after the runtime shut down (at exit)");
     st = ctx_start(provider);
+    if (st == CM5_OK && cm5i_config_long(CM5_ENV_INTERRUPTS, 0, 1))
+        st = cm5_interrupts_enable();
     /* The bootstrap or the configuration said why. */
     if (st != CM5_OK && st != CM5_ERR_BOOT && st != CM5_ERR_INVALID)
         cm5i_log(CM5I_LOG_ERROR, "init", "cannot start node: %s",
@@ -438,7 +501,7 @@ void cm5i_lazy_init(void)
  * communicate still join the job. */
 __attribute__((constructor)) static void ctx_auto_init(void)
 {
-    if (getenv("CM5_BOOT_FD") && !cm5i_ctx.ready) {
+    if (getenv(CM5_ENV_BOOT_FD) && !cm5i_ctx.ready) {
         ctx_in_ctor = 1;
         cm5i_lazy_init();
         ctx_in_ctor = 0;
@@ -479,28 +542,22 @@ void cm5_finalize(void)
         bye = 1;
     }
     cm5i_alive_stop(bye);
+    cm5i_irq_quiesce(); /* it watches the endpoints and the doorbell */
     t1 = cm5_wtime();
     cm5i_ctx.ready = 0;
     cm5i_ctx.finalized = 1;
+    /* The endpoints first: no completion may name a message freed below. */
     cm5i_fab_close(cm5i_ctx.fab);
+    cm5i_ctx.fab = NULL;
     cm5i_log(CM5I_LOG_DEBUG, "fini", "exit barrier %.3f s, close %.3f s",
              t1 - t0, cm5_wtime() - t1);
-    cm5i_ctx.fab = NULL;
-    cm5i_boot_fini(&cm5i_ctx.boot);
-    for (int c = 0; c < CM5I_NCH; c++) {
-        free(cm5i_ctx.tx_cred[c]);
-        free(cm5i_ctx.owe[c]);
-        cm5i_ctx.tx_cred[c] = cm5i_ctx.owe[c] = NULL;
-    }
-    free(cm5i_ctx.flush_q);
-    free(cm5i_ctx.flush_mark);
-    free(cm5i_ctx.rpc_q);
-    cm5i_ctx.rpc_q = NULL;
+    /* Then the rest of what ctx_start set up, in reverse order. */
+    cm5i_coll_teardown();
+    cm5i_msg_teardown();
+    cm5i_wait_teardown();
+    ctx_free_flow();
     cm5i_am_held_fini();
-    cm5i_msg_fini();
-    cm5i_coll_fini();
-    cm5i_ctx.flush_q = NULL;
-    cm5i_ctx.flush_mark = NULL;
+    cm5i_boot_fini(&cm5i_ctx.boot);
 }
 
 cm5_status_t cm5_partition_resize(int size)
@@ -547,6 +604,7 @@ const char *cm5_bootstrap(void)
 
 void cm5_stats(cm5_stats_t *out)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     *out = cm5i_ctx.stats;
 }
 

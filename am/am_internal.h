@@ -10,6 +10,7 @@
 #include "am_handler.h"
 #include "am_log.h"
 #include "boot/boot.h"
+#include "boot/boot_proto.h"
 #include "cm5/cm5.h"
 #include "fabric/fab.h"
 
@@ -65,14 +66,9 @@ void cm5i_defer(cm5i_deferred_t *work);
  * while a control-network call waits (see CM5I_CN_HOLD). */
 void cm5i_defer_user(cm5i_deferred_t *work);
 
-/* Doorbell slot of one node in the job's shared memory. */
-typedef struct {
-    _Atomic uint32_t seq;
-    _Atomic uint32_t sleeping; /* the node sleeps: wake it */
-    _Atomic uint32_t irq;      /* interrupts enabled: always wake it */
-    _Atomic uint32_t cpu;      /* 1 + the CPU it last waited on; 0: unknown */
-    char pad[48];
-} cm5i_doorbell_t;
+/* Doorbell slot of one node in the job's shared memory: its layout is
+ * cm5run's too (boot/boot_proto.h). */
+typedef cm5_doorbell_slot_t cm5i_doorbell_t;
 
 typedef struct {
     int ready;
@@ -182,6 +178,8 @@ void cm5i_waiter_init(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 void cm5i_doorbell_ring(int node);
 cm5_status_t cm5i_wait_setup(void);
+/* Unmap the doorbell (finalize, or a start that failed). */
+void cm5i_wait_teardown(void);
 
 cm5_status_t cm5i_barrier_setup(void);
 
@@ -210,22 +208,45 @@ void cm5i_alive_stop(int bye);
 /* Interrupts: handlers may run from a signal in the main thread, but
  * never while the main thread is inside the runtime.  Every public call
  * that touches the runtime's state starts with CM5I_GUARD(); an interrupt
- * that comes meanwhile is delivered when the outermost call returns. */
+ * that comes meanwhile is delivered when the outermost call returns.
+ *
+ * With interrupts enabled, the interrupt thread drives the network while
+ * the main thread is outside the runtime: the runtime's state (endpoints
+ * included) belongs to whichever thread owns it, and the outermost guard
+ * takes it for the main thread (am_irq.c).  With interrupts disabled the
+ * main thread never gives it away and the guard costs one load. */
 #include <signal.h>
 extern volatile sig_atomic_t cm5i_rt_depth;
 extern volatile sig_atomic_t cm5i_irq_pending;
+extern volatile sig_atomic_t cm5i_irq_active; /* the thread may own */
+extern int cm5i_irq_owned;                    /* the main thread owns */
+/* Take the runtime for the main thread (the interrupt thread may have it). */
+void cm5i_irq_acquire(void);
+/* Leave the outermost runtime call: serve a held interrupt, give the
+ * runtime back to the interrupt thread. */
+void cm5i_irq_leave(void);
 /* Serve an interrupt held by a runtime call, as that call returns. */
 void cm5i_irq_deliver(void);
+/* Interrupts are disabled: wait until the interrupt thread touches
+ * nothing of the runtime any more (before finalize tears it down). */
+void cm5i_irq_quiesce(void);
+/* Inside the signal handler (sends are queued for the interrupt thread). */
+extern volatile sig_atomic_t cm5i_irq_in_signal;
 static inline int cm5i_guard_enter(void)
 {
-    cm5i_rt_depth++;
+    if (cm5i_rt_depth++ == 0 && CM5I_UNLIKELY(cm5i_irq_active))
+        cm5i_irq_acquire();
     return 0;
 }
 static inline void cm5i_guard_leave(int *unused)
 {
     (void)unused;
-    if (--cm5i_rt_depth == 0 && cm5i_irq_pending)
-        cm5i_irq_deliver();
+    if (cm5i_rt_depth == 1 &&
+        CM5I_UNLIKELY(cm5i_irq_pending || cm5i_irq_owned)) {
+        cm5i_irq_leave();
+        return;
+    }
+    cm5i_rt_depth--;
 }
 #define CM5I_GUARD()                                                          \
     int cm5i_guard_ __attribute__((cleanup(cm5i_guard_leave), unused)) =      \
@@ -242,10 +263,20 @@ void cm5i_cn_leave(int *held_here);
 #define CM5I_CN_HOLD()                                                        \
     int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =            \
         cm5i_cn_enter()
+/* Run the user work the interrupt thread held (handlers of arrived
+ * packets, RPCs, completion callbacks): what an interrupt runs.  Returns
+ * how many ran. */
+int cm5i_am_run_user(void);
+/* Is there user work for an interrupt to run? */
+int cm5i_am_user_pending(void);
+/* Send the packets queued by handlers that ran in the signal handler
+ * (which never calls the provider itself); returns 0 when none is left. */
+int cm5i_am_flush_sendq(void);
+cm5_status_t cm5i_am_sendq_setup(void);
 /* Free the queue of held user packets (finalize). */
 void cm5i_am_held_fini(void);
 cm5_status_t cm5i_msg_setup(void);
-void cm5i_msg_fini(void);
+void cm5i_msg_teardown(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
 /* Send the message RTSs queued for flow-control credits; returns how many. */
@@ -257,7 +288,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
                            cm5_msg_done_func_t done, void *arg,
                            cm5_msg_h *out);
 cm5_status_t cm5i_coll_setup(void);
-void cm5i_coll_fini(void);
+void cm5i_coll_teardown(void);
 /* Is op valid on type t?  a = a op b for one element (am_coll.c). */
 int cm5i_coll_valid(cm5_type_t t, cm5_op_t op);
 void cm5i_coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op);

@@ -93,6 +93,7 @@ static cm5_status_t msg_slot(cm5_msg_h m)
         if (!s || !g || !f)
             return CM5_ERR_NO_MEMORY;
         for (uint32_t i = msgs.nslots; i < n; i++) {
+            msgs.slots[i] = NULL; /* cm5i_msg_teardown frees the others */
             msgs.gens[i] = 0;
             msgs.free_slots[msgs.nfree++] = n - 1 - (i - msgs.nslots);
         }
@@ -543,6 +544,7 @@ void cm5_msg_free(cm5_msg_h m)
 
 void cm5_msg_info(cm5_msg_h m, cm5_msg_info_t *out)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     out->is_send = m->is_send;
     out->node = m->node;
     out->tag = m->tag;
@@ -575,6 +577,7 @@ int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
 
 int cm5_msg_active(int sends)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     return msgs.active[sends ? 1 : 0];
 }
 
@@ -647,6 +650,29 @@ static void msg_scopy_handler(int src, const uint32_t *arg)
     msg_match(m, &rts);
 }
 
+/* Free the message tables, the messages still in them and the RTSs no
+ * receive matched (finalize, or a start that failed). */
+void cm5i_msg_teardown(void)
+{
+    for (uint32_t i = 0; i < msgs.nslots; i++)
+        if (msgs.slots[i]) {
+            free(msgs.slots[i]->copy);
+            free(msgs.slots[i]);
+        }
+    while (msgs.rts_head) {
+        msg_rts_t *r = msgs.rts_head;
+
+        msgs.rts_head = r->next;
+        free(r);
+    }
+    free(msgs.slots);
+    free(msgs.gens);
+    free(msgs.free_slots);
+    free(msgs.rtsq_head);
+    free(msgs.rts_busy);
+    memset(&msgs, 0, sizeof(msgs));
+}
+
 cm5_status_t cm5i_msg_setup(void)
 {
     cm5i_am_register_internal(CM5I_INT_SCOPY, msg_scopy_handler);
@@ -665,28 +691,4 @@ cm5_status_t cm5i_msg_setup(void)
             return CM5_ERR_NO_MEMORY;
     }
     return CM5_OK;
-}
-
-/* At finalize: the tables and the announcements nobody received (valgrind
- * found them still allocated at exit).  Messages the program never freed
- * stay its own. */
-void cm5i_msg_fini(void)
-{
-    while (msgs.rts_head) {
-        msg_rts_t *r = msgs.rts_head;
-
-        msgs.rts_head = r->next;
-        free(r);
-    }
-    msgs.rts_tail = NULL;
-    free(msgs.slots);
-    free(msgs.gens);
-    free(msgs.free_slots);
-    free(msgs.rtsq_head);
-    free(msgs.rts_busy);
-    msgs.slots = NULL;
-    msgs.gens = msgs.free_slots = NULL;
-    msgs.nslots = msgs.nfree = 0;
-    msgs.rtsq_head = msgs.rtsq_tail = NULL;
-    msgs.rts_busy = NULL;
 }

@@ -45,6 +45,7 @@ cm5_status_t cm5_rport_free(int rport)
 
 cm5_status_t cm5_rport_get(int rport, cm5_rport_attr_t *out)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     if (!rport_ok(rport))
         return CM5_ERR_INVALID;
     if (!cm5i_rports[rport].allocated)
@@ -66,6 +67,7 @@ cm5_status_t cm5_rport_set(int rport, const cm5_rport_attr_t *a)
 
 int cm5_rport_free_count(void)
 {
+    CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     int n = 0;
 
     for (int r = 0; r < CM5_RPORTS; r++)

@@ -25,7 +25,7 @@ static long wait_futex(_Atomic uint32_t *addr, int op, uint32_t val,
 
 cm5_status_t cm5i_wait_setup(void)
 {
-    size_t len = 64 * ((size_t)cm5i_ctx.nep + 1);
+    size_t len = CM5_DOORBELL_SIZE(cm5i_ctx.nep);
     void *p;
 
     cm5i_ctx.nwait_fds = cm5i_fab_wait_fds(cm5i_ctx.fab, cm5i_ctx.wait_fds);
@@ -38,9 +38,19 @@ cm5_status_t cm5i_wait_setup(void)
                  "cannot map the doorbell (%m): waits will back off");
         return CM5_OK;
     }
-    cm5i_ctx.doorbell = (cm5i_doorbell_t *)p + 1;
+    cm5i_ctx.doorbell = (cm5i_doorbell_t *)p + CM5_DOORBELL_FIRST;
     cm5i_ctx.doorbell_len = len;
     return CM5_OK;
+}
+
+void cm5i_wait_teardown(void)
+{
+    if (cm5i_ctx.doorbell)
+        munmap(cm5i_ctx.doorbell - CM5_DOORBELL_FIRST,
+               cm5i_ctx.doorbell_len);
+    cm5i_ctx.doorbell = NULL;
+    cm5i_ctx.doorbell_len = 0;
+    cm5i_ctx.nwait_fds = 0;
 }
 
 void cm5i_doorbell_ring(int node)

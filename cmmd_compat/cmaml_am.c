@@ -90,6 +90,7 @@ void CMAML_poll_while_lt(volatile int *flag, int value)
 
 int CMAML_enable_interrupts(void)
 {
+    CM5C_HOLD();
     int was = cm5_interrupts_enabled();
     cm5_status_t st = cm5_interrupts_enable();
 
@@ -103,6 +104,7 @@ int CMAML_enable_interrupts(void)
 
 int CMAML_disable_interrupts(void)
 {
+    CM5C_HOLD();
     int was = cm5_interrupts_enabled();
 
     cm5_interrupts_disable();
@@ -111,11 +113,13 @@ int CMAML_disable_interrupts(void)
 
 int CMAML_interrupt_status(void)
 {
+    CM5C_HOLD();
     return cm5_interrupts_enabled();
 }
 
 int CMAML_inside_interrupt_handler(void)
 {
+    CM5C_HOLD();
     return cm5_in_interrupt();
 }
 
@@ -131,10 +135,12 @@ int CMMD_disable_interrupts(void)
 
 int CMMD_interrupt_status(void)
 {
+    CM5C_HOLD();
     return cm5_interrupts_enabled();
 }
 
 int CMMD_inside_interrupt_handler(void)
 {
+    CM5C_HOLD();
     return cm5_in_interrupt();
 }

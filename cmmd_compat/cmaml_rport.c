@@ -64,6 +64,7 @@ int CMAML_free_rport(int rport)
 #define CMAML_SET(name, field, T, conv)                                       \
     void name(int rport, T value)                                             \
     {                                                                         \
+        CM5C_HOLD();                                                          \
         cm5_rport_attr_t a = cmaml_rport(#name, rport);                       \
         a.field = conv(value);                                                \
         cm5_rport_set(rport, &a);                                             \
@@ -72,6 +73,7 @@ int CMAML_free_rport(int rport)
 #define CMAML_GET(name, field, T, conv)                                       \
     T name(int rport)                                                         \
     {                                                                         \
+        CM5C_HOLD();                                                          \
         return conv(cmaml_rport(#name, rport).field);                         \
     }
 

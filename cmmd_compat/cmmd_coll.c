@@ -60,6 +60,7 @@ static void cmmd_reduce(const char *call, void *v, cm5_type_t t,
 #define CMMD_REDUCE(name, T, type)                                            \
     T name(T value, CMMD_combiner_t combiner)                                 \
     {                                                                         \
+        CM5C_HOLD();                                                          \
         cmmd_reduce(#name, &value, type, combiner);                           \
         return value;                                                         \
     }
@@ -77,6 +78,7 @@ CMMD_REDUCE(CMMD_reduce_double, double, CM5_DOUBLE)
  * float, as on the CM-5. */
 double CMMD_reduce_float(double value, CMMD_combiner_t combiner)
 {
+    CM5C_HOLD();
     float f = (float)value;
 
     cmmd_reduce("CMMD_reduce_float", &f, CM5_FLOAT, combiner);
@@ -176,6 +178,7 @@ static void cmmd_scan(const char *call, void *v, cm5_type_t t,
            CMMD_scan_direction_t direction, CMMD_segment_mode_t smode,        \
            int sbit, CMMD_scan_inclusion_t inclusion)                         \
     {                                                                         \
+        CM5C_HOLD();                                                          \
         cmmd_scan(#name, &value, type, combiner, direction, smode, sbit,      \
                   inclusion);                                                 \
         return value;                                                         \
@@ -192,6 +195,7 @@ double CMMD_scan_float(double value, CMMD_combiner_t combiner,
                        CMMD_segment_mode_t smode, int sbit,
                        CMMD_scan_inclusion_t inclusion)
 {
+    CM5C_HOLD();
     float f = (float)value;
 
     cmmd_scan("CMMD_scan_float", &f, CM5_FLOAT, combiner, direction, smode,

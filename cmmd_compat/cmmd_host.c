@@ -17,6 +17,7 @@ static int host_enabled; /* CMMD_enable / CMMD_enable_host returned */
 
 int CMMD_host_node(void)
 {
+    CM5C_HOLD();
     int h = cm5_host_node();
 
     return h >= 0 ? h : cm5_size();
@@ -79,6 +80,7 @@ void CMMD_enable_host(void)
 
 int CMMD_is_enabled(void)
 {
+    CM5C_HOLD();
     return host_enabled;
 }
 
@@ -93,11 +95,13 @@ static void host_sync(const char *call, int host, const char *other)
 
 void CMMD_sync_host_with_nodes(void)
 {
+    CM5C_HOLD();
     host_sync("CMMD_sync_host_with_nodes", 1, "CMMD_sync_with_host");
 }
 
 void CMMD_sync_with_host(void)
 {
+    CM5C_HOLD();
     host_sync("CMMD_sync_with_host", 0, "CMMD_sync_host_with_nodes");
 }
 
@@ -120,36 +124,42 @@ static void host_move(const char *call, int host, const char *other,
 
 void CMMD_bc_from_host(void *buffer, int len)
 {
+    CM5C_HOLD();
     host_move("CMMD_bc_from_host", 1, "CMMD_receive_bc_from_host",
               cm5_host_bcast, buffer, len);
 }
 
 void CMMD_receive_bc_from_host(void *buffer, int len)
 {
+    CM5C_HOLD();
     host_move("CMMD_receive_bc_from_host", 0, "CMMD_bc_from_host",
               cm5_host_bcast, buffer, len);
 }
 
 void CMMD_distrib_to_nodes(void *buffer, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMMD_distrib_to_nodes", 1, "CMMD_receive_element_from_host",
               cm5_host_scatter, buffer, element_len);
 }
 
 void CMMD_receive_element_from_host(void *buffer, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMMD_receive_element_from_host", 0, "CMMD_distrib_to_nodes",
               cm5_host_scatter, buffer, element_len);
 }
 
 void CMMD_gather_from_nodes(void *buffer, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMMD_gather_from_nodes", 1, "CMMD_concat_elements_to_host",
               cm5_host_gather, buffer, element_len);
 }
 
 void CMMD_concat_elements_to_host(void *element, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMMD_concat_elements_to_host", 0, "CMMD_gather_from_nodes",
               cm5_host_gather, element, element_len);
 }
@@ -171,6 +181,7 @@ static void host_reduce(const char *call, int host, const char *other,
 #define HOST_REDUCE(name, other, host, T, CT, type)                          \
     T name(T value, CMMD_combiner_t combiner)                                 \
     {                                                                         \
+        CM5C_HOLD();                                                          \
         CT v = (CT)value;                                                     \
         host_reduce(#name, host, #other, &v, type, combiner);                 \
         return (T)v;                                                          \
@@ -225,6 +236,7 @@ static void host_reduce_v(const char *call, int host, const char *other,
     void name(void *dest, void *source, CMMD_combiner_t combiner,             \
               int element_size, int count)                                    \
     {                                                                         \
+        CM5C_HOLD();                                                          \
         host_reduce_v(#name, host, #other, dest, source, combiner,            \
                       element_size, count);                                   \
     }
@@ -238,46 +250,54 @@ HOST_REDUCE_V(CMCN_reduce_to_host_v, CMCN_reduce_from_nodes_v, 0)
 
 void CMCN_sync_host_with_nodes(void)
 {
+    CM5C_HOLD();
     host_sync("CMCN_sync_host_with_nodes", 1, "CMCN_sync_with_host");
 }
 
 void CMCN_sync_with_host(void)
 {
+    CM5C_HOLD();
     host_sync("CMCN_sync_with_host", 0, "CMCN_sync_host_with_nodes");
 }
 
 void CMCN_bc_from_host(void *buffer, int len)
 {
+    CM5C_HOLD();
     host_move("CMCN_bc_from_host", 1, "CMCN_receive_bc_from_host",
               cm5_host_bcast, buffer, len);
 }
 
 void CMCN_receive_bc_from_host(void *buffer, int len)
 {
+    CM5C_HOLD();
     host_move("CMCN_receive_bc_from_host", 0, "CMCN_bc_from_host",
               cm5_host_bcast, buffer, len);
 }
 
 void CMCN_distrib_to_nodes(void *buffer, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMCN_distrib_to_nodes", 1, "CMCN_receive_element_from_host",
               cm5_host_scatter, buffer, element_len);
 }
 
 void CMCN_receive_element_from_host(void *buffer, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMCN_receive_element_from_host", 0, "CMCN_distrib_to_nodes",
               cm5_host_scatter, buffer, element_len);
 }
 
 void CMCN_gather_from_nodes(void *buffer, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMCN_gather_from_nodes", 1, "CMCN_concat_elements_to_host",
               cm5_host_gather, buffer, element_len);
 }
 
 void CMCN_concat_elements_to_host(void *element, int element_len)
 {
+    CM5C_HOLD();
     host_move("CMCN_concat_elements_to_host", 0, "CMCN_gather_from_nodes",
               cm5_host_gather, element, element_len);
 }

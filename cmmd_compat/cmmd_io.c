@@ -246,6 +246,7 @@ int CMMD_set_io_mode(int fd, CMMD_file_mode_t mode)
 
 CMMD_file_mode_t CMMD_fget_io_mode(FILE *stream)
 {
+    CM5C_HOLD();
     int gfd = stream ? cm5c_pfile_stream_fd(stream) : -1;
 
     if (!stream)
@@ -257,6 +258,7 @@ CMMD_file_mode_t CMMD_fget_io_mode(FILE *stream)
 
 CMMD_file_mode_t CMMD_get_io_mode(int fd)
 {
+    CM5C_HOLD();
     if (cm5c_pfile_is_global(fd))
         return (CMMD_file_mode_t)cm5c_pfile_mode(fd);
     return io_fd("CMMD_get_io_mode", fd)->mode;

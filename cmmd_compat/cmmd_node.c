@@ -38,11 +38,13 @@ void cm5c_check_node(const char *call, int node, int any_ok)
 
 int CMMD_self_address(void)
 {
+    CM5C_HOLD();
     return cm5_rank();
 }
 
 int CMMD_partition_size(void)
 {
+    CM5C_HOLD();
     return cm5_size();
 }
 
@@ -132,6 +134,7 @@ double CMMD_node_timer_busy(int t)
 
 void CMMD_error(const char *format, ...)
 {
+    CM5C_HOLD();
     char msg[1024];
     size_t n;
     va_list ap;

@@ -515,6 +515,7 @@ int CMMD_set_open_mode(CMMD_file_mode_t mode)
 
 CMMD_file_mode_t CMMD_get_open_mode(void)
 {
+    CM5C_HOLD();
     return (CMMD_file_mode_t)pf_open_mode;
 }
 
@@ -562,6 +563,7 @@ static int pf_offset(double d, off64_t *off)
 
 double dseek(int fd, double offset, int whence)
 {
+    CM5C_HOLD();
     off64_t off, r;
 
     if (pf_offset(offset, &off) < 0)
@@ -572,6 +574,7 @@ double dseek(int fd, double offset, int whence)
 
 double dtell(int fd)
 {
+    CM5C_HOLD();
     off64_t r = lseek64(fd, 0, SEEK_CUR);
 
     return r < 0 ? -1 : (double)r;
@@ -579,6 +582,7 @@ double dtell(int fd)
 
 double dlength(int fd)
 {
+    CM5C_HOLD();
     struct stat64 st;
 
     return fstat64(fd, &st) < 0 ? -1 : (double)st.st_size;

@@ -11,7 +11,7 @@
 #include "cm5/cm5.h"
 #include "cmmd_internal.h"
 
-int CMUTIL_get_errno(void) { return (int)CMMD_get_errno(); }
+int CMUTIL_get_errno(void) { return CMMD_get_errno(); }
 
 void CMUTIL_set_errno(int err)
 {
@@ -54,6 +54,7 @@ static void util_format(char *msg, size_t size, const char *format, va_list ap)
 
 void CMUTIL_error(const char *format, ...)
 {
+    CM5C_HOLD();
     char msg[1024];
     va_list ap;
 
@@ -65,6 +66,7 @@ void CMUTIL_error(const char *format, ...)
 
 void CMUTIL_internal_error(const char *format, ...)
 {
+    CM5C_HOLD();
     char msg[1024];
     va_list ap;
 
@@ -77,6 +79,7 @@ void CMUTIL_internal_error(const char *format, ...)
 /* One line in the runtime's log format; the node goes on. */
 void CMUTIL_warning(const char *format, ...)
 {
+    CM5C_HOLD();
     char msg[1024];
     va_list ap;
 

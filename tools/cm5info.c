@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "am_env.h"
 #include "cm5/cm5.h"
 
 #define WRAP_COLS 76
@@ -104,7 +105,7 @@ static void print_env(void)
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
 
-        if (strncmp(*e, "CM5_", 4) != 0 || !eq ||
+        if (strncmp(*e, CM5_ENV_PREFIX, strlen(CM5_ENV_PREFIX)) != 0 || !eq ||
             config_known(*e, (size_t)(eq - *e)))
             continue;
         if (!unknown++)
@@ -186,7 +187,7 @@ static void collect_provider(void *arg, const char *name, int usable,
 /* How a node started here would find its job. */
 static const char *boot_method(void)
 {
-    if (getenv("CM5_BOOT_FD"))
+    if (getenv(CM5_ENV_BOOT_FD))
         return "cm5run";
 #ifdef HAVE_PMIX
     if (getenv("PMIX_RANK") && getenv("PMIX_NAMESPACE"))
@@ -204,12 +205,12 @@ static const char *boot_method(void)
  * when every node is on one host > tcp). */
 static void print_provider_choice(const char *method)
 {
-    const char *cm = getenv("CM5_PROVIDER");
+    const char *cm = getenv(CM5_ENV_PROVIDER);
     const char *prov = cm5_provider();
 
     printf("provider %s (", prov);
     if (cm && *cm)
-        printf("CM5_PROVIDER=%s%s", cm,
+        printf(CM5_ENV_PROVIDER "=%s%s", cm,
                strcmp(method, "cm5run") == 0 ? ", or cm5run --provider" : "");
     else if (strcmp(prov, "shm") == 0 && strcmp(method, "pmix") == 0)
         printf("all %d nodes on one host: the PMIx local size is the job "
@@ -253,7 +254,7 @@ static int show_job(int *rank)
 static int list_providers(void)
 {
     const char *fi = getenv("FI_PROVIDER");
-    const char *cm = getenv("CM5_PROVIDER");
+    const char *cm = getenv(CM5_ENV_PROVIDER);
     int nusable = 0, boot_failed, rank;
 
     boot_failed = show_job(&rank);
@@ -558,7 +559,7 @@ static int check_provider(const char *name, int verbose)
 
     /* libfabric reads FI_LOG_LEVEL once, at its first call: set it now. */
     setenv("FI_LOG_LEVEL", "info", 0);
-    setenv("CM5_LOG_LEVEL", "info", 0);
+    setenv(CM5_ENV_LOG_LEVEL, "info", 0);
     log = capture_start();
     cm5_fabric_list(collect_provider, NULL);
     for (int i = 0; i < nprovs; i++)

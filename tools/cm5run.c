@@ -42,6 +42,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include "am_env.h"
+#include "boot/boot_proto.h" /* the framing and the doorbell's layout */
+
 #ifdef PACKAGE_VERSION
 #define CM5RUN_VERSION PACKAGE_VERSION
 #else
@@ -49,9 +52,7 @@
 #endif
 
 #define MAX_NODES       1024
-#define MAX_BOOT_MSG    (1024u * 1024u) /* largest bootstrap payload */
 #define LINE_BUF        (64 * 1024)     /* longest line kept whole */
-#define DOORBELL_STRIDE 64              /* bytes per doorbell slot */
 #define KILL_GRACE_MS   1000            /* SIGTERM -> SIGKILL */
 #define DRAIN_GRACE_MS  500             /* pipes kept open by others */
 #define DRAIN_READS     64              /* reads per pipe at node exit */
@@ -92,9 +93,9 @@ struct node {
     int status;                 /* wait status once reaped */
     int boot_fd;                /* our end of the bootstrap socket */
     int rx_eof;                 /* the node closed its end */
-    unsigned char hdr[4];       /* length prefix being received */
+    unsigned char hdr[CM5_BOOT_PREFIX]; /* length prefix being received */
     size_t hdr_got;
-    uint32_t msg_len;
+    cm5_boot_len_t msg_len;
     size_t msg_got;
     unsigned char *msg;         /* this round's payload */
     int joined;                 /* contributed to the current round */
@@ -382,12 +383,12 @@ static void parse_host(int argc, char **argv, int *i, struct opts *o)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-    const char *env = getenv("CM5_TIMEOUT");
+    const char *env = getenv(CM5_ENV_TIMEOUT);
     int i;
 
     memset(o, 0, sizeof(*o));
     if (env && *env)
-        o->timeout = parse_timeout(env, "CM5_TIMEOUT value");
+        o->timeout = parse_timeout(env, CM5_ENV_TIMEOUT " value");
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--host") == 0) {
             parse_host(argc, argv, &i, o);
@@ -478,7 +479,7 @@ static int make_job_key(struct job *j)
 
 static int make_doorbell(struct job *j)
 {
-    off_t size = (off_t)DOORBELL_STRIDE * (j->o->procs + 1);
+    off_t size = (off_t)CM5_DOORBELL_SIZE(j->o->procs);
 
     j->doorbell_fd = memfd_create("cm5-doorbell", MFD_CLOEXEC);
     if (j->doorbell_fd < 0)
@@ -499,15 +500,15 @@ static int prepare_env(const struct job *j)
 {
     const struct opts *o = j->o;
 
-    if (set_env_int("CM5_SIZE", o->nodes) < 0 ||
-        set_env_int("CM5_DOORBELL_FD", j->doorbell_fd) < 0 ||
-        setenv("CM5_JOB_KEY", j->key, 1) < 0 ||
-        set_env_int("CM5_HOST", o->host_argv != NULL) < 0 ||
-        setenv("CM5_LAUNCHER", "cm5run", 1) < 0 ||
+    if (set_env_int(CM5_ENV_SIZE, o->nodes) < 0 ||
+        set_env_int(CM5_ENV_DOORBELL_FD, j->doorbell_fd) < 0 ||
+        setenv(CM5_ENV_JOB_KEY, j->key, 1) < 0 ||
+        set_env_int(CM5_ENV_HOST, o->host_argv != NULL) < 0 ||
+        setenv(CM5_ENV_LAUNCHER, "cm5run", 1) < 0 ||
         setenv("FI_TCP_IFACE", "lo", 0) < 0 ||
         setenv("FI_SOCKETS_IFACE", "lo", 0) < 0)
         return -1;
-    if (o->provider && setenv("CM5_PROVIDER", o->provider, 1) < 0)
+    if (o->provider && setenv(CM5_ENV_PROVIDER, o->provider, 1) < 0)
         return -1;
     return 0;
 }
@@ -586,8 +587,8 @@ static void child_exec(const struct job *j, int rank, int boot,
     /* stdin goes to the host program, or else to node 0. */
     child_fds(j->o->host_argv ? host : rank == 0, boot, out_w, err_w,
               j->doorbell_fd);
-    if (set_env_int("CM5_RANK", rank) < 0 ||
-        set_env_int("CM5_BOOT_FD", boot) < 0)
+    if (set_env_int(CM5_ENV_RANK, rank) < 0 ||
+        set_env_int(CM5_ENV_BOOT_FD, boot) < 0)
         _exit(127);
     execvp(argv[0], argv);
     fprintf(stderr, "cm5run: cannot execute %s: %s\n",
@@ -875,7 +876,7 @@ static int boot_wants_read(const struct job *j, const struct node *nd)
            !nd->joined && !nd->tx;
 }
 
-static void put_u32(unsigned char **p, uint32_t v)
+static void put_len(unsigned char **p, cm5_boot_len_t v)
 {
     memcpy(*p, &v, sizeof(v));
     *p += sizeof(v);
@@ -883,24 +884,24 @@ static void put_u32(unsigned char **p, uint32_t v)
 
 static struct reply *build_reply(struct job *j)
 {
-    size_t size = sizeof(uint32_t);
+    size_t size = CM5_BOOT_PREFIX;
     struct reply *rp;
     unsigned char *p;
     int i;
 
     for (i = 0; i < j->o->procs; i++)
-        size += sizeof(uint32_t) + j->nodes[i].msg_len;
+        size += CM5_BOOT_PREFIX + j->nodes[i].msg_len;
     rp = malloc(sizeof(*rp) + size);
     if (!rp)
         return NULL;
     rp->len = size;
     rp->refs = 0;
     p = rp->data;
-    put_u32(&p, (uint32_t)j->o->procs);
+    put_len(&p, (cm5_boot_len_t)j->o->procs);
     for (i = 0; i < j->o->procs; i++) {
         struct node *nd = &j->nodes[i];
 
-        put_u32(&p, nd->msg_len);
+        put_len(&p, nd->msg_len);
         if (nd->msg_len)
             memcpy(p, nd->msg, nd->msg_len);
         p += nd->msg_len;
@@ -952,10 +953,10 @@ static void boot_reset_rx(struct node *nd)
 static int boot_header(struct job *j, struct node *nd)
 {
     memcpy(&nd->msg_len, nd->hdr, sizeof(nd->msg_len));
-    if (nd->msg_len > MAX_BOOT_MSG) {
+    if (nd->msg_len > CM5_BOOT_MAX_RECORD) {
         msg("%s sent a bootstrap message of %" PRIu32
             " bytes (limit %u); stopping the job",
-            who(j, nd->rank), nd->msg_len, MAX_BOOT_MSG);
+            who(j, nd->rank), nd->msg_len, CM5_BOOT_MAX_RECORD);
         stop_job(j, 1);
         return -1;
     }

@@ -1,7 +1,8 @@
 /*
  * Local bootstrap through cm5run's socket (see tools/cm5run.c): each round,
  * every node writes a length-prefixed record; cm5run answers with all the
- * records in node order once every node has written.
+ * records in node order once every node has written.  The framing is
+ * boot_proto.h's, which cm5run includes too.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -17,7 +18,9 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "am_env.h"
 #include "am_log.h"
+#include "boot/boot_proto.h"
 
 static int boot_env_int(const char *name, int *out)
 {
@@ -83,7 +86,7 @@ static int boot_host(cm5i_boot_t *b)
     int host = 0;
 
     b->host = -1;
-    if (boot_env_int("CM5_HOST", &host) < 0 || host > 1)
+    if (boot_env_int(CM5_ENV_HOST, &host) < 0 || host > 1)
         return 0;
     if (host) {
         b->host = b->size;
@@ -94,38 +97,38 @@ static int boot_host(cm5i_boot_t *b)
 
 cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
 {
-    const char *key = getenv("CM5_JOB_KEY");
+    const char *key = getenv(CM5_ENV_JOB_KEY);
     int ok = 1;
 
     memset(b, 0, sizeof(*b));
 #ifdef HAVE_PMIX
-    if (!getenv("CM5_BOOT_FD") && cm5i_boot_pmix_present())
+    if (!getenv(CM5_ENV_BOOT_FD) && cm5i_boot_pmix_present())
         return cm5i_boot_pmix_init(b);
 #else
-    if (!getenv("CM5_BOOT_FD") && getenv("PMIX_RANK"))
+    if (!getenv(CM5_ENV_BOOT_FD) && getenv("PMIX_RANK"))
         cm5i_log(CM5I_LOG_WARN, "boot",
                  "a PMIx launcher started this process, but this cm5fab "
                  "was built without PMIx: running as a 1-node partition "
                  "(rebuild with libpmix-dev installed)");
 #endif
-    if (!getenv("CM5_BOOT_FD")) {
+    if (!getenv(CM5_ENV_BOOT_FD)) {
         boot_other_launcher();
         return boot_single(b);
     }
     b->doorbell_fd = -1;
-    ok &= boot_env_int("CM5_BOOT_FD", &b->fd) == 1;
-    ok &= boot_env_int("CM5_RANK", &b->rank) == 1;
-    ok &= boot_env_int("CM5_SIZE", &b->size) == 1;
+    ok &= boot_env_int(CM5_ENV_BOOT_FD, &b->fd) == 1;
+    ok &= boot_env_int(CM5_ENV_RANK, &b->rank) == 1;
+    ok &= boot_env_int(CM5_ENV_SIZE, &b->size) == 1;
     ok &= boot_host(b);
     if (!ok || b->size < 1 || b->rank >= b->size || !key ||
         sscanf(key, "%16llx", (unsigned long long *)&b->key) != 1) {
         cm5i_log(CM5I_LOG_ERROR, "boot",
-                 "CM5_BOOT_FD is set but CM5_RANK, CM5_SIZE, CM5_HOST or "
-                 "CM5_JOB_KEY is missing or wrong: start the program with "
-                 "cm5run");
+                 CM5_ENV_BOOT_FD " is set but " CM5_ENV_RANK ", "
+                 CM5_ENV_SIZE ", " CM5_ENV_HOST " or " CM5_ENV_JOB_KEY
+                 " is missing or wrong: start the program with cm5run");
         return CM5_ERR_BOOT;
     }
-    if (boot_env_int("CM5_DOORBELL_FD", &b->doorbell_fd) != 1)
+    if (boot_env_int(CM5_ENV_DOORBELL_FD, &b->doorbell_fd) != 1)
         b->doorbell_fd = -1;
     if (fcntl(b->fd, F_GETFD) < 0) {
         cm5i_log(CM5I_LOG_ERROR, "boot", "bootstrap socket %d: %m", b->fd);
@@ -158,7 +161,7 @@ static int boot_io(int fd, void *buf, size_t len, int wr)
 cm5_status_t cm5i_boot_allgather(cm5i_boot_t *b, const void *mine, size_t len,
                                  void *all)
 {
-    uint32_t l32 = (uint32_t)len, n;
+    cm5_boot_len_t l32 = (cm5_boot_len_t)len, n;
 
 #ifdef HAVE_PMIX
     if (strcmp(b->method, "pmix") == 0)
@@ -168,13 +171,20 @@ cm5_status_t cm5i_boot_allgather(cm5i_boot_t *b, const void *mine, size_t len,
         memcpy(all, mine, len);
         return CM5_OK;
     }
-    if (boot_io(b->fd, &l32, 4, 1) || boot_io(b->fd, (void *)mine, len, 1) ||
-        boot_io(b->fd, &n, 4, 0))
+    if (len > CM5_BOOT_MAX_RECORD) {
+        cm5i_log(CM5I_LOG_ERROR, "boot",
+                 "bootstrap record of %zu bytes (cm5run takes %u at most)",
+                 len, CM5_BOOT_MAX_RECORD);
+        return CM5_ERR_BOOT;
+    }
+    if (boot_io(b->fd, &l32, CM5_BOOT_PREFIX, 1) ||
+        boot_io(b->fd, (void *)mine, len, 1) ||
+        boot_io(b->fd, &n, CM5_BOOT_PREFIX, 0))
         goto err_io;
-    if (n != (uint32_t)b->size)
+    if (n != (cm5_boot_len_t)b->size)
         goto err_proto;
-    for (uint32_t k = 0; k < n; k++) {
-        if (boot_io(b->fd, &l32, 4, 0))
+    for (cm5_boot_len_t k = 0; k < n; k++) {
+        if (boot_io(b->fd, &l32, CM5_BOOT_PREFIX, 0))
             goto err_io;
         if (l32 != len)
             goto err_proto;

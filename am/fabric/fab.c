@@ -21,6 +21,7 @@
 #define FAB_API FI_VERSION(1, 10)
 #define FAB_NRXBUF 4  /* multi-receive buffers per channel */
 #define FAB_CQ_BATCH 32
+#define FAB_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 typedef struct {
     struct fi_context ctx; /* must be first: completions return it */
@@ -28,6 +29,7 @@ typedef struct {
     void *buf;
     size_t len;
     int node;              /* FAB_CTX_TX: destination */
+    int failed;            /* FAB_CTX_RX: a repost failure was reported */
     struct fab_txslot *next;
 } fab_op_t;
 
@@ -49,6 +51,7 @@ typedef struct {
     int wait_fd;
     char name[CM5I_FAB_NAME_MAX]; /* set for string-addressed endpoints */
     fab_op_t rx[FAB_NRXBUF];
+    unsigned rx_retry; /* bit i: rx[i] waits to be posted again */
     fab_txslot_t *tx_slots;
     fab_txslot_t *tx_free;
 } fab_chan_t;
@@ -73,6 +76,7 @@ struct cm5i_fab {
     char *rx_mem;
     char *tx_mem;
     char prov[64];
+    long fault[CM5I_FAB_NFAULTS]; /* injected faults still to come */
 };
 
 /* Known provider quirks (checked by tests/unit/am/test_fab.c):
@@ -166,6 +170,26 @@ static int fab_open_cq(cm5i_fab_t *fab, fab_chan_t *ch)
     return fi_cq_open(fab->domain, &attr, &ch->cq, NULL);
 }
 
+/* An injected repost failure (cm5i_fab_fault), or 0. */
+static int fab_fault_repost(cm5i_fab_t *fab)
+{
+    if (FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_REPOST_AGAIN] > 0)) {
+        fab->fault[CM5I_FAB_FAULT_REPOST_AGAIN]--;
+        return -FI_EAGAIN;
+    }
+    if (FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_REPOST_ERROR] > 0)) {
+        fab->fault[CM5I_FAB_FAULT_REPOST_ERROR]--;
+        return -FI_EIO;
+    }
+    return 0;
+}
+
+void cm5i_fab_fault(cm5i_fab_t *fab, int what, long count)
+{
+    if (what >= 0 && what < CM5I_FAB_NFAULTS)
+        fab->fault[what] = count;
+}
+
 static int fab_post_rx(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
 {
     struct iovec iov = {.iov_base = op->buf, .iov_len = op->len};
@@ -175,13 +199,40 @@ static int fab_post_rx(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
         .addr = FI_ADDR_UNSPEC,
         .context = &op->ctx,
     };
-    int rc;
+    int rc = fab_fault_repost(fab);
 
-    (void)fab;
-    do {
-        rc = (int)fi_recvmsg(ch->ep, &msg, FI_MULTI_RECV);
-    } while (rc == -FI_EAGAIN);
+    /* No spinning on -FI_EAGAIN here: the provider frees room only while
+     * its completion queue is read, so the buffer waits (rx_retry). */
+    return rc ? rc : (int)fi_recvmsg(ch->ep, &msg, FI_MULTI_RECV);
+}
+
+/* Post receive buffer i of a channel; if that fails, keep it on the
+ * retry list that every poll works through (as GASNet's ofi conduit
+ * does): a buffer is never lost.  A hard error is reported once. */
+static int fab_repost(cm5i_fab_t *fab, fab_chan_t *ch, int i)
+{
+    fab_op_t *op = &ch->rx[i];
+    int rc = fab_post_rx(fab, ch, op);
+
+    if (rc == 0) {
+        ch->rx_retry &= ~(1u << i);
+        op->failed = 0;
+        return 0;
+    }
+    ch->rx_retry |= 1u << i;
+    if (rc != -FI_EAGAIN && !op->failed) {
+        op->failed = 1;
+        fab_data_err(fab, "fi_recvmsg (receive buffer kept for retry)", rc);
+    }
     return rc;
+}
+
+/* Post again the buffers that could not be posted, until one fails. */
+static void fab_retry_rx(cm5i_fab_t *fab, fab_chan_t *ch)
+{
+    for (int i = 0; i < FAB_NRXBUF; i++)
+        if ((ch->rx_retry & (1u << i)) && fab_repost(fab, ch, i) != 0)
+            return;
 }
 
 static int fab_setup_rx(cm5i_fab_t *fab, int c, size_t rx_bytes)
@@ -202,8 +253,8 @@ static int fab_setup_rx(cm5i_fab_t *fab, int c, size_t rx_bytes)
         op->kind = FAB_CTX_RX;
         op->buf = fab->rx_mem + ((size_t)c * FAB_NRXBUF + i) * per;
         op->len = per;
-        rc = fab_post_rx(fab, ch, op);
-        if (rc)
+        rc = fab_repost(fab, ch, i);
+        if (rc && rc != -FI_EAGAIN) /* no room yet: the first poll posts */
             return rc;
     }
     return 0;
@@ -541,39 +592,79 @@ cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
     return rc == -FI_EAGAIN ? CM5_ERR_AGAIN : fab_err("fi_trecv", (int)rc);
 }
 
-static int fab_cq_error(cm5i_fab_t *fab, fab_chan_t *ch)
+/* A send completed (or failed): its slot is free again. */
+static void fab_tx_done(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
 {
-    struct fi_cq_err_entry err = {0};
-    cm5i_fab_op_t *uop;
+    fab->tx_pending--;
+    op->next = ch->tx_free;
+    ch->tx_free = (fab_txslot_t *)op;
+}
 
-    if (fi_cq_readerr(ch->cq, &err, 0) < 0)
-        return fab_err("fi_cq_readerr", -FI_EOTHER);
-    uop = err.op_context;
+/* Buffer rx[i] of a channel, or -1. */
+static int fab_rx_index(const fab_chan_t *ch, const fab_op_t *op)
+{
+    if (op < ch->rx || op >= ch->rx + FAB_NRXBUF)
+        return -1;
+    return (int)(op - ch->rx);
+}
+
+/* An operation completed with an error (read from the queue, or
+ * injected): returns the status for the caller of cm5i_fab_poll. */
+static int fab_op_error(cm5i_fab_t *fab, fab_chan_t *ch,
+                        const struct fi_cq_err_entry *err)
+{
+    cm5i_fab_op_t *uop = err->op_context;
+    fab_op_t *op = err->op_context;
+
     if (uop && uop->kind == FAB_CTX_USER) {
         fab->bulk_pending--;
         /* A bulk transfer failed: its owner reports it. */
         cm5i_log(CM5I_LOG_DEBUG, "fab", "bulk transfer failed: %s",
-                 fi_strerror(err.err));
+                 fi_strerror(err->err));
         uop->done(uop->arg,
-                  err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER,
-                  err.len);
+                  err->err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER,
+                  err->len);
         return 0;
     }
-    if (err.op_context &&
-        ((fab_op_t *)err.op_context)->kind == FAB_CTX_TX)
-        fab->lost_node = ((fab_op_t *)err.op_context)->node;
+    if (op && op->kind == FAB_CTX_TX) {
+        fab->lost_node = op->node;
+        fab_tx_done(fab, ch, op);
+    }
+    /* A receive buffer the provider gave back (FI_MULTI_RECV) is posted
+     * again whatever happened to the message in it. */
+    if (op && op->kind == FAB_CTX_RX && (err->flags & FI_MULTI_RECV) &&
+        fab_rx_index(ch, op) >= 0)
+        fab_repost(fab, ch, fab_rx_index(ch, op));
     /* The caller reports the failure (after giving the launcher time to
      * name a node that died); the provider's words are for debugging. */
     cm5i_log(fab->quiet ? CM5I_LOG_DEBUG : CM5I_LOG_INFO, "fab",
              "completion error: %s (%s)",
-             fi_strerror(err.err),
-             fi_cq_strerror(ch->cq, err.prov_errno, err.err_data, NULL, 0));
-    return err.err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
+             fi_strerror(err->err),
+             fi_cq_strerror(ch->cq, err->prov_errno, err->err_data, NULL, 0));
+    return err->err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
 }
 
-static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
-                         const struct fi_cq_data_entry *e,
-                         cm5i_fab_rx_func_t cb, void *arg, int *nrx)
+static int fab_cq_error(cm5i_fab_t *fab, fab_chan_t *ch)
+{
+    struct fi_cq_err_entry err = {0};
+
+    if (fi_cq_readerr(ch->cq, &err, 0) < 0)
+        return fab_err("fi_cq_readerr", -FI_EOTHER);
+    return fab_op_error(fab, ch, &err);
+}
+
+/* An injected send-completion error (cm5i_fab_fault): op failed. */
+static int fab_fault_send(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
+{
+    struct fi_cq_err_entry err = {.op_context = op, .err = FI_EIO};
+
+    fab->fault[CM5I_FAB_FAULT_SEND_COMPLETION]--;
+    return fab_op_error(fab, ch, &err);
+}
+
+static int fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
+                        const struct fi_cq_data_entry *e,
+                        cm5i_fab_rx_func_t cb, void *arg, int *nrx)
 {
     fab_op_t *op = e->op_context;
 
@@ -582,33 +673,33 @@ static void fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
 
         fab->bulk_pending--;
         uop->done(uop->arg, 0, e->len);
-        return;
+        return 0;
     }
+    if (op && op->kind == FAB_CTX_TX &&
+        FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_SEND_COMPLETION] > 0))
+        return fab_fault_send(fab, ch, op);
     if (op && op->kind == FAB_CTX_TX) {
-        fab->tx_pending--;
-        op->next = ch->tx_free;
-        ch->tx_free = (fab_txslot_t *)op;
-        return;
+        fab_tx_done(fab, ch, op);
+        return 0;
     }
     if ((e->flags & FI_RECV) && e->len > 0) {
         cb(arg, c, e->buf, e->len);
         (*nrx)++;
     }
-    if ((e->flags & FI_MULTI_RECV) && op) {
-        int rc = fab_post_rx(fab, ch, op);
-
-        if (rc)
-            fab_err("fi_recvmsg (repost)", rc);
-    }
+    if ((e->flags & FI_MULTI_RECV) && fab_rx_index(ch, op) >= 0)
+        fab_repost(fab, ch, fab_rx_index(ch, op));
+    return 0;
 }
 
 int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
 {
     fab_chan_t *ch = &fab->ch[c];
     struct fi_cq_data_entry e[FAB_CQ_BATCH];
-    int nrx = 0;
+    int nrx = 0, st = 0;
     ssize_t n;
 
+    if (FAB_UNLIKELY(ch->rx_retry))
+        fab_retry_rx(fab, ch);
     n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
     if (n == -FI_EAGAIN)
         return 0;
@@ -616,9 +707,14 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
         return fab_cq_error(fab, ch);
     if (n < 0)
         return fab_data_err(fab, "fi_cq_read", (int)n);
-    for (ssize_t i = 0; i < n; i++)
-        fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
-    return nrx;
+    /* Every completion of the batch is handled, even after an error. */
+    for (ssize_t i = 0; i < n; i++) {
+        int rc = fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
+
+        if (rc && !st)
+            st = rc;
+    }
+    return st ? st : nrx;
 }
 
 void cm5i_fab_track_sends(cm5i_fab_t *fab)
@@ -655,8 +751,11 @@ int cm5i_fab_trywait(cm5i_fab_t *fab)
 {
     struct fid *fids[CM5I_NCH];
 
-    for (int c = 0; c < fab->nch; c++)
+    for (int c = 0; c < fab->nch; c++) {
+        if (fab->ch[c].rx_retry) /* a buffer waits: poll, do not sleep */
+            return 0;
         fids[c] = &fab->ch[c].cq->fid;
+    }
     return fi_trywait(fab->fabric, fids, fab->nch) == FI_SUCCESS;
 }
 

@@ -104,6 +104,17 @@ int cm5i_fab_lost_node(const cm5i_fab_t *fab);
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds);
 int cm5i_fab_trywait(cm5i_fab_t *fab);
 
+/* Fault injection, for tests: the next count receive-buffer posts fail
+ * (CM5I_FAB_FAULT_REPOST_AGAIN: the provider has no room; _ERROR: a hard
+ * error), or the next count send completions come back as errors. */
+enum {
+    CM5I_FAB_FAULT_REPOST_AGAIN = 0,
+    CM5I_FAB_FAULT_REPOST_ERROR = 1,
+    CM5I_FAB_FAULT_SEND_COMPLETION = 2,
+    CM5I_FAB_NFAULTS = 3
+};
+void cm5i_fab_fault(cm5i_fab_t *fab, int what, long count);
+
 /* List the providers libfabric offers; cb gets each name once, with
  * usable != 0 if an endpoint of the kind cm5fab needs opens, else the
  * reason it does not. */

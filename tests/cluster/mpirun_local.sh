@@ -7,11 +7,26 @@ B=$abs_top_builddir/examples
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cd "$scratch" || exit 1
+# mpi SECONDS MPIRUN-ARGS...: mpirun bounded in time.  Every process of
+# the job carries a marker in its environment: what a killed mpirun left
+# behind (its nodes, orphaned) is found and killed, and said.
+mpi_n=0
 mpi() {
     t=$1
     shift
-    timeout -k 5 "$t" "$MPIRUN" --allow-run-as-root --oversubscribe \
-        --mca btl self "$@"
+    mpi_n=$((mpi_n + 1))
+    mark=cm5mpi-$$-$mpi_n
+    CM5TEST_MARK=$mark timeout -k 5 "$t" "$MPIRUN" --allow-run-as-root \
+        --oversubscribe --mca btl self -x CM5TEST_MARK "$@"
+    rc=$?
+    left=$(grep -l "CM5TEST_MARK=$mark" /proc/[0-9]*/environ 2>/dev/null |
+        cut -d/ -f3)
+    if [ -n "$left" ]; then
+        kill -KILL $left 2>/dev/null
+        echo "mpi: killed processes mpirun left behind: $left"
+        return 99
+    fi
+    return $rc
 }
 echo "1..8"
 out=$(mpi 60 -np 4 "$B/hello" 2>&1)

@@ -20,7 +20,8 @@
 CM5RUN=$abs_top_builddir/tools/cm5run
 PROGS=$abs_top_builddir/tests/cmmd
 
-unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
+unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER \
+    CM5_INTERRUPTS
 
 TAP_TAIL=15
 . "$(dirname "$0")/../tap.sh"
@@ -109,12 +110,14 @@ one_error() {
 
 # bad_case LABEL PROG PROVIDER NODES MODE NODE CALL MESSAGE: "PROG MODE"
 # gives one error line "cm5[NODE:PID] error CALL: MESSAGE" (an extended
-# regular expression), exits 1 within 10 s and leaves nothing behind.
+# regular expression), exits 1 (within 18 s of the 20 s limit: only a
+# hang fails, start-up on a loaded machine takes seconds) and leaves
+# nothing behind.
 bad_case() {
     bc_node=$6 bc_call=$7 bc_msg=$8
     job "$1 $5 $3 n=$4" 20 "$4" "$3" "$2" "$5"
-    check "$1 $5 ($3, $4 nodes): one line 'cm5[$6:PID] error $7: ...', exit 1 within 10 s ($ms ms)" \
-        '[ "$rc" -eq 1 ] && [ "$ms" -lt 10000 ] &&
+    check "$1 $5 ($3, $4 nodes): one line 'cm5[$6:PID] error $7: ...', exit 1, no hang ($ms ms)" \
+        '[ "$rc" -eq 1 ] && [ "$ms" -lt 18000 ] &&
          one_error "$bc_node" "$bc_call" "$bc_msg"'
     left_behind
 }

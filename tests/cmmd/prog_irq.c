@@ -25,6 +25,16 @@
  *                interrupt must not deadlock or corrupt the heap (the
  *                library's own handlers must not call malloc from the
  *                signal); a watchdog reports a stuck node 0
+ *   prog_irq quiet
+ *                interrupts on in every node and no traffic: sleep(2)
+ *                sleeps 2 s and a 1 s nanosleep is interrupted at most
+ *                twice (an interrupt means a message has arrived, and
+ *                none does); prints the EINTR count
+ *   prog_irq peers
+ *                interrupts on in every node; node 0 computes without any
+ *                call while each other node sends it 3 requests and
+ *                spins, without any call, until the 3 replies have come:
+ *                every request and reply handler runs (10 s bound)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -35,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cm/cmmd.h>
@@ -350,6 +361,84 @@ static void test_malloc(void)
     CMMD_sync_with_nodes();
 }
 
+/* ---- interrupts only when a message arrives ---- */
+
+static void test_quiet(void)
+{
+    struct timespec ts = {1, 0};
+    int eintr = 0;
+    unsigned left;
+    double t0, slept;
+
+    CMAML_enable_interrupts();
+    CMMD_sync_with_nodes();
+    t0 = t_now();
+    left = sleep(2);
+    slept = t_now() - t0;
+    while (nanosleep(&ts, &ts) != 0)
+        eintr++;
+    printf("prog_irq: node %d: sleep(2) slept %.3f s, nanosleep(1 s) saw "
+           "%d EINTR\n", t_self, slept, eintr);
+    fflush(stdout);
+    T_CHECK(left == 0 && slept > 1.9, "sleep(2) returned %u after %.3f s "
+            "with interrupts enabled and no traffic", left, slept);
+    T_CHECK(eintr <= 2, "a 1 s nanosleep saw %d EINTR with interrupts "
+            "enabled and no traffic", eintr);
+    CMAML_disable_interrupts();
+    CMMD_sync_with_nodes();
+}
+
+/* ---- every request handled while everyone computes ---- */
+
+enum { PEER_REQ = 3 };
+static volatile int replies;
+
+static void peer_reply(int seq, int src, int magic, int ph)
+{
+    if (magic != MAGIC || src != 0 || seq < 0 || ph != 6)
+        bad_args++;
+    replies++;
+}
+
+static void peer_request(int seq, int src, int magic, int ph)
+{
+    req_handler(seq, src, magic, ph);
+    CMAML_reply(src, (CMAML_handler_t)peer_reply, seq, 0, MAGIC, ph);
+}
+
+static void test_peers(void)
+{
+    int expect = PEER_REQ * (t_nodes - 1);
+    double t0;
+
+    phase = 6;
+    CMAML_enable_interrupts();
+    CMMD_sync_with_nodes();
+    t0 = t_now();
+    if (t_self == 0) {
+        while (hcount < expect && t_now() - t0 < 10)
+            for (volatile int i = 0; i < 10000; i++)
+                ;
+        T_CHECK(hcount == expect, "node 0 handled %d of %d requests in "
+                "10 s while computing with interrupts enabled", hcount,
+                expect);
+    } else {
+        for (int i = 0; i < PEER_REQ; i++)
+            CMAML_request(0, (CMAML_handler_t)peer_request, i, t_self,
+                          MAGIC, 6);
+        while (replies < PEER_REQ && t_now() - t0 < 10)
+            for (volatile int i = 0; i < 10000; i++)
+                ;
+        T_CHECK(replies == PEER_REQ, "node %d got %d of %d replies in 10 s "
+                "while computing with interrupts enabled", t_self, replies,
+                PEER_REQ);
+    }
+    T_EQ(bad_args, 0, "handlers with wrong arguments");
+    T_EQ(bad_tid, 0, "handlers that ran in another thread than main");
+    CMAML_disable_interrupts();
+    CMMD_sync_with_nodes();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "basic";
@@ -359,6 +448,10 @@ int main(int argc, char **argv)
     T_CHECK(t_nodes >= 2, "prog_irq needs at least 2 nodes");
     if (strcmp(mode, "malloc") == 0) {
         test_malloc();
+    } else if (strcmp(mode, "quiet") == 0) {
+        test_quiet();
+    } else if (strcmp(mode, "peers") == 0) {
+        test_peers();
     } else if (strcmp(mode, "inside") == 0) {
         test_inside();
     } else {

@@ -45,7 +45,9 @@ static int cn_held;             /* in a control-network call */
 /* ---- stubs of the rest of the runtime --------------------------------- */
 
 cm5i_ctx_t cm5i_ctx;
-volatile sig_atomic_t cm5i_rt_depth, cm5i_irq_pending;
+volatile sig_atomic_t cm5i_rt_depth, cm5i_irq_pending, cm5i_irq_active;
+volatile sig_atomic_t cm5i_irq_in_signal;
+int cm5i_irq_owned;
 
 void cm5_fatal(const char *call, const char *fmt, ...)
 {
@@ -77,6 +79,8 @@ double cm5_wtime(void) { return 0; }
 void cm5i_doorbell_ring(int node) { (void)node; }
 int cm5i_fab_lost_node(const cm5i_fab_t *fab) { (void)fab; return -1; }
 void cm5i_irq_deliver(void) { cm5i_irq_pending = 0; }
+void cm5i_irq_acquire(void) {}
+void cm5i_irq_leave(void) { cm5i_irq_pending = 0; }
 void cm5i_lazy_init(void) { cm5i_ctx.ready = 1; }
 int cm5i_msg_send_queued(void) { return 0; }
 void cm5i_waiter_init(cm5i_waiter_t *w) { memset(w, 0, sizeof(*w)); }

@@ -36,7 +36,7 @@ static long model_record(int p, int k, uint32_t *len)
         if (side[p].nout - at < 4)
             return -1;
         memcpy(&l, side[p].out + at, 4);
-        if (l > MAX_BOOT_MSG || side[p].nout - at - 4 < l)
+        if (l > CM5_BOOT_MAX_RECORD || side[p].nout - at - 4 < l)
             return -1;
         if (k-- == 0) {
             *len = l;

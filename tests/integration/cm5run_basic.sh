@@ -50,7 +50,11 @@ now_ms() {
     echo $(( $(date +%s%N) / 1000000 ))
 }
 
-# run ARGS...: run cm5run bounded by 20 s; sets rc and ms, fills out/err
+# run ARGS...: run cm5run bounded by 20 s; sets rc and ms, fills out/err.
+# Bounds on how fast cm5run reacts only catch hangs (15 s, under the 20 s
+# of run and the 30 s the nodes sleep): how fast it is depends on the
+# machine's load, and a loaded machine once took over 3 s (issue 14).
+# A documented timeout (--timeout 1) keeps a bound, with a wide margin.
 run() {
     t0=$(now_ms)
     timeout 20 "$CM5RUN" "$@" >out 2>err
@@ -104,7 +108,7 @@ check "a 200000-byte line is forwarded intact (N=1)" \
 # --- failures ----------------------------------------------------------
 run -n 4 sh -c '[ $CM5_RANK = 2 ] && exit 3; sleep '"$mark"
 check "first failing node's status propagates (3)" '[ "$rc" -eq 3 ]'
-check "failure stops the job within 3 s" '[ "$ms" -lt 3000 ]'
+check "failure stops the job (within 15 s: no hang)" '[ "$ms" -lt 15000 ]'
 check "one message, naming node 2, and no node process is left" \
     '[ "$(grep -c "^cm5run:" err)" -eq 1 ] \
     && grep -q "^cm5run: node 2 (pid [0-9]*) exited with status 3" err \
@@ -116,8 +120,8 @@ check "node killed by SIGABRT gives 134, message says signal 6" \
     && no_leftovers'
 
 run -n 2 --timeout 1 sleep "$mark"
-check "--timeout 1 exits 124 within 3 s" \
-    '[ "$rc" -eq 124 ] && [ "$ms" -lt 3000 ] \
+check "--timeout 1 exits 124 within 10 s" \
+    '[ "$rc" -eq 124 ] && [ "$ms" -lt 10000 ] \
     && grep -q "timeout after 1 s; stopping 2 running nodes" err \
     && no_leftovers'
 
@@ -132,8 +136,8 @@ wait $pid
 rc=$?
 ms=$(( $(now_ms) - t0 ))
 kill $dog 2>/dev/null
-check "SIGTERM to cm5run gives 143, job down within 3 s" \
-    '[ "$rc" -eq 143 ] && [ "$ms" -lt 3000 ] && no_leftovers'
+check "SIGTERM to cm5run gives 143, job down (within 15 s: no hang)" \
+    '[ "$rc" -eq 143 ] && [ "$ms" -lt 15000 ] && no_leftovers'
 
 # --- usage errors ------------------------------------------------------
 run --bogus -n 2 true
@@ -197,8 +201,8 @@ sock.sendall(struct.pack("=I", 1) + b"x")
 sock.recv(4)
 EOF
 run -n 3 python3 early.py
-check "node exiting 0 before joining fails the job within 3 s" \
-    '[ "$rc" -eq 1 ] && [ "$ms" -lt 3000 ] \
+check "node exiting 0 before joining fails the job (within 15 s: no hang)" \
+    '[ "$rc" -eq 1 ] && [ "$ms" -lt 15000 ] \
     && grep -q "node 1 exited before joining the bootstrap" err'
 
 # --- shared memory cleanup ---------------------------------------------

@@ -4,8 +4,10 @@
 # job stops promptly with a non-zero status, leaving nothing behind.
 # The nodes that are not at fault wait in a loop of CMAML_poll (even
 # nodes) or in a barrier (odd nodes) until cm5run stops them.  "Promptly"
-# is 5 s from the fault (the program prints when it faults): starting
-# the job is not counted, it takes seconds on a loaded 2-core machine.
+# is 15 s from the fault (the program prints when it faults): a bound
+# that only catches hangs, as how fast a job stops depends on the load of
+# the machine (a network failure waits 3 s for the launcher by design);
+# starting the job is not counted, it takes seconds on a loaded machine.
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
@@ -23,8 +25,8 @@ pid_of() {
 for bad in 4 -1 1000; do
     job 20 "-n 4" "$ERRPROG" range "$bad"
     pid=$(pid_of 2)
-    check "request to node $bad: job exits 1 within 5 s of the fault" \
-        '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 5000 ]'
+    check "request to node $bad: job exits 1 within 15 s of the fault" \
+        '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 15000 ]'
     check "request to node $bad: exactly one error line, from node 2" \
         '[ "$(count_lines "error CMAML_request: node $bad is outside the partition" err)" -eq 1 ] &&
          [ -n "$pid" ] &&
@@ -36,8 +38,8 @@ done
 # (b) a handler that is not a function
 job 20 "-n 4" "$ERRPROG" handler
 pid=$(pid_of 2)
-check "data pointer as handler: job exits 1 within 5 s of the fault" \
-    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 5000 ]'
+check "data pointer as handler: job exits 1 within 15 s of the fault" \
+    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 15000 ]'
 check "data pointer as handler: one line naming CMAML_request, not a function" \
     '[ "$(count_lines "error CMAML_request" err)" -eq 1 ] &&
      grep -Eqx "cm5\[2:$pid\] error CMAML_request: handler 0x[0-9a-f]+ is not a function.*" err &&
@@ -48,9 +50,9 @@ check_clean "data pointer as handler"
 # libinfinipath (psm provider), whose SIGABRT/SIGSEGV handler prints a
 # backtrace and calls exit(1); the library puts the default action back,
 # so the real signal must be seen (and no *.btr file left).
-job 10 "-n 4" "$ERRPROG" abort
-check "abort on node 1: cm5run exits 134 within 5 s of the fault" \
-    '[ "$rc" -eq 134 ] && [ "$(after_fault)" -lt 5000 ]'
+job 20 "-n 4" "$ERRPROG" abort
+check "abort on node 1: cm5run exits 134 within 15 s of the fault" \
+    '[ "$rc" -eq 134 ] && [ "$(after_fault)" -lt 15000 ]'
 check "abort on node 1: one line naming node 1 and signal 6" \
     '[ "$(count_lines "^cm5run: node" err)" -eq 1 ] &&
      grep -Eq "^cm5run: node 1 \(pid [0-9]+\) killed by signal 6" err &&
@@ -61,8 +63,8 @@ IPATH_NO_BACKTRACE=1
 export IPATH_NO_BACKTRACE
 job 20 "-n 4" "$ERRPROG" abort
 unset IPATH_NO_BACKTRACE
-check "abort on node 1 (IPATH_NO_BACKTRACE=1): exits 134 within 5 s" \
-    '[ "$rc" -eq 134 ] && [ "$(after_fault)" -lt 5000 ]'
+check "abort on node 1 (IPATH_NO_BACKTRACE=1): exits 134 within 15 s" \
+    '[ "$rc" -eq 134 ] && [ "$(after_fault)" -lt 15000 ]'
 check "abort on node 1 (IPATH_NO_BACKTRACE=1): one line, node 1, signal 6" \
     '[ "$(count_lines "^cm5run: node" err)" -eq 1 ] &&
      grep -Eq "^cm5run: node 1 \(pid [0-9]+\) killed by signal 6" err'
@@ -71,17 +73,17 @@ check_clean "abort on node 1 (others polling or in a barrier)"
 # A node that exits with a non-zero status while the others still work:
 # cm5run stops the job with that status (the library's exit handler skips
 # the shut-down barrier when the status is not 0).
-job 10 "-n 4" "$ERRPROG" exit
-check "exit(3) on node 1 alone: job exits 3 within 5 s of the fault" \
-    '[ "$rc" -eq 3 ] && [ "$(after_fault)" -lt 5000 ] &&
+job 20 "-n 4" "$ERRPROG" exit
+check "exit(3) on node 1 alone: job exits 3 within 15 s of the fault" \
+    '[ "$rc" -eq 3 ] && [ "$(after_fault)" -lt 15000 ] &&
      grep -Eq "^cm5run: node 1 \(pid [0-9]+\) exited with status 3" err'
 check_clean "exit(3) on node 1 alone"
 
 # (d) CMMD_error
 job 20 "-n 4" "$ERRPROG" error
 pid=$(pid_of 3)
-check "CMMD_error on node 3: job exits 1 within 5 s of the fault" \
-    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 5000 ]'
+check "CMMD_error on node 3: job exits 1 within 15 s of the fault" \
+    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 15000 ]'
 check "CMMD_error on node 3: message printed once, trailing newline dropped" \
     '[ "$(count_lines "gives up" err)" -eq 1 ] &&
      grep -qx "cm5\[3:$pid\] error CMMD_error: node 3 gives up: code 42" err &&
@@ -92,8 +94,8 @@ check_clean "CMMD_error on node 3"
 # a module that only node 1 loaded (a packet node 0 cannot resolve).
 job 20 "-n 2" "$ERRPROG" foreign "$FOREIGN"
 pid=$(pid_of 0)
-check "handler unknown to the receiver: job exits 1 within 5 s" \
-    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 5000 ]'
+check "handler unknown to the receiver: job exits 1 within 15 s" \
+    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 15000 ]'
 check "handler unknown to the receiver: node 0 reports it, does not call it" \
     '[ "$(count_lines "error CMAML_request" err)" -eq 1 ] &&
      grep -Eqx "cm5\[0:$pid\] error CMAML_request: handler \(object [0-9a-f]{8}, offset 0x[0-9a-f]+\) sent by node 1 is not executable code in this process; not called" err &&
@@ -111,8 +113,8 @@ check_clean "handler in a module every node loaded"
 # The same faults on tcp and udp: the error path does not depend on shm.
 job 30 "-n 4 --provider tcp" "$ERRPROG" range 4
 pid=$(pid_of 2)
-check "tcp: request to node 4: exits 1 within 5 s, one line from node 2" \
-    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 5000 ] &&
+check "tcp: request to node 4: exits 1 within 15 s, one line from node 2" \
+    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 15000 ] &&
      [ "$(count_lines "error CMAML_request" err)" -eq 1 ] &&
      grep -Eq "^cm5\[2:$pid\] error CMAML_request: node 4 is outside" err'
 check_clean "tcp: request to node 4"
@@ -121,14 +123,14 @@ IPATH_NO_BACKTRACE=1
 export IPATH_NO_BACKTRACE
 job 30 "-n 4 --provider tcp" "$ERRPROG" abort
 unset IPATH_NO_BACKTRACE
-check "tcp: abort on node 1: exits 134 within 5 s" \
-    '[ "$rc" -eq 134 ] && [ "$(after_fault)" -lt 5000 ] &&
+check "tcp: abort on node 1: exits 134 within 15 s" \
+    '[ "$rc" -eq 134 ] && [ "$(after_fault)" -lt 15000 ] &&
      grep -Eq "^cm5run: node 1 \(pid [0-9]+\) killed by signal 6" err'
 check_clean "tcp: abort on node 1"
 
 job 30 "-n 4 --provider udp" "$ERRPROG" error
-check "udp: CMMD_error on node 3: exits 1 within 5 s, message once" \
-    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 5000 ] &&
+check "udp: CMMD_error on node 3: exits 1 within 15 s, message once" \
+    '[ "$rc" -eq 1 ] && [ "$(after_fault)" -lt 15000 ] &&
      [ "$(count_lines "gives up" err)" -eq 1 ]'
 check_clean "udp: CMMD_error on node 3"
 

@@ -9,6 +9,8 @@
 
 #include <cm5/cm5.h>
 
+#include "am_env.h"
+
 TestSuite(config, .timeout = 10);
 
 Test(config, entries_are_complete)
@@ -75,6 +77,28 @@ Test(config, variables_the_library_reads_are_declared)
     for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
         cr_expect_not_null(find(names[i]), "%s is not in the table",
                            names[i]);
+}
+
+/* am_env.h names every variable once (the library, cm5run and cm5info
+ * use its macros): the table declares exactly those, in that order. */
+Test(config, table_matches_the_names_of_am_env_h)
+{
+#define NAME(macro, text) {macro, text},
+    static const struct {
+        const char *macro, *text;
+    } names[] = {CM5_ENV_VARS(NAME)};
+#undef NAME
+    int n = (int)(sizeof(names) / sizeof(*names));
+
+    cr_expect_eq(cm5_config_count(), n, "the table has %d entries, am_env.h "
+                 "names %d", cm5_config_count(), n);
+    for (int i = 0; i < n; i++) {
+        cr_expect_str_eq(names[i].macro, names[i].text,
+                         "CM5_ENV_VARS: a macro and its name disagree");
+        if (i < cm5_config_count())
+            cr_expect_str_eq(cm5_config_var(i)->name, names[i].text,
+                             "entry %d", i);
+    }
 }
 
 Test(config, numeric_defaults_are_numbers)

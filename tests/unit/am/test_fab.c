@@ -367,3 +367,93 @@ Test(fab, rxm_buffer_size_of_the_user_is_kept)
     cr_expect_str_eq(getenv("FI_OFI_RXM_BUFFER_SIZE"), "65536");
     cm5i_fab_close(fab);
 }
+
+/* ---- error paths (cm5i_fab_fault) ----------------------------------- */
+
+/* A receive buffer whose repost fails is kept and posted again: 100 failed
+ * posts in a row (every buffer fails 25 times over) lose no buffer. */
+Test(fab, failed_repost_is_retried)
+{
+    char tag[64];
+    cm5i_fab_t *fab;
+
+    tag_for(tag, sizeof(tag), "repost");
+    fab = open_self("shm", tag);
+    cm5i_fab_fault(fab, CM5I_FAB_FAULT_REPOST_ERROR, 100);
+    send_self(fab, CM5I_CH_REQ, 2000, 8);
+    cm5i_fab_close(fab);
+}
+
+/* While the provider has no room for a receive buffer, polling returns
+ * (it drives the provider's progress) and the buffer waits; once there
+ * is room it is posted and the messages held meanwhile arrive in order. */
+Test(fab, repost_without_room_returns_and_retries, .timeout = 15)
+{
+    rx_t rx = {.ch = CM5I_CH_REQ};
+    char tag[64];
+    cm5i_fab_t *fab;
+    double t0;
+    int sent = 0;
+
+    tag_for(tag, sizeof(tag), "again");
+    fab = open_self("shm", tag);
+    cm5i_fab_fault(fab, CM5I_FAB_FAULT_REPOST_AGAIN, 1L << 40);
+    for (t0 = now(); now() - t0 < 1.0;) {
+        unsigned char m[MSG];
+
+        fill(m, (uint32_t)sent);
+        if (sent < 100 && cm5i_fab_send(fab, CM5I_CH_REQ, 0, m, MSG) == 0)
+            sent++;
+        cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REQ, on_rx, &rx), 0);
+    }
+    cr_expect_eq(sent, 100);
+    cr_expect_lt(rx.n, 100, "%d messages arrived with no buffer posted",
+                 rx.n);
+    cm5i_fab_fault(fab, CM5I_FAB_FAULT_REPOST_AGAIN, 0);
+    for (t0 = now(); rx.n < sent && now() - t0 < 10.0;)
+        cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REQ, on_rx, &rx), 0);
+    cr_expect_eq(rx.n, 100, "received %d of 100", rx.n);
+    cr_expect_eq(rx.bad, 0, "%d messages wrong", rx.bad);
+    send_self(fab, CM5I_CH_REQ, 2000, 32);
+    cm5i_fab_close(fab);
+}
+
+/* A send whose completion is an error gives its slot back: 600 sends
+ * (more than the 256 slots) all fail and all slots are reused. */
+Test(fab, failed_send_completion_returns_its_slot)
+{
+    rx_t rx = {.ch = CM5I_CH_REP};
+    char tag[64];
+    cm5i_fab_t *fab;
+    double t0 = now();
+    int sent = 0, errors = 0;
+
+    tag_for(tag, sizeof(tag), "txerr");
+    fab = open_self("shm", tag);
+    cm5i_fab_track_sends(fab);
+    cm5i_fab_fault(fab, CM5I_FAB_FAULT_SEND_COMPLETION, 1L << 40);
+    while (sent < 600 || rx.n < 600 || cm5i_fab_sends_pending(fab) > 0) {
+        unsigned char m[MSG];
+        cm5_status_t st;
+        int r;
+
+        fill(m, (uint32_t)sent);
+        if (sent < 600 && sent - rx.n < 32) {
+            st = cm5i_fab_send(fab, CM5I_CH_REP, 0, m, MSG);
+            cr_assert(st == CM5_OK || st == CM5_ERR_AGAIN, "send %d: %s",
+                      sent, cm5_status_string(st));
+            sent += st == CM5_OK;
+        }
+        r = cm5i_fab_poll(fab, CM5I_CH_REP, on_rx, &rx);
+        cr_assert(r >= 0 || r == CM5_ERR_PEER, "poll: %s",
+                  cm5_status_string((cm5_status_t)r));
+        errors += r == CM5_ERR_PEER;
+        cr_assert_lt(now() - t0, 10.0, "sent %d, received %d, pending %ld",
+                     sent, rx.n, cm5i_fab_sends_pending(fab));
+    }
+    cr_expect_geq(errors, 1);
+    cr_expect_eq(rx.bad, 0);
+    cr_expect_eq(cm5i_fab_sends_pending(fab), 0);
+    cr_expect_eq(cm5i_fab_lost_node(fab), 0);
+    cm5i_fab_close(fab);
+}
