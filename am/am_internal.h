@@ -217,8 +217,8 @@ void cm5i_alive_stop(int bye);
  * main thread never gives it away and the guard costs one load. */
 #include <signal.h>
 extern volatile sig_atomic_t cm5i_rt_depth;
-extern volatile sig_atomic_t cm5i_irq_pending;
-extern volatile sig_atomic_t cm5i_irq_active; /* the thread may own */
+extern _Atomic int cm5i_irq_pending; /* also read by the interrupt thread */
+extern _Atomic int cm5i_irq_active; /* the thread may own */
 extern int cm5i_irq_owned;                    /* the main thread owns */
 /* Take the runtime for the main thread (the interrupt thread may have it). */
 void cm5i_irq_acquire(void);

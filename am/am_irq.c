@@ -50,8 +50,8 @@
 #include "am_internal.h"
 
 volatile sig_atomic_t cm5i_rt_depth;
-volatile sig_atomic_t cm5i_irq_pending;
-volatile sig_atomic_t cm5i_irq_active;
+_Atomic int cm5i_irq_pending;
+_Atomic int cm5i_irq_active;
 volatile sig_atomic_t cm5i_irq_in_signal;
 int cm5i_irq_owned;
 
@@ -64,7 +64,7 @@ enum { IRQ_IDLE, IRQ_ASKED, IRQ_RUNNING, IRQ_DONE, IRQ_HELD, IRQ_REFUSED };
 #define IRQ_WATCH_MS 100 /* longest sleep: the provider's own timers */
 
 static struct {
-    volatile sig_atomic_t enabled;
+    _Atomic int enabled; /* read by the thread without the lock */
     volatile sig_atomic_t inside;
     int started;
     int parked; /* the thread waits for an enable: it touches nothing */

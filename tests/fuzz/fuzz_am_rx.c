@@ -45,7 +45,8 @@ static int cn_held;             /* in a control-network call */
 /* ---- stubs of the rest of the runtime --------------------------------- */
 
 cm5i_ctx_t cm5i_ctx;
-volatile sig_atomic_t cm5i_rt_depth, cm5i_irq_pending, cm5i_irq_active;
+volatile sig_atomic_t cm5i_rt_depth;
+_Atomic int cm5i_irq_pending, cm5i_irq_active;
 volatile sig_atomic_t cm5i_irq_in_signal;
 int cm5i_irq_owned;
 
@@ -220,7 +221,8 @@ static void node_reset(void)
         cm5i_parked[c] = 0;
         park[c].head = 0;
     }
-    cm5i_rt_depth = cm5i_irq_pending = 0;
+    cm5i_rt_depth = 0;
+    cm5i_irq_pending = 0;
     cn_held = 0;
 }
 
