@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,6 +235,58 @@ static cm5_status_t ctx_alloc_flow(void)
                                                    : CM5_ERR_NO_MEMORY;
 }
 
+/* Address space libfabric needs, measured with libfabric 1.17 (VmSize
+ * after start-up minus before): shm maps about 33 MiB per endpoint of
+ * the job, tcp about 52 MiB in all (its progress thread's stack among
+ * them), udp about 10 MiB.  Under a limit (ulimit -v) that leaves less,
+ * the providers do not fail cleanly: shm crashes (SIGSEGV in its
+ * progress), tcp and udp return -FI_EAGAIN forever (ofi_rxd: "could not
+ * get tx entry") and the job hangs.  So start only with room to spare,
+ * and keep some after start-up for the providers' pools to grow. */
+#define CTX_ROOM_BASE (64u << 20)
+#define CTX_ROOM_SHM_PER_EP (40u << 20)
+#define CTX_ROOM_AFTER (16u << 20)
+
+static int ctx_said_why; /* the failing step logged the error itself */
+
+/* Bytes mapped (VmSize), or 0 when /proc cannot tell. */
+static size_t ctx_vm_size(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[128];
+    unsigned long long kb = 0;
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (size_t)kb << 10;
+}
+
+/* CM5_ERR_NO_MEMORY (and one error line) when the address-space limit
+ * leaves less than need bytes; why says for what. */
+static cm5_status_t ctx_check_room(size_t need, const char *why)
+{
+    struct rlimit rl;
+    size_t vm, left;
+
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        !(vm = ctx_vm_size()))
+        return CM5_OK;
+    left = rl.rlim_cur > vm ? rl.rlim_cur - vm : 0;
+    if (left >= need)
+        return CM5_OK;
+    cm5i_log(CM5I_LOG_ERROR, "init",
+             "out of address space: the limit (ulimit -v %llu) leaves %zu "
+             "MiB, %s needs %zu MiB; raise the limit",
+             (unsigned long long)(rl.rlim_cur >> 10), left >> 20, why,
+             need >> 20);
+    ctx_said_why = 1;
+    return CM5_ERR_NO_MEMORY;
+}
+
 static cm5_status_t ctx_open_fabric(const char *provider)
 {
     cm5i_fab_params_t p = {.provider = ctx_pick_provider(provider),
@@ -245,6 +298,13 @@ static cm5_status_t ctx_open_fabric(const char *provider)
     p.name_tag = tag;
     p.rx_bytes = (size_t)cm5i_ctx.nep *
                  (cm5i_ctx.credits + CM5I_UNCOUNTED_SLACK) * p.msg_size;
+    if (ctx_check_room(CTX_ROOM_BASE + (p.provider &&
+                                        strcmp(p.provider, "shm") == 0
+                                            ? (size_t)cm5i_ctx.nep *
+                                                  CTX_ROOM_SHM_PER_EP
+                                            : 0),
+                       "opening the endpoints") != CM5_OK)
+        return CM5_ERR_NO_MEMORY;
     return cm5i_fab_open(&p, &cm5i_ctx.fab);
 }
 
@@ -431,7 +491,9 @@ static cm5_status_t ctx_start(const char *provider)
     if ((st = cm5i_barrier_setup()) != CM5_OK ||
         (st = cm5i_msg_setup()) != CM5_OK)
         goto err_msg;
-    if ((st = cm5i_coll_setup()) != CM5_OK)
+    if ((st = cm5i_coll_setup()) != CM5_OK ||
+        (st = ctx_check_room(CTX_ROOM_AFTER, "libfabric after start-up")) !=
+            CM5_OK)
         goto err_coll;
     ctx_log_started(t0, t1);
     if ((st = cm5i_alive_start()) != CM5_OK)
@@ -483,7 +545,8 @@ cm5_status_t cm5_init(const char *provider)
     if (st == CM5_OK && cm5i_config_long(CM5_ENV_INTERRUPTS, 0, 1))
         st = cm5_interrupts_enable();
     /* The bootstrap or the configuration said why. */
-    if (st != CM5_OK && st != CM5_ERR_BOOT && st != CM5_ERR_INVALID)
+    if (st != CM5_OK && st != CM5_ERR_BOOT && st != CM5_ERR_INVALID &&
+        !ctx_said_why)
         cm5i_log(CM5I_LOG_ERROR, "init", "cannot start node: %s",
                  cm5_status_string(st));
     return st;
