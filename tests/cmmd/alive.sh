@@ -1,6 +1,7 @@
 #!/bin/sh
-# The liveness check, CM5_PEER_TIMEOUT (prog_alive), over shm and tcp, on
-# 4 nodes with CM5_PEER_TIMEOUT=1 (cm5run jobs have it off by default).
+# The liveness check, CM5_PEER_TIMEOUT (prog_alive), over shm and tcp (and
+# udp for "stop"), on 4 nodes with CM5_PEER_TIMEOUT=1 (cm5run jobs have it
+# off by default).
 #
 #   stop     node 1 is stopped (SIGSTOP, by the pid it prints) while it
 #            computes and the others wait in a barrier: the job ends
@@ -20,7 +21,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/alive.sh
 
-PLAN=38
+PLAN=41
 . "$(dirname "$0")/lib.sh"
 
 CM5_PEER_TIMEOUT=1
@@ -91,6 +92,15 @@ for prov in shm tcp; do
     expect_ok "alive early $prov: node 2 waits 3 s for the others in finalize"
     check "alive early $prov: no lost node" '! grep -q "lost node" err'
 done
+
+# udp too (faults.sh stops a node mid-flood on every provider).
+stop_job 4 udp 1
+check "alive stop udp: the job ends non-zero within 30 s of the stop ($ms ms)" \
+    '[ -n "$vpid" ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$ms" -lt 30000 ]'
+check "alive stop udp: one line, from node 2, names the stopped node 1" \
+    '[ "$(grep -c "lost node" err)" -eq 1 ] &&
+     grep -q "^cm5\[2:[0-9]*\] error alive: lost node 1: no heartbeat for [0-9.]* s (CM5_PEER_TIMEOUT=1)" err'
+left_behind
 
 for prov in shm tcp; do
     job "alive exit $prov" 30 4 $prov prog_alive exit 1
