@@ -390,10 +390,16 @@ static void ctx_atexit(void)
 /* Debian's libfabric links libpsm_infinipath, whose libinfinipath
  * installs handlers for SIGABRT, SIGSEGV, ... that print a backtrace
  * (and leave *.btr files) and call exit(1): a node that aborts would not be seen to
- * die of its signal.  Put back the default action for those handlers. */
-static void ctx_drop_foreign_crash_handlers(void)
+ * die of its signal.  It handles SIGINT and SIGTERM too, so cm5run's
+ * SIGTERM ran exit() (atexit handlers, destructors) inside the signal
+ * handler (TSan: "signal-unsafe call inside of a signal").  Put back the
+ * default action for those handlers; called by the fabric right after
+ * fi_getinfo (which loads the library), before the shm provider saves
+ * them as the handlers it chains to, and again after start-up. */
+void cm5i_drop_foreign_crash_handlers(void)
 {
-    static const int sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+    static const int sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+                               SIGINT,  SIGTERM};
 
     for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
         struct sigaction sa;
@@ -484,7 +490,7 @@ static cm5_status_t ctx_start(const char *provider)
         goto err_flow;
     if ((st = cm5i_alive_open()) != CM5_OK)
         goto err_alive;
-    ctx_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
+    cm5i_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
     t1 = cm5_wtime();
     if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK)
         goto err_alive;

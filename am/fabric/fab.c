@@ -397,6 +397,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     fab_quirk_env();
     rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
+    cm5i_drop_foreign_crash_handlers(); /* before shm chains to them */
     if (rc) {
         if (rc == -FI_ENODATA)
             fab_no_match(p->provider);

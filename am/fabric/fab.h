@@ -48,6 +48,11 @@ typedef struct {
                              to judge: logged at debug level only */
 } cm5i_fab_params_t;
 
+/* Provided by the runtime (am_ctx.c): puts back the default action for
+ * the signal handlers libpsm_infinipath installs when fi_getinfo loads it;
+ * cm5i_fab_open calls it before any provider saves them to chain to. */
+void cm5i_drop_foreign_crash_handlers(void);
+
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *params,
                            cm5i_fab_t **out);
 void cm5i_fab_close(cm5i_fab_t *fab);
