@@ -296,9 +296,14 @@ static int alive_spawn(pthread_t *t, void *(*fn)(void *))
     return rc;
 }
 
+static void alive_bye(void);
+
 /* The predecessor is silent: say so once and take the job down.  The
  * process ends within ALIVE_EXIT_S even if the launcher does not answer
- * (a cut-off host may not reach it). */
+ * (a cut-off host may not reach it).  Goodbye to the successor first:
+ * this node stops pinging now, and if the launcher takes longer than the
+ * timeout to stop the job (seen under TSan), the successor would report
+ * this node as a second lost node. */
 static void alive_lost(double silent)
 {
     char where[160] = "", addr[128];
@@ -311,6 +316,7 @@ static void alive_lost(double silent)
     }
     if (alive_spawn(&t, alive_deadline) == 0)
         pthread_detach(t);
+    alive_bye();
     if (!cm5i_ctx.boot.local) {
         cm5i_fab_peer_string(alive.fab, alive.pred, addr, sizeof(addr));
         if (addr[0])
