@@ -23,10 +23,10 @@
 # long-lived job it reports, per process, the mean RSS of the first and of
 # the last minute and the growth between them (the first minute starts
 # after 10 s of start-up, the last ends 10 s before the end), and the fd
-# counts at the start of that first
-# minute, at the last sample, and the largest seen.  Any job that exits non-zero counts as a failure
-# (its output is kept in the output directory); the exit status is 1 if
-# there was one.
+# counts at the start of that first minute, at the last sample, and the
+# largest seen.  Any job that exits non-zero counts as a failure (its
+# output is kept in the output directory); the exit status is 1 if there
+# was one.  "make soak SOAK_FLAGS='...'" runs it against a build tree.
 #
 # Messages checked: am_flood's "N requests and N replies" lines (2N
 # messages of 16 bytes); cm5sched's --csv rows (msgs_recv, bytes_recv,
@@ -118,7 +118,8 @@ run_job() {
     runs=$((runs + 1))
     if [ "$rc" -ne 0 ]; then
         failures=$((failures + 1))
-        say "FAILED: $name (exit $rc): $(tail -n 3 "$out/$name.out" | tr '\n' ' ')"
+        say "FAILED: $name (exit $rc):" \
+            "$(tail -n 3 "$out/$name.out" | tr '\n' ' ')"
     fi
     return "$rc"
 }
@@ -158,7 +159,9 @@ report_growth() {
                     fs[p] += R[i]; fc[p]++
                     if (!(p in fd0)) fd0[p] = F[i]
                 }
-                if (T[i] > t1 - 70 && T[i] <= t1 - 10) { ls[p] += R[i]; lc[p]++ }
+                if (T[i] > t1 - 70 && T[i] <= t1 - 10) {
+                    ls[p] += R[i]; lc[p]++
+                }
                 fd1[p] = F[i]
                 if (!(p in fdmax) || F[i] > fdmax[p]) fdmax[p] = F[i]
                 load += L[i]; if (L[i] > lmax) lmax = L[i]
