@@ -24,7 +24,8 @@
 # the last minute and the growth between them (the first minute starts
 # after 10 s of start-up, the last ends 10 s before the end), and the fd
 # counts at the start of that first minute, at the last sample, and the
-# largest seen.  Any job that exits non-zero counts as a failure (its
+# largest seen, then the mean node RSS minute by minute (start-up fills
+# buffers during the first minute or two; a leak keeps growing).  Any job that exits non-zero counts as a failure (its
 # output is kept in the output directory); the exit status is 1 if there
 # was one.  "make soak SOAK_FLAGS='...'" runs it against a build tree.
 #
@@ -187,6 +188,14 @@ report_growth() {
                    "largest growth of one node %+.0f kB, fd changes %d\n",
                    sa, sb, sb - sa, sa ? 100 * (sb - sa) / sa : 0, gmax, fdch
         }' "$out/$1.samples" | tee -a "$summary"
+    # Mean node RSS and the most fds of a node, minute by minute: tells
+    # start-up (the first minute or two) from steady growth.
+    awk '$3 == "node" { if (!t0) t0 = $1; m = int(($1 - t0) / 60)
+                        s[m] += $4; c[m]++; if ($5 > f[m]) f[m] = $5 }
+         END { printf "  node RSS (kB, mean) / fds (max) per minute:"
+               for (m = 0; m in c; m++)
+                   printf "%s %.0f/%d", m % 8 ? "" : "\n   ", s[m] / c[m], f[m]
+               printf "\n" }' "$out/$1.samples" | tee -a "$summary"
 }
 
 say "soak: provider $provider, $nodes nodes, $minutes min, $(nproc) cores," \
