@@ -25,9 +25,9 @@
 # after 10 s of start-up, the last ends 10 s before the end), and the fd
 # counts at the start of that first minute, at the last sample, and the
 # largest seen, then the mean node RSS minute by minute (start-up fills
-# buffers during the first minute or two; a leak keeps growing).  Any job that exits non-zero counts as a failure (its
-# output is kept in the output directory); the exit status is 1 if there
-# was one.  "make soak SOAK_FLAGS='...'" runs it against a build tree.
+# buffers during the first minute or two; a leak keeps growing).  Any
+# job that exits non-zero counts as a failure (its output is kept in the
+# output directory); the exit status is 1 if there was one.  "make soak SOAK_FLAGS='...'" runs it against a build tree.
 #
 # Messages checked: am_flood's "N requests and N replies" lines (2N
 # messages of 16 bytes); cm5sched's --csv rows (msgs_recv, bytes_recv,
