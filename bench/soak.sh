@@ -27,7 +27,8 @@
 # largest seen, then the mean node RSS minute by minute (start-up fills
 # buffers during the first minute or two; a leak keeps growing).  Any
 # job that exits non-zero counts as a failure (its output is kept in the
-# output directory); the exit status is 1 if there was one.  "make soak SOAK_FLAGS='...'" runs it against a build tree.
+# output directory); the exit status is 1 if there was one.
+# "make soak SOAK_FLAGS='...'" runs it against a build tree.
 #
 # Messages checked: am_flood's "N requests and N replies" lines (2N
 # messages of 16 bytes); cm5sched's --csv rows (msgs_recv, bytes_recv,
