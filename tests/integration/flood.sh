@@ -10,7 +10,9 @@
 #             the patterns all (round robin) and random;
 #   udp:      the same 100000 for both patterns (udp;ofi_rxd moves
 #             30000-70000 messages/s here);
-#   shm, tcp, udp: 31 nodes into node 0, 32 x 2000 = 62000 requests.
+#   shm, tcp, udp: 31 nodes into node 0, 32 x 2000 = 62000 requests;
+#   shm, tcp: -t 2, rounds of 4 x 500 requests for 2 s (the soak's
+#             long-lived job, bench/soak.sh), each round checked.
 #
 # A flood that does not finish within its bound is a failure.  On udp
 # that needs the flow-control window to fit ofi_rxd's receive queue: with
@@ -20,7 +22,7 @@
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
-plan 30
+plan 36
 
 # flood PROVIDER NODES MSGS PATTERN SECONDS
 flood() {
@@ -54,3 +56,24 @@ CM5_AM_CREDITS=2
 export CM5_AM_CREDITS
 flood shm 4 5000 random 60
 unset CM5_AM_CREDITS
+
+# flood_t PROVIDER NODES MSGS SECONDS LIMIT: rounds of the flood (-t) for
+# SECONDS; the summary counts rounds x the requests of one round.
+flood_t() {
+    p=$1 nodes=$2 msgs=$3 secs=$4 limit=$5
+    job "$limit" "-n $nodes --provider $p" "$EXAMPLES/am_flood" \
+        -m "$msgs" -t "$secs"
+    what="$p, $nodes nodes, rounds of $((nodes * msgs)) for $secs s"
+    check "$what: exits 0 within $limit s (every round checked)" \
+        '[ "$rc" -eq 0 ] && [ ! -s err ]'
+    per=$((nodes * msgs))
+    rounds=$(sed -n "s/^  \([0-9]*\) rounds of $per requests$/\1/p" out)
+    total=$((${rounds:-0} * per))
+    check "$what: at least one round, summary counts rounds x requests" \
+        '[ "${rounds:-0}" -ge 1 ] &&
+         grep -Eqx "  $total requests and $total replies of 16 bytes, each checked in order: none lost, duplicated or corrupted" out'
+    check_clean "$what"
+}
+
+flood_t shm 4 500 2 60
+flood_t tcp 4 500 2 90
