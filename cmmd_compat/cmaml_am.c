@@ -38,16 +38,11 @@ static void cmaml_check(const char *call, cm5_status_t st, int node,
     }
 }
 
-/* Legacy code passes 0 to 4 int words; the handler gets four.  Words the
- * caller did not pass are unspecified, as on the CM-5. */
+/* The handler gets four words (CM5C_WORDS). */
 #define CMAML_SEND(call, fn, node, handler)                                   \
     do {                                                                      \
-        va_list ap;                                                           \
         uint32_t w[4];                                                        \
-        va_start(ap, handler);                                                \
-        for (int i_ = 0; i_ < 4; i_++)                                        \
-            w[i_] = (uint32_t)va_arg(ap, int);                                \
-        va_end(ap);                                                           \
+        CM5C_WORDS(w, handler);                                               \
         cmaml_check(call,                                                     \
                     fn(node, (cm5_am_handler_func_t)(void (*)(void))handler,  \
                        w[0], w[1], w[2], w[3]),                               \

@@ -331,16 +331,11 @@ static void host_am(const char *call, host_am_func_t fn, CMAML_handler_t h,
                   cm5_status_string(st));
 }
 
-/* Legacy code passes 0 to 4 int words; words not passed are
- * unspecified, as on the CM-5. */
+/* The handler gets four words (CM5C_WORDS). */
 #define HOST_AM(call, fn, handler)                                            \
     do {                                                                      \
-        va_list ap;                                                           \
         uint32_t w[4];                                                        \
-        va_start(ap, handler);                                                \
-        for (int i_ = 0; i_ < 4; i_++)                                        \
-            w[i_] = (uint32_t)va_arg(ap, int);                                \
-        va_end(ap);                                                           \
+        CM5C_WORDS(w, handler);                                               \
         host_am(call, fn, handler, w);                                        \
     } while (0)
 

@@ -4,6 +4,9 @@
 #ifndef CM5_CMMD_INTERNAL_H
 #define CM5_CMMD_INTERNAL_H
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Write the output captured by sync_seq streams, in node order
@@ -47,6 +50,21 @@ const char *cm5c_state_error(cm5_status_t st);
 int cm5c_combiner_op(int combiner);
 cm5_op_t cm5c_check_op(const char *call, int combiner, cm5_type_t t);
 int cm5c_vtype(int combiner, int size);
+
+/* The four words of a variadic active-message call after last: legacy
+ * code passes 0 to 4 ints; words the caller did not pass are unspecified,
+ * as on the CM-5. */
+#define CM5C_WORDS(w, last)                                                   \
+    do {                                                                      \
+        va_list ap_;                                                          \
+        va_start(ap_, last);                                                  \
+        for (int i_ = 0; i_ < 4; i_++)                                        \
+            (w)[i_] = (uint32_t)va_arg(ap_, int);                             \
+        va_end(ap_);                                                          \
+    } while (0)
+
+/* A legacy printf-style message without the newlines it ends with. */
+void cm5c_vformat(char *msg, size_t size, const char *format, va_list ap);
 
 /* First statement of every CMMD/CMAML call that enters the runtime:
  * interrupts are held until the call returns (handlers never run from an

@@ -132,19 +132,25 @@ double CMMD_node_timer_busy(int t)
 
 /* ---- errors and I/O ---- */
 
+void cm5c_vformat(char *msg, size_t size, const char *format, va_list ap)
+{
+    size_t n;
+
+    vsnprintf(msg, size, format ? format : "(null)", ap);
+    n = strlen(msg);
+    while (n > 0 && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+}
+
 void CMMD_error(const char *format, ...)
 {
     CM5C_HOLD();
     char msg[1024];
-    size_t n;
     va_list ap;
 
     va_start(ap, format);
-    vsnprintf(msg, sizeof(msg), format ? format : "(null)", ap);
+    cm5c_vformat(msg, sizeof(msg), format, ap);
     va_end(ap);
-    n = strlen(msg);
-    while (n > 0 && msg[n - 1] == '\n')
-        msg[--n] = '\0';
     cm5_fatal("CMMD_error", "%s", msg);
 }
 

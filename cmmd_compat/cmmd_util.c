@@ -41,17 +41,6 @@ void CMUTIL_enable_safety(void) { CMMD_enable_safety(); }
 
 void CMUTIL_disable_safety(void) { CMMD_disable_safety(); }
 
-/* The message, without the newlines legacy formats end with. */
-static void util_format(char *msg, size_t size, const char *format, va_list ap)
-{
-    size_t n;
-
-    vsnprintf(msg, size, format ? format : "(null)", ap);
-    n = strlen(msg);
-    while (n > 0 && msg[n - 1] == '\n')
-        msg[--n] = '\0';
-}
-
 void CMUTIL_error(const char *format, ...)
 {
     CM5C_HOLD();
@@ -59,7 +48,7 @@ void CMUTIL_error(const char *format, ...)
     va_list ap;
 
     va_start(ap, format);
-    util_format(msg, sizeof(msg), format, ap);
+    cm5c_vformat(msg, sizeof(msg), format, ap);
     va_end(ap);
     cm5_fatal("CMUTIL_error", "%s", msg);
 }
@@ -71,7 +60,7 @@ void CMUTIL_internal_error(const char *format, ...)
     va_list ap;
 
     va_start(ap, format);
-    util_format(msg, sizeof(msg), format, ap);
+    cm5c_vformat(msg, sizeof(msg), format, ap);
     va_end(ap);
     cm5_fatal("CMUTIL_internal_error", "internal error: %s", msg);
 }
@@ -84,7 +73,7 @@ void CMUTIL_warning(const char *format, ...)
     va_list ap;
 
     va_start(ap, format);
-    util_format(msg, sizeof(msg), format, ap);
+    cm5c_vformat(msg, sizeof(msg), format, ap);
     va_end(ap);
     fflush(stdout);
     fprintf(stderr, "cm5[%d:%d] warning CMUTIL_warning: %s\n", cm5_rank(),
