@@ -93,17 +93,27 @@ static int host_me(void)
     return cm5i_ctx.rank == cm5i_ctx.host;
 }
 
+/* The start of every host collective: the model's state, then the
+ * arguments (valid), then the collective's sequence number. */
+static cm5_status_t host_begin(int valid, uint32_t *seq)
+{
+    if (host_enter() != CM5_OK)
+        return CM5_ERR_STATE;
+    if (!valid)
+        return CM5_ERR_INVALID;
+    *seq = ++host_seq;
+    return CM5_OK;
+}
+
 cm5_status_t cm5_host_bcast(void *buf, size_t len)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD();
     uint32_t seq;
+    cm5_status_t st = host_begin(!len || buf, &seq);
 
-    if (host_enter() != CM5_OK)
-        return CM5_ERR_STATE;
-    if (len && !buf)
-        return CM5_ERR_INVALID;
-    seq = ++host_seq;
+    if (st != CM5_OK)
+        return st;
     if (host_me()) {
         host_xfer(1, 0, seq, buf, len);
         return CM5_OK;
@@ -135,12 +145,10 @@ static cm5_status_t host_fan_op(int host_sends, void *buf, size_t len)
     CM5I_GUARD();
     CM5I_CN_HOLD();
     uint32_t seq;
+    cm5_status_t st = host_begin(!len || buf, &seq);
 
-    if (host_enter() != CM5_OK)
-        return CM5_ERR_STATE;
-    if (len && !buf)
-        return CM5_ERR_INVALID;
-    seq = ++host_seq;
+    if (st != CM5_OK)
+        return st;
     if (host_me())
         host_fan(host_sends, seq, buf, len);
     else
@@ -184,11 +192,10 @@ cm5_status_t cm5_host_allreduce(void *values, int count, cm5_type_t type,
     cm5_status_t st;
     uint32_t seq;
 
-    if (host_enter() != CM5_OK)
-        return CM5_ERR_STATE;
-    if (!cm5i_coll_valid(type, op) || count < 0 || (count && !values))
-        return CM5_ERR_INVALID;
-    seq = ++host_seq;
+    if ((st = host_begin(cm5i_coll_valid(type, op) && count >= 0 &&
+                             (!count || values),
+                         &seq)) != CM5_OK)
+        return st;
     if (host_me()) {
         host_combine(seq, values, count, type, op);
         return CM5_OK;
@@ -210,9 +217,8 @@ cm5_status_t cm5_host_barrier(void)
     cm5_status_t st;
     uint32_t seq;
 
-    if (host_enter() != CM5_OK)
-        return CM5_ERR_STATE;
-    seq = ++host_seq;
+    if ((st = host_begin(1, &seq)) != CM5_OK)
+        return st;
     if (host_me()) {
         host_xfer(0, 0, seq, NULL, 0);
         host_xfer(1, 0, seq, NULL, 0);

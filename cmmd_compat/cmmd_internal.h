@@ -63,8 +63,16 @@ int cm5c_vtype(int combiner, int size);
         va_end(ap_);                                                          \
     } while (0)
 
-/* A legacy printf-style message without the newlines it ends with. */
+/* A legacy printf-style message without the newlines it ends with; the
+ * variadic arguments after format, into the array msg. */
 void cm5c_vformat(char *msg, size_t size, const char *format, va_list ap);
+#define CM5C_FORMAT(msg, format)                                              \
+    do {                                                                      \
+        va_list ap_;                                                          \
+        va_start(ap_, format);                                                \
+        cm5c_vformat(msg, sizeof(msg), format, ap_);                          \
+        va_end(ap_);                                                          \
+    } while (0)
 
 /* First statement of every CMMD/CMAML call that enters the runtime:
  * interrupts are held until the call returns (handlers never run from an

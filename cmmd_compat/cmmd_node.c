@@ -146,11 +146,8 @@ void CMMD_error(const char *format, ...)
 {
     CM5C_HOLD();
     char msg[1024];
-    va_list ap;
 
-    va_start(ap, format);
-    cm5c_vformat(msg, sizeof(msg), format, ap);
-    va_end(ap);
+    CM5C_FORMAT(msg, format);
     cm5_fatal("CMMD_error", "%s", msg);
 }
 

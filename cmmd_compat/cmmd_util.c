@@ -45,11 +45,8 @@ void CMUTIL_error(const char *format, ...)
 {
     CM5C_HOLD();
     char msg[1024];
-    va_list ap;
 
-    va_start(ap, format);
-    cm5c_vformat(msg, sizeof(msg), format, ap);
-    va_end(ap);
+    CM5C_FORMAT(msg, format);
     cm5_fatal("CMUTIL_error", "%s", msg);
 }
 
@@ -57,11 +54,8 @@ void CMUTIL_internal_error(const char *format, ...)
 {
     CM5C_HOLD();
     char msg[1024];
-    va_list ap;
 
-    va_start(ap, format);
-    cm5c_vformat(msg, sizeof(msg), format, ap);
-    va_end(ap);
+    CM5C_FORMAT(msg, format);
     cm5_fatal("CMUTIL_internal_error", "internal error: %s", msg);
 }
 
@@ -70,11 +64,8 @@ void CMUTIL_warning(const char *format, ...)
 {
     CM5C_HOLD();
     char msg[1024];
-    va_list ap;
 
-    va_start(ap, format);
-    cm5c_vformat(msg, sizeof(msg), format, ap);
-    va_end(ap);
+    CM5C_FORMAT(msg, format);
     fflush(stdout);
     fprintf(stderr, "cm5[%d:%d] warning CMUTIL_warning: %s\n", cm5_rank(),
             (int)getpid(), msg);
