@@ -70,17 +70,14 @@ out=$(cat "$dir/cut.out")
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] && [ $t -le 30 ] &&
     ok 1 "a cut link ends the job non-zero (status $rc) in ${t}s" ||
     notok 1 "a cut link ends the job (rc $rc, ${t}s)" "$out"
-# (Open MPI 4.1's mpirun sometimes reports the lost daemon as "unable to
-# reliably start one or more daemons", naming no host: seen once in about
-# ten runs, the launcher's message, not cm5fab's.)
-if printf '%s\n' "$out" | grep -q "Remote daemon: .* on node $net\.3\$"; then
-    ok 2 "the launcher names the cut-off host ($net.3, node 1's)"
-elif printf '%s\n' "$out" |
-    grep -q "ORTE was unable to reliably start one or more daemons"; then
-    notok 2 "the launcher names the cut-off host # TODO mpirun reported the lost daemon as a start failure, naming no host" ""
-else
+# (mpirun learns of the lost daemon only through its keepalive, as across
+# real hosts: agent.sh hides the end of a command behind a cut link, as
+# ssh would.  When the agent exited at once, mpirun reported "ORTE was
+# unable to reliably start one or more daemons", naming no host, in about
+# one run of three.)
+printf '%s\n' "$out" | grep -q "Remote daemon: .* on node $net\.3\$" &&
+    ok 2 "the launcher names the cut-off host ($net.3, node 1's)" ||
     notok 2 "the report names the cut-off host" "$out"
-fi
 # (the cut-off host's daemon needs its keepalive, 5 s, and its node the
 # runtime's own check, 10 s; 30 s leaves room for a loaded machine)
 left=""
