@@ -74,6 +74,7 @@ static struct {
      * RTSs (or run callbacks that send): those must queue behind it, or
      * a later message overtakes an earlier one with the same tag. */
     unsigned char *rts_busy;
+    int rts_queued; /* sends in rtsq */
 } msgs;
 
 static cm5_status_t msg_slot(cm5_msg_h m)
@@ -427,33 +428,35 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     m->state = MSG_RTS_SENT;
     *out = m;
     if (msgs.rtsq_head[node] || msgs.rts_busy[node] ||
-        cm5i_ctx.tx_cred[CM5I_CH_REQ][node] == 0) {
+        !cm5i_flow_has(CM5I_CH_REQ, node)) {
         m->next = NULL;
         if (msgs.rtsq_head[node])
             msgs.rtsq_tail[node]->next = m;
         else
             msgs.rtsq_head[node] = m;
         msgs.rtsq_tail[node] = m;
-        cm5i_ctx.rts_queued++;
+        msgs.rts_queued++;
         return CM5_OK;
     }
     msg_send_rts(m);
     return CM5_OK;
 }
 
-/* Progress (outside handlers): send the queued RTSs that have credits. */
-int cm5i_msg_send_queued(void)
+/* A progress hook (outside handlers): send the queued RTSs that have
+ * credits. */
+static int msg_send_queued(int chmask)
 {
     int n = 0;
 
-    for (int node = 0; node < cm5i_ctx.nep && cm5i_ctx.rts_queued; node++) {
+    (void)chmask;
+    for (int node = 0; node < cm5i_ctx.nep && msgs.rts_queued; node++) {
         cm5_msg_h m;
 
         while ((m = msgs.rtsq_head[node]) && !msgs.rts_busy[node] &&
-               cm5i_ctx.tx_cred[CM5I_CH_REQ][node] > 0) {
+               cm5i_flow_has(CM5I_CH_REQ, node)) {
             msgs.rtsq_head[node] = m->next;
             m->next = NULL;
-            cm5i_ctx.rts_queued--;
+            msgs.rts_queued--;
             msg_send_rts(m);
             n++;
         }
@@ -679,6 +682,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
+    cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);
     if (!msgs.rtsq_head) {
         msgs.rtsq_head = calloc((size_t)cm5i_ctx.nep * 2, sizeof(cm5_msg_h));
         if (!msgs.rtsq_head)
