@@ -119,8 +119,6 @@ static const char *ctx_pick_provider(const char *api)
 static void ctx_read_config(void)
 {
     const char *lvl = getenv(CM5_ENV_LOG_LEVEL);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *spin = cm5i_config_str(CM5_ENV_SPIN_US);
 
     if (lvl && cm5i_log_parse_level(lvl) < 0)
         cm5i_log(CM5I_LOG_WARN, "config", CM5_ENV_LOG_LEVEL "=%s is unknown",
@@ -128,20 +126,7 @@ static void ctx_read_config(void)
     else if (lvl)
         cm5i_log_level = cm5i_log_parse_level(lvl);
     cm5i_flow_config();
-    cm5i_ctx.yields = (int)cm5i_config_long(CM5_ENV_YIELDS, 0, 1000000);
-    cm5i_ctx.sleep_ms = (int)cm5i_config_long(CM5_ENV_SLEEP_MS, 1, 1000);
-    cm5i_ctx.spin_s = cm5i_ctx.nep > ncpu ? 0 : 50e-6; /* auto */
-    if (strcmp(spin, "auto") != 0) {
-        char *end;
-        long us = strtol(spin, &end, 10);
-
-        if (*spin && !*end && us >= 0 && us <= 10000000)
-            cm5i_ctx.spin_s = us * 1e-6;
-        else
-            cm5i_log(CM5I_LOG_WARN, "config",
-                     CM5_ENV_SPIN_US "=%s is not a number of microseconds; "
-                     "using auto", spin);
-    }
+    cm5i_wait_config();
 }
 
 /* Address space libfabric needs, measured with libfabric 1.17 (VmSize

@@ -148,15 +148,6 @@ typedef struct {
     int finalizing;     /* in the exit barrier: handlers are served */
     int in_req_handler; /* a request handler is running */
 
-    /* Waiting. */
-    double spin_s;
-    int yields;
-    int sleep_ms;
-    int wait_fds[CM5I_NCH];
-    int nwait_fds;
-    cm5i_doorbell_t *doorbell;
-    size_t doorbell_len;
-
     cm5_stats_t stats;
 } cm5i_ctx_t;
 
@@ -212,7 +203,11 @@ typedef struct {
 void cm5i_waiter_init(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 void cm5i_doorbell_ring(int node);
+void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
 cm5_status_t cm5i_wait_setup(void);
+/* This node's doorbell slot (NULL: none); the provider's wait objects. */
+cm5i_doorbell_t *cm5i_wait_doorbell(void);
+int cm5i_wait_fds(int *fds);
 /* Unmap the doorbell (finalize, or a start that failed). */
 void cm5i_wait_teardown(void);
 

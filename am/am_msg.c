@@ -274,12 +274,7 @@ static void msg_rts_handler(int src, const uint32_t *arg)
         cm5_fatal("cm5_msg", "out of memory for a message from node %d",
                   src);
     *u = r;
-    u->next = NULL;
-    if (msgs.rts_tail)
-        msgs.rts_tail->next = u;
-    else
-        msgs.rts_head = u;
-    msgs.rts_tail = u;
+    CM5I_QUEUE_APPEND(msgs.rts_head, msgs.rts_tail, u);
 }
 
 /* ---- sender ---- */
@@ -429,12 +424,9 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     *out = m;
     if (msgs.rtsq_head[node] || msgs.rts_busy[node] ||
         !cm5i_flow_has(CM5I_CH_REQ, node)) {
-        m->next = NULL;
-        if (msgs.rtsq_head[node])
-            msgs.rtsq_tail[node]->next = m;
-        else
-            msgs.rtsq_head[node] = m;
-        msgs.rtsq_tail[node] = m;
+        if (!msgs.rtsq_head[node])
+            msgs.rtsq_tail[node] = NULL;
+        CM5I_QUEUE_APPEND(msgs.rtsq_head[node], msgs.rtsq_tail[node], m);
         msgs.rts_queued++;
         return CM5_OK;
     }
@@ -505,11 +497,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
         free(r);
         return CM5_OK;
     }
-    if (msgs.posted_tail)
-        msgs.posted_tail->next = m;
-    else
-        msgs.posted_head = m;
-    msgs.posted_tail = m;
+    CM5I_QUEUE_APPEND(msgs.posted_head, msgs.posted_tail, m);
     return CM5_OK;
 }
 

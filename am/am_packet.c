@@ -422,19 +422,27 @@ static cm5_status_t am_user(int ch, int type, int node,
     return cm5i_am_send(ch, node, &pkt);
 }
 
+/* A request or an RPC: the same but for the packet type. */
+static cm5_status_t am_request(int type, int node, cm5_am_handler_func_t h,
+                               const uint32_t arg[4])
+{
+    cm5_status_t st;
+
+    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
+        return CM5_ERR_STATE;
+    st = am_user(CM5I_CH_REQ, type, node, h, arg);
+    if (st == CM5_OK)
+        cm5i_ctx.stats.requests_sent++;
+    return st;
+}
+
 cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t h, uint32_t a0,
                             uint32_t a1, uint32_t a2, uint32_t a3)
 {
     CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
-    cm5_status_t st;
 
-    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
-        return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REQ, CM5I_PKT_USER, node, h, arg);
-    if (st == CM5_OK)
-        cm5i_ctx.stats.requests_sent++;
-    return st;
+    return am_request(CM5I_PKT_USER, node, h, arg);
 }
 
 cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
@@ -457,14 +465,8 @@ cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t h, uint32_t a0,
 {
     CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
-    cm5_status_t st;
 
-    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
-        return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REQ, CM5I_PKT_RPC, node, h, arg);
-    if (st == CM5_OK)
-        cm5i_ctx.stats.requests_sent++;
-    return st;
+    return am_request(CM5I_PKT_RPC, node, h, arg);
 }
 
 cm5_status_t cm5_am_handler_check(const void *handler)
