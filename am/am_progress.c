@@ -19,6 +19,7 @@ static struct {
     /* User work (completion callbacks) deferred while a control-network
      * call waits (see CM5I_CN_HOLD). */
     cm5i_deferred_t *held_head, *held_tail;
+    int depth, defer_depth; /* nesting of progress, of deferred work */
 } prog;
 
 void cm5i_progress_hook(int phase, cm5i_hook_func_t fn)
@@ -74,6 +75,21 @@ static void progress_release_held(void)
     prog.held_head = prog.held_tail = NULL;
 }
 
+/* Run one step of deferred work, measuring its nesting and duration. */
+static void progress_run_one(cm5i_deferred_t *w)
+{
+    cm5_stats_t *st = &cm5i_ctx.stats;
+    double t0 = cm5_wtime(), us;
+
+    if ((uint64_t)++prog.defer_depth > st->deferred_depth_max)
+        st->deferred_depth_max = (uint64_t)prog.defer_depth;
+    w->run(w); /* may send, wait, and so defer more */
+    prog.defer_depth--;
+    us = (cm5_wtime() - t0) * 1e6;
+    if (us > (double)st->deferred_max_us)
+        st->deferred_max_us = (uint64_t)us;
+}
+
 static int progress_run_deferred(void)
 {
     int n = 0;
@@ -84,7 +100,7 @@ static int progress_run_deferred(void)
         prog.defer_head = w->next;
         if (!prog.defer_head)
             prog.defer_tail = NULL;
-        w->run(w); /* may send, wait, and so defer more */
+        progress_run_one(w);
         n++;
     }
     return n;
@@ -104,6 +120,7 @@ void cm5i_progress_teardown(void)
 {
     prog.defer_head = prog.defer_tail = NULL;
     prog.held_head = prog.held_tail = NULL;
+    prog.depth = prog.defer_depth = 0;
 }
 
 /* A peer is unreachable.  When a node dies, the launcher (cm5run,
@@ -132,7 +149,20 @@ static CM5_NORETURN void progress_network_failure(int c, int status)
               cm5_status_string(status));
 }
 
+static int progress_pass(int chmask);
+
 int cm5i_progress(int chmask)
+{
+    int n;
+
+    if ((uint64_t)++prog.depth > cm5i_ctx.stats.progress_depth_max)
+        cm5i_ctx.stats.progress_depth_max = (uint64_t)prog.depth;
+    n = progress_pass(chmask);
+    prog.depth--;
+    return n;
+}
+
+static int progress_pass(int chmask)
 {
     int n = 0;
 
