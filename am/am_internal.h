@@ -74,14 +74,18 @@ void cm5i_pkt_teardown(void);
 enum {
     CM5I_HOOK_FIRST,
     CM5I_HOOK_CHANNEL,
-    CM5I_HOOK_OUTSIDE,
-    CM5I_HOOK_OUTSIDE_LAST,
+    CM5I_HOOK_OUTSIDE,      /* also while a send waits */
+    CM5I_HOOK_OUTSIDE_LAST, /* not while a send waits */
     CM5I_HOOK_ALWAYS,
     CM5I_HOOK_NPHASES
 };
 typedef int (*cm5i_hook_func_t)(int arg);
 void cm5i_progress_hook(int phase, cm5i_hook_func_t fn);
 void cm5i_progress_teardown(void);
+/* A send waits (+1) or stops waiting (-1): meanwhile progress polls the
+ * channels (handlers run, credits return, RPCs run unless one is
+ * running) but runs no deferred work and sends no queued RTS. */
+void cm5i_progress_poll_only(int delta);
 
 /* Flow control (am_flow.c): the only owner of the credits. */
 void cm5i_flow_config(void);      /* read CM5_AM_CREDITS */

@@ -136,6 +136,26 @@ static void msg_later(cm5_msg_h m, void (*step)(cm5_msg_h))
     cm5i_defer(&m->work);
 }
 
+/* A protocol step that must wait (the provider has no room, or no credit
+ * for the packet it sends on the reply channel) queues itself again and
+ * runs at the next progress, instead of waiting inside deferred work
+ * (issue 14, fault 5).  In signal context, where progress does not run
+ * between interrupts, it waits as a send waits (polling only). */
+static int msg_retry(cm5_msg_h m, void (*step)(cm5_msg_h), int again)
+{
+    if (!again || cm5i_irq_in_signal)
+        return 0;
+    msg_later(m, step);
+    return 1;
+}
+
+static void msg_poll_once(cm5i_waiter_t *w)
+{
+    cm5i_progress_poll_only(1);
+    cm5i_wait_step(w, CM5I_CH_ALL);
+    cm5i_progress_poll_only(-1);
+}
+
 /* Deferred: the message is done; tell the user, release if freed (also
  * when the callbacks free it themselves: the usual CMMD idiom). */
 static void msg_finish(cm5_msg_h m)
@@ -205,6 +225,8 @@ static void msg_accept(cm5_msg_h m)
     cm5i_waiter_t w;
     cm5_status_t st;
 
+    if (msg_retry(m, msg_accept, !cm5i_flow_has(CM5I_CH_REP, m->node)))
+        return;
     if (m->status != CM5_OK || m->bytes == 0) {
         /* Empty, or too long (refused: the sender's message fails too):
          * no data phase.  The receiver learns of a refusal first, so its
@@ -222,8 +244,11 @@ static void msg_accept(cm5_msg_h m)
     m->op.arg = m;
     cm5i_waiter_init(&w);
     while ((st = cm5i_fab_trecv(cm5i_ctx.fab, tag, m->buf, m->bytes,
-                                &m->op)) == CM5_ERR_AGAIN)
-        cm5i_wait_step(&w, CM5I_CH_ALL);
+                                &m->op)) == CM5_ERR_AGAIN) {
+        if (msg_retry(m, msg_accept, 1))
+            return;
+        msg_poll_once(&w);
+    }
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_recv", "cannot post the receive: %s",
                   cm5_status_string(st));
@@ -304,8 +329,11 @@ static void msg_push(cm5_msg_h m)
     m->state = MSG_DATA;
     cm5i_waiter_init(&w);
     while ((st = cm5i_fab_tsend(cm5i_ctx.fab, m->node, tag, src, m->bytes,
-                                &m->op)) == CM5_ERR_AGAIN)
-        cm5i_wait_step(&w, CM5I_CH_ALL);
+                                &m->op)) == CM5_ERR_AGAIN) {
+        if (msg_retry(m, msg_push, 1))
+            return;
+        msg_poll_once(&w);
+    }
     cm5i_doorbell_ring(m->node); /* the receiver drives the transfer too */
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
@@ -343,6 +371,9 @@ static void msg_fin_handler(int src, const uint32_t *arg)
 /* The receiver tells the sender once the data is in (deferred). */
 static void msg_recv_finish(cm5_msg_h m)
 {
+    if (m->status == CM5_OK &&
+        msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
+        return;
     if (m->status == CM5_OK)
         msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN,
                           m->peer_slot, m->peer_gen, 0, 0);

@@ -17,6 +17,7 @@ static struct {
      * handler; credits bound them to nep * window. */
     cm5i_pkt_t *rpc_q;
     uint32_t rpc_head, rpc_tail, rpc_cap;
+    int in_rpc; /* RPCs never nest (one may send, and so wait) */
 } pkts;
 
 /* The handler a packet names (NULL: not executable code here). */
@@ -185,8 +186,11 @@ int cm5i_am_run_user(void)
     for (int c = CM5I_NCH - 1; c >= 0; c--)
         if (am_holding(c))
             n += am_run_held(c);
-    if (pkts.rpc_head != pkts.rpc_tail)
+    if (pkts.rpc_head != pkts.rpc_tail && !pkts.in_rpc) {
+        pkts.in_rpc = 1;
         n += am_run_rpcs();
+        pkts.in_rpc = 0;
+    }
     n += cm5i_defer_run();
     return n;
 }
@@ -197,6 +201,7 @@ void cm5i_pkt_teardown(void)
     free(pkts.rpc_q);
     pkts.rpc_q = NULL;
     pkts.rpc_head = pkts.rpc_tail = pkts.rpc_cap = 0;
+    pkts.in_rpc = 0;
     free(sendq.q);
     sendq.q = NULL;
     sendq.head = sendq.tail = 0;
@@ -349,6 +354,16 @@ static int am_wait_mask(void)
     return cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
 }
 
+/* One step of a send's wait: it polls what frees its resource (credits,
+ * provider room) and runs no deferred work, which may send and wait in
+ * turn (issue 14, fault 5). */
+static void am_send_wait(cm5i_waiter_t *w)
+{
+    cm5i_progress_poll_only(1);
+    cm5i_wait_step(w, am_wait_mask());
+    cm5i_progress_poll_only(-1);
+}
+
 cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
 {
     int counted = pkt->type == CM5I_PKT_USER ||
@@ -364,13 +379,13 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
     if (CM5I_UNLIKELY(sendq.head != sendq.tail)) { /* keep the order */
         cm5i_waiter_init(&w);
         while (cm5i_am_flush_sendq())
-            cm5i_wait_step(&w, am_wait_mask());
+            am_send_wait(&w);
     }
     if (counted && CM5I_UNLIKELY(!cm5i_flow_has(ch, node))) {
         cm5i_ctx.stats.credit_waits++;
         cm5i_waiter_init(&w);
         while (!cm5i_flow_has(ch, node))
-            cm5i_wait_step(&w, am_wait_mask());
+            am_send_wait(&w);
     }
     for (cm5i_waiter_t *wp = NULL;;) {
         cm5i_flow_piggyback(ch, node, pkt);
@@ -384,7 +399,7 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
             wp = &w;
             cm5i_waiter_init(wp);
         }
-        cm5i_wait_step(wp, am_wait_mask());
+        am_send_wait(wp);
     }
     if (counted)
         cm5i_flow_take(ch, node);
@@ -505,10 +520,15 @@ static int am_hook_held(int ch)
 static int am_hook_rpcs(int chmask)
 {
     (void)chmask;
-    if (pkts.rpc_head != pkts.rpc_tail && !cm5i_ctx.cn_hold &&
-        !(cm5i_park_mask & CM5I_CH_BIT(CM5I_CH_REQ)))
-        return am_run_rpcs();
-    return 0;
+    int n;
+
+    if (pkts.rpc_head == pkts.rpc_tail || cm5i_ctx.cn_hold || pkts.in_rpc ||
+        (cm5i_park_mask & CM5I_CH_BIT(CM5I_CH_REQ)))
+        return 0;
+    pkts.in_rpc = 1;
+    n = am_run_rpcs();
+    pkts.in_rpc = 0;
+    return n;
 }
 
 cm5_status_t cm5i_pkt_setup(void)

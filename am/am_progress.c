@@ -20,6 +20,8 @@ static struct {
      * call waits (see CM5I_CN_HOLD). */
     cm5i_deferred_t *held_head, *held_tail;
     int depth, defer_depth; /* nesting of progress, of deferred work */
+    int poll_only; /* a send waits: poll, run no deferred work */
+    unsigned queued; /* work deferred so far */
 } prog;
 
 void cm5i_progress_hook(int phase, cm5i_hook_func_t fn)
@@ -43,6 +45,7 @@ static int progress_run_hooks(int phase, int arg)
 
 void cm5i_defer(cm5i_deferred_t *work)
 {
+    prog.queued++;
     CM5I_QUEUE_APPEND(prog.defer_head, prog.defer_tail, work);
 }
 
@@ -90,20 +93,23 @@ static void progress_run_one(cm5i_deferred_t *w)
         st->deferred_max_us = (uint64_t)us;
 }
 
-static int progress_run_deferred(void)
+/* Run the deferred work queued so far (what it queues runs next time:
+ * a step that must wait re-queues itself instead).  Returns the steps
+ * run less those queued meanwhile: a wait whose only work is a step
+ * retrying still backs off. */
+static int progress_drain(void)
 {
+    cm5i_deferred_t *w = prog.defer_head, *next;
+    unsigned queued = prog.queued;
     int n = 0;
 
-    while (prog.defer_head) {
-        cm5i_deferred_t *w = prog.defer_head;
-
-        prog.defer_head = w->next;
-        if (!prog.defer_head)
-            prog.defer_tail = NULL;
+    prog.defer_head = prog.defer_tail = NULL;
+    for (; w; w = next, n++) {
+        next = w->next;
         progress_run_one(w);
-        n++;
     }
-    return n;
+    n -= (int)(prog.queued - queued);
+    return n > 0 ? n : 0;
 }
 
 /* Run the deferred work, held work first (outside handlers and
@@ -112,7 +118,12 @@ int cm5i_defer_run(void)
 {
     if (prog.held_head)
         progress_release_held();
-    return prog.defer_head ? progress_run_deferred() : 0;
+    return prog.defer_head ? progress_drain() : 0;
+}
+
+void cm5i_progress_poll_only(int delta)
+{
+    prog.poll_only += delta;
 }
 
 /* Forget the queued work (finalize: the modules free their own). */
@@ -120,7 +131,7 @@ void cm5i_progress_teardown(void)
 {
     prog.defer_head = prog.defer_tail = NULL;
     prog.held_head = prog.held_tail = NULL;
-    prog.depth = prog.defer_depth = 0;
+    prog.depth = prog.defer_depth = prog.poll_only = 0;
 }
 
 /* A peer is unreachable.  When a node dies, the launcher (cm5run,
@@ -162,12 +173,18 @@ int cm5i_progress(int chmask)
     return n;
 }
 
+/* Deferred work runs at the top of a progress that is neither in a
+ * handler nor inside a send's wait (which polls only what frees its
+ * resource), and again after polling; never from a nested send. */
 static int progress_pass(int chmask)
 {
+    int full = !cm5i_ctx.in_handler && !prog.poll_only;
     int n = 0;
 
-    if (!cm5i_ctx.in_handler && !cm5i_ctx.cn_hold && prog.held_head)
+    if (full && !cm5i_ctx.cn_hold && prog.held_head)
         progress_release_held();
+    if (full && prog.defer_head)
+        n += progress_drain();
     progress_run_hooks(CM5I_HOOK_FIRST, chmask);
     /* Replies first: they complete work and return credits. */
     for (int c = CM5I_NCH - 1; c >= 0; c--) {
@@ -184,9 +201,10 @@ static int progress_pass(int chmask)
     }
     if (!cm5i_ctx.in_handler) {
         n += progress_run_hooks(CM5I_HOOK_OUTSIDE, chmask);
-        if (prog.defer_head)
-            n += progress_run_deferred();
-        n += progress_run_hooks(CM5I_HOOK_OUTSIDE_LAST, chmask);
+        if (full && prog.defer_head)
+            n += progress_drain();
+        if (full)
+            n += progress_run_hooks(CM5I_HOOK_OUTSIDE_LAST, chmask);
     }
     progress_run_hooks(CM5I_HOOK_ALWAYS, chmask);
     return n;
