@@ -4,8 +4,8 @@
  * The packet path (am/am_packet.c, am_flow.c, am_progress.c, am_barrier.c
  * and am_poll.c) is compiled into this file (their static state becomes
  * reachable without an entry point in the library); the fabric, the waits
- * and the rest of the runtime are stubs here.  The node is node 1 of a 4-node job with 8
- * credits.  An input is a script of operations (see fuzz_step): deliver a
+ * and the rest of the runtime are stubs here.  The node is node 1 of a
+ * 4-node job with 8 credits.  An input is a script of operations (see fuzz_step): deliver a
  * packet, run progress (whose poll hands over the next packets of the
  * input), enter or leave a control-network call, park a channel, enter a
  * handler, flush credits, send.  User handlers are resolved by the real
