@@ -8,20 +8,50 @@
  * no credits.  The split-phase form advances the rounds whenever it is
  * tested.
  */
+#include <string.h>
+
 #include "am_internal.h"
+
+#define BARRIER_ROUNDS 32
+
+/* Split-phase: bar.round rounds of bar.epoch are done. */
+static struct {
+    uint32_t epoch;
+    int round, active;
+    uint32_t arrived[BARRIER_ROUNDS];
+} bar;
+
+/* A barrier packet: a signal of round arg[0]; uncounted. */
+static int barrier_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    (void)ch;
+    if (pkt->arg[0] < BARRIER_ROUNDS)
+        bar.arrived[pkt->arg[0]]++;
+    cm5i_ctx.stats.internal_handled++;
+    return 0;
+}
 
 cm5_status_t cm5i_barrier_setup(void)
 {
-    cm5i_ctx.bar_epoch = 0;
-    cm5i_ctx.bar_active = 0;
-    for (int r = 0; r < CM5I_BARRIER_ROUNDS; r++)
-        cm5i_ctx.bar_arrived[r] = 0;
+    memset(&bar, 0, sizeof(bar));
+    cm5i_pkt_register(CM5I_PKT_BARRIER, barrier_packet);
     return CM5_OK;
+}
+
+void cm5i_barrier_teardown(void)
+{
+    memset(&bar, 0, sizeof(bar));
+}
+
+/* A split-phase barrier was left open. */
+int cm5i_barrier_open(void)
+{
+    return bar.active;
 }
 
 static cm5_status_t barrier_signal(int r)
 {
-    cm5i_pkt_t pkt = {.type = CM5I_PKT_BARRIER, .seq = cm5i_ctx.bar_epoch};
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_BARRIER, .seq = bar.epoch};
 
     pkt.arg[0] = (uint32_t)r;
     return cm5i_am_send(CM5I_CH_REQ,
@@ -33,35 +63,35 @@ cm5_status_t cm5_barrier_start(void)
     CM5I_GUARD();
     CM5I_CN_HOLD();
     cm5i_ensure_init();
-    if (cm5i_ctx.in_handler || cm5i_ctx.bar_active ||
+    if (cm5i_ctx.in_handler || bar.active ||
         cm5i_ctx.rank >= cm5i_ctx.size) /* left the partition */
         return CM5_ERR_STATE;
-    cm5i_ctx.bar_epoch++;
-    cm5i_ctx.bar_round = 0;
-    cm5i_ctx.bar_active = 1;
+    bar.epoch++;
+    bar.round = 0;
+    bar.active = 1;
     return cm5i_ctx.size > 1 ? barrier_signal(0) : CM5_OK;
 }
 
 /* Advance through every round whose signal has come. */
 static int barrier_advance(void)
 {
-    while ((1 << cm5i_ctx.bar_round) < cm5i_ctx.size &&
-           cm5i_ctx.bar_arrived[cm5i_ctx.bar_round] >= cm5i_ctx.bar_epoch) {
-        cm5i_ctx.bar_round++;
-        if ((1 << cm5i_ctx.bar_round) < cm5i_ctx.size &&
-            barrier_signal(cm5i_ctx.bar_round) != CM5_OK)
+    while ((1 << bar.round) < cm5i_ctx.size &&
+           bar.arrived[bar.round] >= bar.epoch) {
+        bar.round++;
+        if ((1 << bar.round) < cm5i_ctx.size &&
+            barrier_signal(bar.round) != CM5_OK)
             cm5_fatal("cm5_barrier", "cannot signal the next node");
     }
-    if ((1 << cm5i_ctx.bar_round) >= cm5i_ctx.size)
-        cm5i_ctx.bar_active = 0;
-    return !cm5i_ctx.bar_active;
+    if ((1 << bar.round) >= cm5i_ctx.size)
+        bar.active = 0;
+    return !bar.active;
 }
 
 int cm5_barrier_test(void)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD();
-    if (!cm5i_ctx.bar_active)
+    if (!bar.active)
         return 1;
     if (!cm5i_ctx.in_handler)
         cm5i_progress(CM5I_CH_ALL);
@@ -77,7 +107,7 @@ cm5_status_t cm5_barrier_finish(void)
     if (cm5i_ctx.in_handler)
         return CM5_ERR_STATE;
     cm5i_waiter_init(&w);
-    while (cm5i_ctx.bar_active && !barrier_advance())
+    while (bar.active && !barrier_advance())
         cm5i_wait_step(&w, CM5I_CH_ALL);
     return CM5_OK;
 }

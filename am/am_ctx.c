@@ -115,124 +115,18 @@ static const char *ctx_pick_provider(const char *api)
     return "tcp";
 }
 
-/* The window was chosen by the runtime (CM5_AM_CREDITS=auto, or a bad
- * value that fell back to it), so it may be fitted to the provider. */
-static int ctx_credits_auto;
-
-/* A deep window keeps a sender streaming (the shm flood rate grows with
- * it); receive buffers grow with nodes * window, so big jobs get less. */
-static long ctx_credits(void)
-{
-    const char *s = cm5i_config_str(CM5_ENV_AM_CREDITS);
-    /* Deeper windows help small jobs; in large ones every sender filling
-     * a deep window overruns the receiver's queue (shm: 1024 entries)
-     * and retries cost more than they gain (32 nodes: 130k msgs/s at 64,
-     * 94k at 256). */
-    long n = 2048 / (cm5i_ctx.size > 0 ? cm5i_ctx.size : 1);
-
-    char *end;
-    long v;
-
-    if (strcmp(s, "auto") != 0) {
-        v = strtol(s, &end, 10);
-        if (*s && !*end && v >= 2 && v <= 4096)
-            return v;
-        cm5i_log(CM5I_LOG_WARN, "config",
-                 CM5_ENV_AM_CREDITS "=%s is not a number in [2, 4096]; "
-                 "using auto", s);
-    }
-    ctx_credits_auto = 1;
-    return n < 32 ? 32 : n > 256 ? 256 : n;
-}
-
-/* A provider that drops what its receive queue cannot hold (see
- * cm5i_fab_rx_loss_window) gets an automatic window that keeps every
- * peer's messages in flight to one node within half of that queue. */
-static void ctx_fit_credits(void)
-{
-    size_t q = cm5i_fab_rx_loss_window(cm5i_ctx.fab);
-    size_t fit;
-
-    if (!q || cm5i_ctx.nep < 2 || !ctx_credits_auto)
-        return;
-    fit = q / 2 / (size_t)(cm5i_ctx.nep - 1);
-    if (fit < 2)
-        fit = 2;
-    if (fit < cm5i_ctx.credits) {
-        cm5i_log(CM5I_LOG_INFO, "init",
-                 "%s drops messages beyond its receive queue (%zu): "
-                 "flow-control window %zu instead of %u",
-                 cm5i_fab_provider(cm5i_ctx.fab), q, fit,
-                 (unsigned)cm5i_ctx.credits);
-        cm5i_ctx.credits = (uint16_t)fit;
-    }
-}
 
 static void ctx_read_config(void)
 {
     const char *lvl = getenv(CM5_ENV_LOG_LEVEL);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *spin = cm5i_config_str(CM5_ENV_SPIN_US);
 
     if (lvl && cm5i_log_parse_level(lvl) < 0)
         cm5i_log(CM5I_LOG_WARN, "config", CM5_ENV_LOG_LEVEL "=%s is unknown",
                  lvl);
     else if (lvl)
         cm5i_log_level = cm5i_log_parse_level(lvl);
-    cm5i_ctx.credits = (uint16_t)ctx_credits();
-    cm5i_ctx.yields = (int)cm5i_config_long(CM5_ENV_YIELDS, 0, 1000000);
-    cm5i_ctx.sleep_ms = (int)cm5i_config_long(CM5_ENV_SLEEP_MS, 1, 1000);
-    cm5i_ctx.spin_s = cm5i_ctx.nep > ncpu ? 0 : 50e-6; /* auto */
-    if (strcmp(spin, "auto") != 0) {
-        char *end;
-        long us = strtol(spin, &end, 10);
-
-        if (*spin && !*end && us >= 0 && us <= 10000000)
-            cm5i_ctx.spin_s = us * 1e-6;
-        else
-            cm5i_log(CM5I_LOG_WARN, "config",
-                     CM5_ENV_SPIN_US "=%s is not a number of microseconds; "
-                     "using auto", spin);
-    }
-}
-
-static void ctx_free_flow(void)
-{
-    for (int c = 0; c < CM5I_NCH; c++) {
-        free(cm5i_ctx.tx_cred[c]);
-        free(cm5i_ctx.owe[c]);
-        cm5i_ctx.tx_cred[c] = cm5i_ctx.owe[c] = NULL;
-    }
-    free(cm5i_ctx.rpc_q);
-    free(cm5i_ctx.flush_q);
-    free(cm5i_ctx.flush_mark);
-    cm5i_ctx.rpc_q = NULL;
-    cm5i_ctx.flush_q = NULL;
-    cm5i_ctx.flush_mark = NULL;
-    cm5i_ctx.rpc_head = cm5i_ctx.rpc_tail = cm5i_ctx.rpc_cap = 0;
-    cm5i_ctx.nflush = 0;
-}
-
-static cm5_status_t ctx_alloc_flow(void)
-{
-    size_t n = (size_t)cm5i_ctx.nep;
-
-    for (int c = 0; c < CM5I_NCH; c++) {
-        cm5i_ctx.tx_cred[c] = malloc(n * sizeof(uint16_t));
-        cm5i_ctx.owe[c] = calloc(n, sizeof(uint16_t));
-        if (!cm5i_ctx.tx_cred[c] || !cm5i_ctx.owe[c])
-            return CM5_ERR_NO_MEMORY;
-        for (size_t k = 0; k < n; k++)
-            cm5i_ctx.tx_cred[c][k] = cm5i_ctx.credits;
-    }
-    cm5i_ctx.rpc_cap = (uint32_t)(n * cm5i_ctx.credits);
-    cm5i_ctx.rpc_q = malloc(cm5i_ctx.rpc_cap * sizeof(cm5i_pkt_t));
-    if (!cm5i_ctx.rpc_q)
-        return CM5_ERR_NO_MEMORY;
-    cm5i_ctx.flush_q = malloc(n * sizeof(int));
-    cm5i_ctx.flush_mark = calloc(n, 1);
-    return cm5i_ctx.flush_q && cm5i_ctx.flush_mark ? CM5_OK
-                                                   : CM5_ERR_NO_MEMORY;
+    cm5i_flow_config();
+    cm5i_wait_config();
 }
 
 /* Address space libfabric needs, measured with libfabric 1.17 (VmSize
@@ -297,7 +191,7 @@ static cm5_status_t ctx_open_fabric(const char *provider)
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
     p.name_tag = tag;
     p.rx_bytes = (size_t)cm5i_ctx.nep *
-                 (cm5i_ctx.credits + CM5I_UNCOUNTED_SLACK) * p.msg_size;
+                 (cm5i_flow_window() + CM5I_UNCOUNTED_SLACK) * p.msg_size;
     if (ctx_check_room(CTX_ROOM_BASE + (p.provider &&
                                         strcmp(p.provider, "shm") == 0
                                             ? (size_t)cm5i_ctx.nep *
@@ -485,8 +379,11 @@ static cm5_status_t ctx_start(const char *provider)
     if ((st = cm5i_alive_config()) != CM5_OK ||
         (st = ctx_open_fabric(provider)) != CM5_OK)
         goto err_boot;
-    ctx_fit_credits();
-    if ((st = ctx_alloc_flow()) != CM5_OK)
+    /* The packet layer's own, then its clients' (the parked packets'
+     * hook runs before the held packets'). */
+    if ((st = cm5i_flow_setup()) != CM5_OK ||
+        (st = cm5i_poll_setup()) != CM5_OK ||
+        (st = cm5i_pkt_setup()) != CM5_OK)
         goto err_flow;
     if ((st = cm5i_alive_open()) != CM5_OK)
         goto err_alive;
@@ -513,11 +410,15 @@ err_coll:
     cm5i_coll_teardown();
 err_msg:
     cm5i_msg_teardown();
+    cm5i_barrier_teardown();
     cm5i_wait_teardown();
 err_alive:
     cm5i_alive_stop(0);
 err_flow:
-    ctx_free_flow();
+    cm5i_pkt_teardown();
+    cm5i_poll_teardown();
+    cm5i_flow_teardown();
+    cm5i_progress_teardown();
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_ctx.fab = NULL;
 err_boot:
@@ -595,7 +496,7 @@ void cm5_finalize(void)
         cm5i_waiter_t w;
 
         cm5i_ctx.finalizing = 1; /* the exit barrier serves handlers */
-        if (cm5i_ctx.bar_active) /* a split-phase barrier left open */
+        if (cm5i_barrier_open()) /* a split-phase barrier left open */
             cm5_barrier_finish();
         /* With a host program, the host takes part: it may still be
          * sending to the nodes, and they to it. */
@@ -623,9 +524,12 @@ void cm5_finalize(void)
     /* Then the rest of what ctx_start set up, in reverse order. */
     cm5i_coll_teardown();
     cm5i_msg_teardown();
+    cm5i_barrier_teardown();
     cm5i_wait_teardown();
-    ctx_free_flow();
-    cm5i_am_held_fini();
+    cm5i_pkt_teardown();
+    cm5i_poll_teardown();
+    cm5i_flow_teardown();
+    cm5i_progress_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
 }
 

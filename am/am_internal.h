@@ -18,7 +18,6 @@
 #define CM5I_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CM5I_ADDR_REC (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 8)
 #define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
-#define CM5I_BARRIER_ROUNDS 32
 
 /* Packet types. */
 enum {
@@ -26,7 +25,8 @@ enum {
     CM5I_PKT_INTERNAL = 2, /* runtime handler, index in obj; counted */
     CM5I_PKT_CREDIT = 3,   /* only returns credits; uncounted */
     CM5I_PKT_BARRIER = 4,  /* barrier round; uncounted */
-    CM5I_PKT_RPC = 5       /* user handler run outside handlers; counted */
+    CM5I_PKT_RPC = 5,      /* user handler run outside handlers; counted */
+    CM5I_PKT_MAX = 8
 };
 
 /* The wire format of an active message: 48 bytes. */
@@ -55,6 +55,63 @@ enum {
     CM5I_INTERNAL_MAX = 32
 };
 
+/* The packet types: each module's setup registers the types it handles.
+ * A type's function returns 1 when the packet's credit is owed now (a
+ * counted packet consumed), 0 otherwise (uncounted, or owed later). */
+typedef int (*cm5i_pkt_func_t)(int ch, const cm5i_pkt_t *pkt);
+void cm5i_pkt_register(int type, cm5i_pkt_func_t fn);
+/* The decoder: drops foreign packets, dispatches by type (am_packet.c). */
+void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len);
+cm5_status_t cm5i_pkt_setup(void);
+void cm5i_pkt_teardown(void);
+
+/* Progress hooks, registered by each module's setup, run in order of
+ * registration within a phase: FIRST before the channels are polled
+ * (arg: the channel mask), CHANNEL before each channel's poll (arg: the
+ * channel; returns work done), OUTSIDE after polling and outside
+ * handlers, then the deferred work, then OUTSIDE_LAST; ALWAYS at the
+ * end, in handlers too.  They return how much work they did. */
+enum {
+    CM5I_HOOK_FIRST,
+    CM5I_HOOK_CHANNEL,
+    CM5I_HOOK_OUTSIDE,      /* also while a send waits */
+    CM5I_HOOK_OUTSIDE_LAST, /* not while a send waits */
+    CM5I_HOOK_ALWAYS,
+    CM5I_HOOK_NPHASES
+};
+typedef int (*cm5i_hook_func_t)(int arg);
+void cm5i_progress_hook(int phase, cm5i_hook_func_t fn);
+void cm5i_progress_teardown(void);
+/* A send waits (+1) or stops waiting (-1): meanwhile progress polls the
+ * channels (handlers run, credits return, RPCs run unless one is
+ * running) but runs no deferred work and sends no queued RTS. */
+void cm5i_progress_poll_only(int delta);
+
+/* Flow control (am_flow.c): the only owner of the credits. */
+void cm5i_flow_config(void);      /* read CM5_AM_CREDITS */
+uint16_t cm5i_flow_window(void);  /* counted packets per peer and channel */
+cm5_status_t cm5i_flow_setup(void); /* fit the window, size the arrays */
+void cm5i_flow_teardown(void);
+int cm5i_flow_has(int ch, int node);  /* a credit to send to node on ch */
+void cm5i_flow_take(int ch, int node); /* spend it */
+void cm5i_flow_returned(int src, const cm5i_pkt_t *pkt);
+void cm5i_flow_owe(int ch, int src);
+void cm5i_flow_piggyback(int ch, int node, cm5i_pkt_t *pkt);
+void cm5i_flow_unpiggyback(int node, const cm5i_pkt_t *pkt);
+/* Send the credit packets owed, without blocking (a progress hook). */
+int cm5i_flow_flush(int chmask);
+
+/* Append item to the queue (head, tail) linked by item->next. */
+#define CM5I_QUEUE_APPEND(head, tail, item)                                   \
+    do {                                                                      \
+        (item)->next = NULL;                                                  \
+        if (tail)                                                             \
+            (tail)->next = (item);                                            \
+        else                                                                  \
+            (head) = (item);                                                  \
+        (tail) = (item);                                                      \
+    } while (0)
+
 /* Work that may send or block, queued by handlers and completion
  * callbacks (which may not) and run outside every handler. */
 typedef struct cm5i_deferred {
@@ -65,6 +122,11 @@ void cm5i_defer(cm5i_deferred_t *work);
 /* The same for work that runs user code (completion callbacks): it waits
  * while a control-network call waits (see CM5I_CN_HOLD). */
 void cm5i_defer_user(cm5i_deferred_t *work);
+/* Is user work held by a control-network call?  Any work queued? */
+int cm5i_defer_held(void);
+int cm5i_defer_pending(void);
+/* Run the deferred work (held first); returns how many ran. */
+int cm5i_defer_run(void);
 
 /* Doorbell slot of one node in the job's shared memory: its layout is
  * cm5run's too (boot/boot_proto.h). */
@@ -83,21 +145,6 @@ typedef struct {
     cm5i_fab_t *fab;
     char provider[64];
 
-    /* Flow control: credits we hold for each peer, and credits we owe. */
-    uint16_t credits;
-    uint16_t *tx_cred[CM5I_NCH];
-    uint16_t *owe[CM5I_NCH];
-    int *flush_q;
-    int nflush;
-    uint8_t *flush_mark;
-
-    /* Remote procedure calls wait here until the node is outside every
-     * handler; credits bound them to size * credits. */
-    cm5i_pkt_t *rpc_q;
-    uint32_t rpc_head, rpc_tail, rpc_cap;
-
-    cm5i_deferred_t *defer_head, *defer_tail;
-    int rts_queued; /* message sends waiting for a credit (am_msg.c) */
     int exit_hooked; /* the exit-status handler is registered */
 
     int in_handler;     /* depth: >0 while a handler runs */
@@ -105,21 +152,6 @@ typedef struct {
     int finalizing;     /* in the exit barrier: handlers are served */
     int in_req_handler; /* a request handler is running */
 
-    /* Waiting. */
-    double spin_s;
-    int yields;
-    int sleep_ms;
-    int wait_fds[CM5I_NCH];
-    int nwait_fds;
-    cm5i_doorbell_t *doorbell;
-    size_t doorbell_len;
-
-    /* Barrier (split-phase: bar_round rounds of bar_epoch are done). */
-    uint32_t bar_epoch;
-    int bar_round, bar_active;
-    uint32_t bar_arrived[CM5I_BARRIER_ROUNDS];
-
-    cm5i_internal_func_t internal[CM5I_INTERNAL_MAX];
     cm5_stats_t stats;
 } cm5i_ctx_t;
 
@@ -151,8 +183,6 @@ cm5_status_t cm5i_am_internal(int ch, int node, int index,
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 /* Poll the channels in chmask (bit per channel); returns messages run. */
 int cm5i_progress(int chmask);
-/* Send the credit packets we owe, without blocking. */
-void cm5i_flush_credits(void);
 /* Run a user packet that arrived on ch and owe its credit. */
 void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt);
 
@@ -177,11 +207,21 @@ typedef struct {
 void cm5i_waiter_init(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 void cm5i_doorbell_ring(int node);
+void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
 cm5_status_t cm5i_wait_setup(void);
+/* This node's doorbell slot (NULL: none); the provider's wait objects. */
+cm5i_doorbell_t *cm5i_wait_doorbell(void);
+int cm5i_wait_fds(int *fds);
 /* Unmap the doorbell (finalize, or a start that failed). */
 void cm5i_wait_teardown(void);
 
 cm5_status_t cm5i_barrier_setup(void);
+void cm5i_barrier_teardown(void);
+int cm5i_barrier_open(void); /* a split-phase barrier is under way */
+
+/* One-channel polls (am_poll.c): set up before cm5i_pkt_setup. */
+cm5_status_t cm5i_poll_setup(void);
+void cm5i_poll_teardown(void);
 
 /* Liveness check (am_alive.c, CM5_PEER_TIMEOUT): a heartbeat ring on a
  * second fabric instance, driven by a thread of its own. */
@@ -273,14 +313,10 @@ int cm5i_am_user_pending(void);
  * (which never calls the provider itself); returns 0 when none is left. */
 int cm5i_am_flush_sendq(void);
 cm5_status_t cm5i_am_sendq_setup(void);
-/* Free the queue of held user packets (finalize). */
-void cm5i_am_held_fini(void);
 cm5_status_t cm5i_msg_setup(void);
 void cm5i_msg_teardown(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
-/* Send the message RTSs queued for flow-control credits; returns how many. */
-int cm5i_msg_send_queued(void);
 cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
                            unsigned flags, cm5_msg_done_func_t done,
                            void *arg, cm5_msg_h *out);

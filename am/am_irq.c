@@ -77,6 +77,7 @@ static struct {
     _Atomic uint32_t waiting; /* someone sleeps on owner */
     _Atomic uint32_t answer;  /* IRQ_* */
     int can_sleep;            /* the last pass's fi_trywait succeeded */
+    int fds[CM5I_NCH];        /* the provider's wait objects */
     int nunsafe;
     struct {
         uintptr_t lo, hi;
@@ -284,7 +285,7 @@ static int irq_pass(void)
         ;
     cm5i_ctx.cn_hold--;
     user = cm5i_am_user_pending();
-    irq.can_sleep = !cm5i_ctx.nwait_fds || cm5i_fab_trywait(cm5i_ctx.fab);
+    irq.can_sleep = !cm5i_wait_fds(irq.fds) || cm5i_fab_trywait(cm5i_ctx.fab);
     irq_give();
     return user;
 }
@@ -343,22 +344,22 @@ static int irq_raise(void)
 /* Sleep until something may have arrived for this node. */
 static void irq_watch(void)
 {
-    cm5i_doorbell_t *d =
-        cm5i_ctx.doorbell ? &cm5i_ctx.doorbell[cm5i_ctx.rank] : NULL;
+    cm5i_doorbell_t *d = cm5i_wait_doorbell();
+    int nfds = cm5i_wait_fds(irq.fds);
 
     if (d) {
         uint32_t seq = atomic_load(&d->seq);
         struct timespec ts = {0, IRQ_WATCH_MS * 1000000L};
 
         irq_futex(&d->seq, FUTEX_WAIT, seq, &ts);
-    } else if (cm5i_ctx.nwait_fds && irq.can_sleep) {
+    } else if (nfds && irq.can_sleep) {
         struct pollfd pfd[CM5I_NCH];
 
-        for (int c = 0; c < cm5i_ctx.nwait_fds; c++) {
-            pfd[c].fd = cm5i_ctx.wait_fds[c];
+        for (int c = 0; c < nfds; c++) {
+            pfd[c].fd = irq.fds[c];
             pfd[c].events = POLLIN;
         }
-        poll(pfd, (nfds_t)cm5i_ctx.nwait_fds, IRQ_WATCH_MS);
+        poll(pfd, (nfds_t)nfds, IRQ_WATCH_MS);
     } else {
         struct timespec ts = {irq.tick_ns / 1000000000L,
                               irq.tick_ns % 1000000000L};
@@ -503,8 +504,8 @@ cm5_status_t cm5_interrupts_enable(void)
     if (irq.enabled)
         return CM5_OK;
     cm5i_irq_acquire(); /* given to the thread as the outermost call ends */
-    if (cm5i_ctx.doorbell)
-        atomic_store(&cm5i_ctx.doorbell[cm5i_ctx.rank].irq, 1);
+    if (cm5i_wait_doorbell())
+        atomic_store(&cm5i_wait_doorbell()->irq, 1);
     pthread_mutex_lock(&irq.lock);
     irq.enabled = 1;
     cm5i_irq_active = 1;
@@ -522,8 +523,8 @@ void cm5_interrupts_disable(void)
     irq.enabled = 0;
     cm5i_irq_active = 0;
     pthread_mutex_unlock(&irq.lock);
-    if (cm5i_ctx.doorbell)
-        atomic_store(&cm5i_ctx.doorbell[cm5i_ctx.rank].irq, 0);
+    if (cm5i_wait_doorbell())
+        atomic_store(&cm5i_wait_doorbell()->irq, 0);
     cm5i_irq_pending = 0;
     if (irq.started)
         cm5i_log(CM5I_LOG_INFO, "irq",

@@ -74,6 +74,7 @@ static struct {
      * RTSs (or run callbacks that send): those must queue behind it, or
      * a later message overtakes an earlier one with the same tag. */
     unsigned char *rts_busy;
+    int rts_queued; /* sends in rtsq */
 } msgs;
 
 static cm5_status_t msg_slot(cm5_msg_h m)
@@ -133,6 +134,26 @@ static void msg_later(cm5_msg_h m, void (*step)(cm5_msg_h))
     m->next_step = step;
     m->work.run = msg_run_step;
     cm5i_defer(&m->work);
+}
+
+/* A protocol step that must wait (the provider has no room, or no credit
+ * for the packet it sends on the reply channel) queues itself again and
+ * runs at the next progress, instead of waiting inside deferred work
+ * (issue 14, fault 5).  In signal context, where progress does not run
+ * between interrupts, it waits as a send waits (polling only). */
+static int msg_retry(cm5_msg_h m, void (*step)(cm5_msg_h), int again)
+{
+    if (!again || cm5i_irq_in_signal)
+        return 0;
+    msg_later(m, step);
+    return 1;
+}
+
+static void msg_poll_once(cm5i_waiter_t *w)
+{
+    cm5i_progress_poll_only(1);
+    cm5i_wait_step(w, CM5I_CH_ALL);
+    cm5i_progress_poll_only(-1);
 }
 
 /* Deferred: the message is done; tell the user, release if freed (also
@@ -204,6 +225,8 @@ static void msg_accept(cm5_msg_h m)
     cm5i_waiter_t w;
     cm5_status_t st;
 
+    if (msg_retry(m, msg_accept, !cm5i_flow_has(CM5I_CH_REP, m->node)))
+        return;
     if (m->status != CM5_OK || m->bytes == 0) {
         /* Empty, or too long (refused: the sender's message fails too):
          * no data phase.  The receiver learns of a refusal first, so its
@@ -221,8 +244,11 @@ static void msg_accept(cm5_msg_h m)
     m->op.arg = m;
     cm5i_waiter_init(&w);
     while ((st = cm5i_fab_trecv(cm5i_ctx.fab, tag, m->buf, m->bytes,
-                                &m->op)) == CM5_ERR_AGAIN)
-        cm5i_wait_step(&w, CM5I_CH_ALL);
+                                &m->op)) == CM5_ERR_AGAIN) {
+        if (msg_retry(m, msg_accept, 1))
+            return;
+        msg_poll_once(&w);
+    }
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_recv", "cannot post the receive: %s",
                   cm5_status_string(st));
@@ -273,12 +299,7 @@ static void msg_rts_handler(int src, const uint32_t *arg)
         cm5_fatal("cm5_msg", "out of memory for a message from node %d",
                   src);
     *u = r;
-    u->next = NULL;
-    if (msgs.rts_tail)
-        msgs.rts_tail->next = u;
-    else
-        msgs.rts_head = u;
-    msgs.rts_tail = u;
+    CM5I_QUEUE_APPEND(msgs.rts_head, msgs.rts_tail, u);
 }
 
 /* ---- sender ---- */
@@ -308,8 +329,11 @@ static void msg_push(cm5_msg_h m)
     m->state = MSG_DATA;
     cm5i_waiter_init(&w);
     while ((st = cm5i_fab_tsend(cm5i_ctx.fab, m->node, tag, src, m->bytes,
-                                &m->op)) == CM5_ERR_AGAIN)
-        cm5i_wait_step(&w, CM5I_CH_ALL);
+                                &m->op)) == CM5_ERR_AGAIN) {
+        if (msg_retry(m, msg_push, 1))
+            return;
+        msg_poll_once(&w);
+    }
     cm5i_doorbell_ring(m->node); /* the receiver drives the transfer too */
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
@@ -347,6 +371,9 @@ static void msg_fin_handler(int src, const uint32_t *arg)
 /* The receiver tells the sender once the data is in (deferred). */
 static void msg_recv_finish(cm5_msg_h m)
 {
+    if (m->status == CM5_OK &&
+        msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
+        return;
     if (m->status == CM5_OK)
         msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN,
                           m->peer_slot, m->peer_gen, 0, 0);
@@ -427,33 +454,32 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     m->state = MSG_RTS_SENT;
     *out = m;
     if (msgs.rtsq_head[node] || msgs.rts_busy[node] ||
-        cm5i_ctx.tx_cred[CM5I_CH_REQ][node] == 0) {
-        m->next = NULL;
-        if (msgs.rtsq_head[node])
-            msgs.rtsq_tail[node]->next = m;
-        else
-            msgs.rtsq_head[node] = m;
-        msgs.rtsq_tail[node] = m;
-        cm5i_ctx.rts_queued++;
+        !cm5i_flow_has(CM5I_CH_REQ, node)) {
+        if (!msgs.rtsq_head[node])
+            msgs.rtsq_tail[node] = NULL;
+        CM5I_QUEUE_APPEND(msgs.rtsq_head[node], msgs.rtsq_tail[node], m);
+        msgs.rts_queued++;
         return CM5_OK;
     }
     msg_send_rts(m);
     return CM5_OK;
 }
 
-/* Progress (outside handlers): send the queued RTSs that have credits. */
-int cm5i_msg_send_queued(void)
+/* A progress hook (outside handlers): send the queued RTSs that have
+ * credits. */
+static int msg_send_queued(int chmask)
 {
     int n = 0;
 
-    for (int node = 0; node < cm5i_ctx.nep && cm5i_ctx.rts_queued; node++) {
+    (void)chmask;
+    for (int node = 0; node < cm5i_ctx.nep && msgs.rts_queued; node++) {
         cm5_msg_h m;
 
         while ((m = msgs.rtsq_head[node]) && !msgs.rts_busy[node] &&
-               cm5i_ctx.tx_cred[CM5I_CH_REQ][node] > 0) {
+               cm5i_flow_has(CM5I_CH_REQ, node)) {
             msgs.rtsq_head[node] = m->next;
             m->next = NULL;
-            cm5i_ctx.rts_queued--;
+            msgs.rts_queued--;
             msg_send_rts(m);
             n++;
         }
@@ -502,11 +528,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
         free(r);
         return CM5_OK;
     }
-    if (msgs.posted_tail)
-        msgs.posted_tail->next = m;
-    else
-        msgs.posted_head = m;
-    msgs.posted_tail = m;
+    CM5I_QUEUE_APPEND(msgs.posted_head, msgs.posted_tail, m);
     return CM5_OK;
 }
 
@@ -679,6 +701,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
+    cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);
     if (!msgs.rtsq_head) {
         msgs.rtsq_head = calloc((size_t)cm5i_ctx.nep * 2, sizeof(cm5_msg_h));
         if (!msgs.rtsq_head)

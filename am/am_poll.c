@@ -21,7 +21,7 @@ static struct {
 void cm5i_park(int ch, const cm5i_pkt_t *pkt)
 {
     if (!park[ch].q) {
-        park[ch].cap = (uint32_t)cm5i_ctx.size * cm5i_ctx.credits;
+        park[ch].cap = (uint32_t)cm5i_ctx.size * cm5i_flow_window();
         park[ch].q = malloc(park[ch].cap * sizeof(*pkt));
         if (!park[ch].q)
             cm5_fatal(ch == CM5I_CH_REQ ? "CMAML_reply_poll"
@@ -46,6 +46,34 @@ int cm5i_park_drain(int ch)
         n++;
     }
     return n;
+}
+
+/* A progress hook: what waits on ch runs before anything newer (the
+ * parked packets, then the held ones of am_packet.c). */
+static int poll_hook_parked(int ch)
+{
+    if (CM5I_UNLIKELY(cm5i_parked[ch]) && !cm5i_ctx.cn_hold &&
+        (!(cm5i_park_mask & CM5I_CH_BIT(ch)) || cm5i_ctx.in_handler))
+        return cm5i_park_drain(ch);
+    return 0;
+}
+
+/* Before cm5i_pkt_setup: parked packets are older than held ones. */
+cm5_status_t cm5i_poll_setup(void)
+{
+    cm5i_progress_hook(CM5I_HOOK_CHANNEL, poll_hook_parked);
+    return CM5_OK;
+}
+
+void cm5i_poll_teardown(void)
+{
+    for (int c = 0; c < CM5I_NCH; c++) {
+        free(park[c].q);
+        park[c].q = NULL;
+        park[c].head = park[c].cap = 0;
+        cm5i_parked[c] = 0;
+    }
+    cm5i_park_mask = 0;
 }
 
 /* Serve the network with the user packets of the other channel parked.

@@ -15,7 +15,53 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "am_config.h"
 #include "am_internal.h"
+
+static struct {
+    double spin_s;
+    int yields;
+    int sleep_ms;
+    int fds[CM5I_NCH]; /* the provider's wait objects */
+    int nfds;
+    cm5i_doorbell_t *doorbell;
+    size_t doorbell_len;
+} waits;
+
+void cm5i_wait_config(void)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *spin = cm5i_config_str(CM5_ENV_SPIN_US);
+
+    waits.yields = (int)cm5i_config_long(CM5_ENV_YIELDS, 0, 1000000);
+    waits.sleep_ms = (int)cm5i_config_long(CM5_ENV_SLEEP_MS, 1, 1000);
+    waits.spin_s = cm5i_ctx.nep > ncpu ? 0 : 50e-6; /* auto */
+    if (strcmp(spin, "auto") != 0) {
+        char *end;
+        long us = strtol(spin, &end, 10);
+
+        if (*spin && !*end && us >= 0 && us <= 10000000)
+            waits.spin_s = us * 1e-6;
+        else
+            cm5i_log(CM5I_LOG_WARN, "config",
+                     CM5_ENV_SPIN_US "=%s is not a number of microseconds; "
+                     "using auto", spin);
+    }
+}
+
+cm5i_doorbell_t *cm5i_wait_doorbell(void)
+{
+    return waits.doorbell ? &waits.doorbell[cm5i_ctx.rank] : NULL;
+}
+
+int cm5i_wait_fds(int *fds)
+{
+    memcpy(fds, waits.fds, sizeof(waits.fds));
+    return waits.nfds;
+}
 
 static long wait_futex(_Atomic uint32_t *addr, int op, uint32_t val,
                        const struct timespec *ts)
@@ -28,8 +74,8 @@ cm5_status_t cm5i_wait_setup(void)
     size_t len = CM5_DOORBELL_SIZE(cm5i_ctx.nep);
     void *p;
 
-    cm5i_ctx.nwait_fds = cm5i_fab_wait_fds(cm5i_ctx.fab, cm5i_ctx.wait_fds);
-    if (cm5i_ctx.nwait_fds || cm5i_ctx.boot.doorbell_fd < 0)
+    waits.nfds = cm5i_fab_wait_fds(cm5i_ctx.fab, waits.fds);
+    if (waits.nfds || cm5i_ctx.boot.doorbell_fd < 0)
         return CM5_OK;
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
              cm5i_ctx.boot.doorbell_fd, 0);
@@ -38,28 +84,28 @@ cm5_status_t cm5i_wait_setup(void)
                  "cannot map the doorbell (%m): waits will back off");
         return CM5_OK;
     }
-    cm5i_ctx.doorbell = (cm5i_doorbell_t *)p + CM5_DOORBELL_FIRST;
-    cm5i_ctx.doorbell_len = len;
+    waits.doorbell = (cm5i_doorbell_t *)p + CM5_DOORBELL_FIRST;
+    waits.doorbell_len = len;
     return CM5_OK;
 }
 
 void cm5i_wait_teardown(void)
 {
-    if (cm5i_ctx.doorbell)
-        munmap(cm5i_ctx.doorbell - CM5_DOORBELL_FIRST,
-               cm5i_ctx.doorbell_len);
-    cm5i_ctx.doorbell = NULL;
-    cm5i_ctx.doorbell_len = 0;
-    cm5i_ctx.nwait_fds = 0;
+    if (waits.doorbell)
+        munmap(waits.doorbell - CM5_DOORBELL_FIRST,
+               waits.doorbell_len);
+    waits.doorbell = NULL;
+    waits.doorbell_len = 0;
+    waits.nfds = 0;
 }
 
 void cm5i_doorbell_ring(int node)
 {
     cm5i_doorbell_t *d;
 
-    if (!cm5i_ctx.doorbell)
+    if (!waits.doorbell)
         return;
-    d = &cm5i_ctx.doorbell[node];
+    d = &waits.doorbell[node];
     if (atomic_load(&d->sleeping) || atomic_load(&d->irq)) {
         atomic_fetch_add(&d->seq, 1);
         wait_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
@@ -68,7 +114,7 @@ void cm5i_doorbell_ring(int node)
 
 static int wait_sleep_doorbell(int chmask, int ms)
 {
-    cm5i_doorbell_t *d = &cm5i_ctx.doorbell[cm5i_ctx.rank];
+    cm5i_doorbell_t *d = &waits.doorbell[cm5i_ctx.rank];
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     uint32_t seq;
     int n;
@@ -93,7 +139,7 @@ static int wait_sleep_fds(int chmask, int ms)
     for (int c = 0; c < CM5I_NCH; c++) {
         if (!(chmask & CM5I_CH_BIT(c)))
             continue;
-        pfd[n].fd = cm5i_ctx.wait_fds[c];
+        pfd[n].fd = waits.fds[c];
         pfd[n].events = POLLIN;
         n++;
     }
@@ -120,7 +166,7 @@ void cm5i_waiter_init(cm5i_waiter_t *w)
  * asleep last waited on the same CPU. */
 static int wait_crowded(void)
 {
-    cm5i_doorbell_t *db = cm5i_ctx.doorbell;
+    cm5i_doorbell_t *db = waits.doorbell;
     int me = cm5i_ctx.rank, cpu = sched_getcpu();
 
     if (!db || cpu < 0)
@@ -136,15 +182,15 @@ static int wait_crowded(void)
 static void wait_sleep(cm5i_waiter_t *w, int chmask)
 {
     cm5i_ctx.stats.sleeps++;
-    if (cm5i_ctx.nwait_fds) {
-        wait_sleep_fds(chmask, cm5i_ctx.sleep_ms);
-    } else if (cm5i_ctx.doorbell) {
-        wait_sleep_doorbell(chmask, cm5i_ctx.sleep_ms);
+    if (waits.nfds) {
+        wait_sleep_fds(chmask, waits.sleep_ms);
+    } else if (waits.doorbell) {
+        wait_sleep_doorbell(chmask, waits.sleep_ms);
     } else {
         struct timespec ts = {0, w->sleep_us * 1000L};
 
         nanosleep(&ts, NULL);
-        if (w->sleep_us < cm5i_ctx.sleep_ms * 1000)
+        if (w->sleep_us < waits.sleep_ms * 1000)
             w->sleep_us *= 2;
     }
 }
@@ -159,21 +205,21 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
     }
     if (w->empty++ == 0) {
         w->t0 = cm5_wtime();
-        if (cm5i_ctx.spin_s > 0)
+        if (waits.spin_s > 0)
             w->crowded = wait_crowded();
         return;
     }
-    if (cm5i_ctx.spin_s > 0 && !w->crowded &&
-        cm5_wtime() - w->t0 < cm5i_ctx.spin_s) {
+    if (waits.spin_s > 0 && !w->crowded &&
+        cm5_wtime() - w->t0 < waits.spin_s) {
         if ((w->empty & 63) == 0)
             w->crowded = wait_crowded();
         return;
     }
-    if (w->yields < cm5i_ctx.yields ||
+    if (w->yields < waits.yields ||
         cm5i_fab_bulk_pending(cm5i_ctx.fab) > 0) {
         w->yields++;
         sched_yield();
-        if (cm5i_ctx.spin_s > 0) /* (the CPU may have changed) */
+        if (waits.spin_s > 0) /* (the CPU may have changed) */
             w->crowded = wait_crowded();
         return;
     }

@@ -1,11 +1,11 @@
 /*
  * libFuzzer target: what received packets can do to a node.
  *
- * The packet path of am/am_am.c and am/am_poll.c is compiled into this
- * file (their static functions, am_rx first, become reachable without an
- * entry point in the library); the fabric, the waits and the rest of the
- * runtime are stubs here.  The node is node 1 of a 4-node job with 8
- * credits.  An input is a script of operations (see fuzz_step): deliver a
+ * The packet path (am/am_packet.c, am_flow.c, am_progress.c, am_barrier.c
+ * and am_poll.c) is compiled into this file (their static state becomes
+ * reachable without an entry point in the library); the fabric, the waits
+ * and the rest of the runtime are stubs here.  The node is node 1 of a
+ * 4-node job with 8 credits.  An input is a script of operations (see fuzz_step): deliver a
  * packet, run progress (whose poll hands over the next packets of the
  * input), enter or leave a control-network call, park a channel, enter a
  * handler, flush credits, send.  User handlers are resolved by the real
@@ -25,7 +25,10 @@
 
 #define cm5i_handler_decode fuzz_decode
 #define cm5i_handler_decode_raw fuzz_decode_raw
-#include "../../am/am_am.c"
+#include "../../am/am_packet.c"
+#include "../../am/am_flow.c"
+#include "../../am/am_progress.c"
+#include "../../am/am_barrier.c"
 #include "../../am/am_poll.c"
 #undef cm5i_handler_decode
 #undef cm5i_handler_decode_raw
@@ -83,7 +86,9 @@ void cm5i_irq_deliver(void) { cm5i_irq_pending = 0; }
 void cm5i_irq_acquire(void) {}
 void cm5i_irq_leave(void) { cm5i_irq_pending = 0; }
 void cm5i_lazy_init(void) { cm5i_ctx.ready = 1; }
-int cm5i_msg_send_queued(void) { return 0; }
+const char *cm5i_config_str(const char *name) { (void)name; return "8"; }
+size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab) { (void)fab; return 0; }
+const char *cm5i_fab_provider(const cm5i_fab_t *fab) { (void)fab; return "x"; }
 void cm5i_waiter_init(cm5i_waiter_t *w) { memset(w, 0, sizeof(*w)); }
 
 static int next_byte(void)
@@ -185,11 +190,6 @@ void *fuzz_decode_raw(cm5i_href_t ref)
 
 /* ---- the node ---------------------------------------------------------- */
 
-static uint16_t tx_cred[CM5I_NCH][NODES], owe[CM5I_NCH][NODES];
-static int flush_q[NODES];
-static uint8_t flush_mark[NODES];
-static cm5i_pkt_t rpc_q[NODES * CREDITS];
-
 static void node_reset(void)
 {
     memset(&cm5i_ctx, 0, sizeof(cm5i_ctx));
@@ -198,29 +198,14 @@ static void node_reset(void)
     cm5i_ctx.size = cm5i_ctx.nep = cm5i_ctx.boot.size = NODES;
     cm5i_ctx.host = cm5i_ctx.boot.host = -1;
     cm5i_ctx.key = KEY;
-    cm5i_ctx.credits = CREDITS;
-    memset(tx_cred, 0, sizeof(tx_cred));
-    memset(owe, 0, sizeof(owe));
-    memset(flush_mark, 0, sizeof(flush_mark));
-    for (int c = 0; c < CM5I_NCH; c++) {
-        cm5i_ctx.tx_cred[c] = tx_cred[c];
-        cm5i_ctx.owe[c] = owe[c];
-        for (int n = 0; n < NODES; n++)
-            tx_cred[c][n] = CREDITS;
-    }
-    cm5i_ctx.flush_q = flush_q;
-    cm5i_ctx.flush_mark = flush_mark;
-    cm5i_ctx.rpc_q = rpc_q;
-    cm5i_ctx.rpc_cap = NODES * CREDITS;
+    /* The modules' own setup, as ctx_start runs it (CREDITS: the
+     * cm5i_config_str stub). */
+    cm5i_flow_config();
+    if (cm5i_flow_setup() != CM5_OK || cm5i_poll_setup() != CM5_OK ||
+        cm5i_pkt_setup() != CM5_OK || cm5i_barrier_setup() != CM5_OK)
+        abort();
     for (int i = 1; i <= CM5I_INT_SCOPY; i++)
         cm5i_am_register_internal(i, fuzz_internal);
-    cm5i_am_held_fini();
-    held_work_head = held_work_tail = NULL;
-    cm5i_park_mask = 0;
-    for (int c = 0; c < CM5I_NCH; c++) {
-        cm5i_parked[c] = 0;
-        park[c].head = 0;
-    }
     cm5i_rt_depth = 0;
     cm5i_irq_pending = 0;
     cn_held = 0;
@@ -229,7 +214,7 @@ static void node_reset(void)
 /* What a dropped packet must leave alone. */
 typedef struct {
     uint16_t tx_cred[CM5I_NCH][NODES], owe[CM5I_NCH][NODES];
-    uint32_t rpc_tail, parked[CM5I_NCH], bar[CM5I_BARRIER_ROUNDS];
+    uint32_t rpc_tail, parked[CM5I_NCH], bar[BARRIER_ROUNDS];
     size_t held[CM5I_NCH];
     int nflush;
     uint64_t handled;
@@ -238,14 +223,16 @@ typedef struct {
 static void node_view(node_view_t *v)
 {
     memset(v, 0, sizeof(*v));
-    memcpy(v->tx_cred, tx_cred, sizeof(tx_cred));
-    memcpy(v->owe, owe, sizeof(owe));
-    v->rpc_tail = cm5i_ctx.rpc_tail;
+    for (int c = 0; c < CM5I_NCH; c++) {
+        memcpy(v->tx_cred[c], flow.tx_cred[c], sizeof(v->tx_cred[c]));
+        memcpy(v->owe[c], flow.owe[c], sizeof(v->owe[c]));
+    }
+    v->rpc_tail = pkts.rpc_tail;
     memcpy(v->parked, cm5i_parked, sizeof(v->parked));
-    memcpy(v->bar, cm5i_ctx.bar_arrived, sizeof(v->bar));
+    memcpy(v->bar, bar.arrived, sizeof(v->bar));
     for (int c = 0; c < CM5I_NCH; c++)
         v->held[c] = held[c].tail - held[c].head;
-    v->nflush = cm5i_ctx.nflush;
+    v->nflush = flow.nflush;
     v->handled = user_calls + internal_calls + cm5i_ctx.stats.internal_handled;
 }
 
@@ -257,7 +244,7 @@ static void rx_checked(int ch, const void *buf, size_t len)
     uint64_t calls = ++rx_calls;
 
     node_view(&before);
-    am_rx(NULL, ch, buf, len);
+    cm5i_pkt_rx(NULL, ch, buf, len);
     /* (A handler it ran may have received, and dropped, others.) */
     if (cm5i_ctx.stats.foreign_dropped == dropped || rx_calls != calls)
         return;
@@ -310,7 +297,7 @@ static void fuzz_step(int op)
         cm5i_ctx.in_handler--;
         break;
     case 5:
-        cm5i_flush_credits();
+        cm5i_flow_flush(CM5I_CH_ALL);
         break;
     case 6:
         if (cm5i_parked[ch] && !cm5i_ctx.cn_hold)
@@ -332,6 +319,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (setjmp(fuzz_out) == 0)
         while ((op = next_byte()) >= 0)
             fuzz_step(op);
-    cm5i_am_held_fini();
+    /* The modules' teardown, as finalize runs it. */
+    cm5i_barrier_teardown();
+    cm5i_pkt_teardown();
+    cm5i_poll_teardown();
+    cm5i_flow_teardown();
+    cm5i_progress_teardown();
     return 0;
 }

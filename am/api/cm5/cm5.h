@@ -317,6 +317,11 @@ typedef struct {
     uint64_t foreign_dropped;  /* packets without this job's key */
     uint64_t credit_waits;     /* sends that waited for flow control */
     uint64_t sleeps;           /* waits that slept */
+    /* The progress engine's deepest nesting (a wait inside a send inside
+     * a handler or a completion callback polls again), the deepest
+     * nesting of deferred work (protocol steps, completion callbacks)
+     * and the longest such step, in microseconds. */
+    uint64_t progress_depth_max, deferred_depth_max, deferred_max_us;
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 

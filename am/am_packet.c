@@ -1,13 +1,8 @@
 /*
- * Active messages: packets, dispatch and credit-based flow control.
- *
- * Every (sender, receiver, channel) has a window of `credits` counted
- * packets.  The receiver has buffer space for all of them (plus a few
- * uncounted credit and barrier packets per peer), so nothing is buffered
- * without bound and a sender never overruns a receiver.  Credits come back
- * piggybacked on any packet going the other way, or in a credit packet
- * when half a window is owed.  Credit packets travel on the reply channel,
- * which every wait drains, so credits always return.
+ * Active messages: the packets, their decoder and dispatch table, user
+ * and runtime handlers, remote procedure calls, the user packets held
+ * while a control-network call waits, and sending (with the credits of
+ * am_flow.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +10,15 @@
 
 #include "am_internal.h"
 
-static void am_owe(int ch, int src)
-{
-    uint16_t *owe = &cm5i_ctx.owe[ch][src];
-
-    (*owe)++;
-    if (*owe >= cm5i_ctx.credits / 2 && !cm5i_ctx.flush_mark[src]) {
-        cm5i_ctx.flush_mark[src] = 1;
-        cm5i_ctx.flush_q[cm5i_ctx.nflush++] = src;
-    }
-}
+static struct {
+    cm5i_pkt_func_t types[CM5I_PKT_MAX];   /* by packet type */
+    cm5i_internal_func_t internal[CM5I_INTERNAL_MAX]; /* by index */
+    /* Remote procedure calls wait here until the node is outside every
+     * handler; credits bound them to nep * window. */
+    cm5i_pkt_t *rpc_q;
+    uint32_t rpc_head, rpc_tail, rpc_cap;
+    int in_rpc; /* RPCs never nest (one may send, and so wait) */
+} pkts;
 
 /* The handler a packet names (NULL: not executable code here). */
 static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
@@ -59,7 +53,7 @@ static void am_run_user(int ch, const cm5i_pkt_t *pkt)
 static void am_run_internal(const cm5i_pkt_t *pkt)
 {
     cm5i_internal_func_t fn =
-        pkt->obj < CM5I_INTERNAL_MAX ? cm5i_ctx.internal[pkt->obj] : NULL;
+        pkt->obj < CM5I_INTERNAL_MAX ? pkts.internal[pkt->obj] : NULL;
 
     if (!fn)
         cm5_fatal("cm5fab", "unknown internal message %u from node %d",
@@ -85,8 +79,6 @@ typedef struct {
     size_t head, tail, cap;
 } am_held_t;
 static am_held_t held[CM5I_NCH];
-/* User work (completion callbacks) deferred meanwhile. */
-static cm5i_deferred_t *held_work_head, *held_work_tail;
 
 static int am_holding(int ch)
 {
@@ -144,16 +136,6 @@ static int am_run_held(int ch)
     return n;
 }
 
-/* Put the held user work back in the deferred queue, ahead of newer. */
-static void am_release_work(void)
-{
-    held_work_tail->next = cm5i_ctx.defer_head;
-    if (!cm5i_ctx.defer_head)
-        cm5i_ctx.defer_tail = held_work_tail;
-    cm5i_ctx.defer_head = held_work_head;
-    held_work_head = held_work_tail = NULL;
-}
-
 /* The exit barrier serves handlers: the program is over, and a peer may
  * still need a reply from this node to get there too. */
 int cm5i_cn_enter(void)
@@ -171,7 +153,7 @@ void cm5i_cn_leave(int *held_here)
     /* With interrupts enabled, held handlers run as the call returns. */
     if (--cm5i_ctx.cn_hold == 0 &&
         (am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||
-         held_work_head) &&
+         cm5i_defer_held()) &&
         cm5_interrupts_enabled())
         cm5i_irq_pending = 1;
 }
@@ -190,12 +172,10 @@ static struct {
 int cm5i_am_user_pending(void)
 {
     return am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||
-           held_work_head || cm5i_ctx.defer_head ||
-           cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail;
+           cm5i_defer_pending() || pkts.rpc_head != pkts.rpc_tail;
 }
 
 static int am_run_rpcs(void);
-static int am_run_deferred(void);
 
 int cm5i_am_run_user(void)
 {
@@ -203,20 +183,25 @@ int cm5i_am_run_user(void)
 
     if (cm5i_ctx.in_handler || cm5i_ctx.cn_hold)
         return 0;
-    if (held_work_head)
-        am_release_work();
     for (int c = CM5I_NCH - 1; c >= 0; c--)
         if (am_holding(c))
             n += am_run_held(c);
-    if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail)
+    if (pkts.rpc_head != pkts.rpc_tail && !pkts.in_rpc) {
+        pkts.in_rpc = 1;
         n += am_run_rpcs();
-    if (cm5i_ctx.defer_head)
-        n += am_run_deferred();
+        pkts.in_rpc = 0;
+    }
+    n += cm5i_defer_run();
     return n;
 }
 
-void cm5i_am_held_fini(void)
+/* Free what the module holds (finalize, or a start that failed). */
+void cm5i_pkt_teardown(void)
 {
+    free(pkts.rpc_q);
+    pkts.rpc_q = NULL;
+    pkts.rpc_head = pkts.rpc_tail = pkts.rpc_cap = 0;
+    pkts.in_rpc = 0;
     free(sendq.q);
     sendq.q = NULL;
     sendq.head = sendq.tail = 0;
@@ -227,7 +212,46 @@ void cm5i_am_held_fini(void)
     }
 }
 
-static void am_rx(void *arg, int ch, const void *buf, size_t len)
+/* ---- the packet types of this module ---- */
+
+static int am_user_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    /* Behind held packets too, to keep each sender's order. */
+    if (cm5i_ctx.cn_hold || am_holding(ch)) {
+        am_hold(ch, pkt);
+        return 1; /* its credit goes back now */
+    }
+    if (CM5I_UNLIKELY(cm5i_park_mask & CM5I_CH_BIT(ch)) &&
+        !cm5i_ctx.in_handler) {
+        cm5i_park(ch, pkt); /* credits owed once it has run */
+        return 0;
+    }
+    am_run_user(ch, pkt);
+    return 1;
+}
+
+static int am_internal_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    (void)ch;
+    am_run_internal(pkt);
+    return 1;
+}
+
+static int am_rpc_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    (void)ch;
+    /* Credits bound the queue: owed only once the call has run. */
+    pkts.rpc_q[pkts.rpc_tail++ % pkts.rpc_cap] = *pkt;
+    return 0;
+}
+
+void cm5i_pkt_register(int type, cm5i_pkt_func_t fn)
+{
+    pkts.types[type] = fn;
+}
+
+/* The decoder: every packet a channel delivers (a fabric callback). */
+void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
 {
     cm5i_pkt_t pkt;
 
@@ -239,43 +263,11 @@ static void am_rx(void *arg, int ch, const void *buf, size_t len)
      * but the drop count (tests/fuzz/fuzz_am_rx.c). */
     if (CM5I_UNLIKELY(pkt.key != cm5i_ctx.key ||
                       pkt.src >= cm5i_ctx.boot.size ||
-                      pkt.type < CM5I_PKT_USER || pkt.type > CM5I_PKT_RPC))
+                      pkt.type >= CM5I_PKT_MAX || !pkts.types[pkt.type]))
         goto foreign;
-    for (int c = 0; c < CM5I_NCH; c++)
-        cm5i_ctx.tx_cred[c][pkt.src] += pkt.cred[c];
-    switch (pkt.type) {
-    case CM5I_PKT_USER:
-        /* Behind held packets too, to keep each sender's order. */
-        if (cm5i_ctx.cn_hold || am_holding(ch)) {
-            am_hold(ch, &pkt);
-            break; /* its credit goes back now */
-        }
-        if (CM5I_UNLIKELY(cm5i_park_mask & CM5I_CH_BIT(ch)) &&
-            !cm5i_ctx.in_handler) {
-            cm5i_park(ch, &pkt); /* credits owed once it has run */
-            return;
-        }
-        am_run_user(ch, &pkt);
-        break;
-    case CM5I_PKT_INTERNAL:
-        am_run_internal(&pkt);
-        break;
-    case CM5I_PKT_RPC:
-        /* Credits bound the queue: owed only once the call has run. */
-        cm5i_ctx.rpc_q[cm5i_ctx.rpc_tail++ % cm5i_ctx.rpc_cap] = pkt;
-        return;
-    case CM5I_PKT_BARRIER:
-        if (pkt.arg[0] < CM5I_BARRIER_ROUNDS)
-            cm5i_ctx.bar_arrived[pkt.arg[0]]++;
-        cm5i_ctx.stats.internal_handled++;
-        return; /* uncounted */
-    case CM5I_PKT_CREDIT:
-        cm5i_ctx.stats.internal_handled++;
-        return; /* uncounted */
-    default:
-        goto foreign;
-    }
-    am_owe(ch, pkt.src);
+    cm5i_flow_returned(pkt.src, &pkt);
+    if (pkts.types[pkt.type](ch, &pkt))
+        cm5i_flow_owe(ch, pkt.src);
     return;
 foreign:
     if (cm5i_ctx.stats.foreign_dropped++ % 1000 == 0)
@@ -283,27 +275,6 @@ foreign:
                  "dropped a packet that is not from this job (%zu bytes; "
                  "%llu so far)",
                  len, (unsigned long long)cm5i_ctx.stats.foreign_dropped);
-}
-
-/* Piggyback the credits owed to node.  Reply-channel credits ride only on
- * the reply channel: a node blocked in a handler reads only that one, and
- * it may be waiting for exactly those credits. */
-static void am_take_owed(int ch, int node, cm5i_pkt_t *pkt)
-{
-    for (int c = 0; c < CM5I_NCH; c++) {
-        if (c == CM5I_CH_REP && ch != CM5I_CH_REP) {
-            pkt->cred[c] = 0;
-            continue;
-        }
-        pkt->cred[c] = cm5i_ctx.owe[c][node];
-        cm5i_ctx.owe[c][node] = 0;
-    }
-}
-
-static void am_give_back(int node, const cm5i_pkt_t *pkt)
-{
-    for (int c = 0; c < CM5I_NCH; c++)
-        cm5i_ctx.owe[c][node] += pkt->cred[c];
 }
 
 /* Packets sent by handlers that run in the signal handler, which never
@@ -321,19 +292,18 @@ cm5_status_t cm5i_am_sendq_setup(void)
 
 static int am_sendq_put(int ch, int node, cm5i_pkt_t *pkt, int counted)
 {
-    uint16_t *cred = &cm5i_ctx.tx_cred[ch][node];
     am_sendq_entry_t *e;
 
     if (!sendq.q || sendq.tail - sendq.head == AM_SENDQ_CAP ||
-        (counted && *cred == 0))
+        (counted && !cm5i_flow_has(ch, node)))
         return 0;
     e = &sendq.q[sendq.tail % AM_SENDQ_CAP];
-    am_take_owed(ch, node, pkt);
+    cm5i_flow_piggyback(ch, node, pkt);
     e->ch = ch;
     e->node = node;
     e->pkt = *pkt;
     if (counted)
-        (*cred)--;
+        cm5i_flow_take(ch, node);
     sendq.tail++;
     return 1;
 }
@@ -356,45 +326,12 @@ int cm5i_am_flush_sendq(void)
     return 0;
 }
 
-void cm5i_flush_credits(void)
-{
-    int keep = 0;
-
-    for (int i = 0; i < cm5i_ctx.nflush; i++) {
-        int node = cm5i_ctx.flush_q[i];
-        cm5i_pkt_t pkt = {.key = cm5i_ctx.key,
-                          .src = (uint16_t)cm5i_ctx.rank,
-                          .type = CM5I_PKT_CREDIT};
-        cm5_status_t st;
-
-        am_take_owed(CM5I_CH_REP, node, &pkt);
-        if (pkt.cred[0] == 0 && pkt.cred[1] == 0) {
-            cm5i_ctx.flush_mark[node] = 0;
-            continue; /* already piggybacked */
-        }
-        st = cm5i_fab_send(cm5i_ctx.fab, CM5I_CH_REP, node, &pkt, sizeof(pkt));
-        if (st == CM5_OK) {
-            cm5i_ctx.flush_mark[node] = 0;
-            cm5i_doorbell_ring(node);
-            continue;
-        }
-        am_give_back(node, &pkt);
-        if (st != CM5_ERR_AGAIN)
-            cm5_fatal("cm5fab", "cannot return credits to node %d: %s", node,
-                      cm5_status_string(st));
-        cm5i_ctx.flush_q[keep++] = node; /* retry at the next poll */
-    }
-    cm5i_ctx.nflush = keep;
-}
-
-static int am_run_deferred(void);
-
 static int am_run_rpcs(void)
 {
     int n = 0;
 
-    while (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail) {
-        cm5i_pkt_t pkt = cm5i_ctx.rpc_q[cm5i_ctx.rpc_head++ % cm5i_ctx.rpc_cap];
+    while (pkts.rpc_head != pkts.rpc_tail) {
+        cm5i_pkt_t pkt = pkts.rpc_q[pkts.rpc_head++ % pkts.rpc_cap];
         cm5_am_handler_func_t h = am_handler(&pkt);
 
         if (!h)
@@ -403,76 +340,10 @@ static int am_run_rpcs(void)
                       "is not executable code in this process; not called",
                       pkt.obj, pkt.off, pkt.src);
         h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
-        am_owe(CM5I_CH_REQ, pkt.src);
+        cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
         cm5i_ctx.stats.requests_handled++;
         n++;
     }
-    return n;
-}
-
-/* A peer is unreachable.  When a node dies, the launcher (cm5run,
- * mpirun) stops the job and names it: wait a little for that, so that the
- * user reads one line and not one per surviving node; if nobody stops us
- * (a cut link), report it ourselves, naming the node if we know it. */
-static CM5_NORETURN void am_network_failure(int c, int status)
-{
-    int lost = cm5i_fab_lost_node(cm5i_ctx.fab);
-    double until = cm5_wtime() + 3.0;
-    struct timespec ts = {0, 20 * 1000 * 1000};
-
-    if (strcmp(cm5_bootstrap(), "single") != 0)
-        while (cm5_wtime() < until)
-            nanosleep(&ts, NULL);
-    if (lost >= 0)
-        cm5_fatal("cm5fab",
-                  "lost node %d: a message to it on the %s channel failed "
-                  "(%s); the node died or its network link is down",
-                  lost, c == CM5I_CH_REQ ? "request" : "reply",
-                  cm5_status_string(status));
-    cm5_fatal("cm5fab",
-              "network failure on the %s channel: %s (a node died or its "
-              "network link is down)",
-              c == CM5I_CH_REQ ? "request" : "reply",
-              cm5_status_string(status));
-}
-
-int cm5i_progress(int chmask)
-{
-    int n = 0;
-
-    if (!cm5i_ctx.in_handler && !cm5i_ctx.cn_hold && held_work_head)
-        am_release_work();
-    if (CM5I_UNLIKELY(sendq.head != sendq.tail) && !cm5i_irq_in_signal)
-        cm5i_am_flush_sendq();
-    /* Replies first: they complete work and return credits. */
-    for (int c = CM5I_NCH - 1; c >= 0; c--) {
-        int r;
-
-        if (!(chmask & CM5I_CH_BIT(c)))
-            continue;
-        /* What waits on c runs before anything newer: parked, then held. */
-        if (CM5I_UNLIKELY(cm5i_parked[c]) && !cm5i_ctx.cn_hold &&
-            (!(cm5i_park_mask & CM5I_CH_BIT(c)) || cm5i_ctx.in_handler))
-            n += cm5i_park_drain(c);
-        if (CM5I_UNLIKELY(am_holding(c)) && !cm5i_ctx.in_handler)
-            n += am_run_held(c);
-        r = cm5i_fab_poll(cm5i_ctx.fab, c, am_rx, NULL);
-        if (CM5I_UNLIKELY(r < 0))
-            am_network_failure(c, r);
-        n += r;
-    }
-    if (!cm5i_ctx.in_handler) {
-        /* RPCs and completion callbacks are user code too. */
-        if (cm5i_ctx.rpc_head != cm5i_ctx.rpc_tail && !cm5i_ctx.cn_hold &&
-            !(cm5i_park_mask & CM5I_CH_BIT(CM5I_CH_REQ)))
-            n += am_run_rpcs();
-        if (cm5i_ctx.defer_head)
-            n += am_run_deferred();
-        if (cm5i_ctx.rts_queued)
-            n += cm5i_msg_send_queued();
-    }
-    if (cm5i_ctx.nflush)
-        cm5i_flush_credits();
     return n;
 }
 
@@ -483,11 +354,20 @@ static int am_wait_mask(void)
     return cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
 }
 
+/* One step of a send's wait: it polls what frees its resource (credits,
+ * provider room) and runs no deferred work, which may send and wait in
+ * turn (issue 14, fault 5). */
+static void am_send_wait(cm5i_waiter_t *w)
+{
+    cm5i_progress_poll_only(1);
+    cm5i_wait_step(w, am_wait_mask());
+    cm5i_progress_poll_only(-1);
+}
+
 cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
 {
     int counted = pkt->type == CM5I_PKT_USER ||
                   pkt->type == CM5I_PKT_INTERNAL || pkt->type == CM5I_PKT_RPC;
-    uint16_t *cred = &cm5i_ctx.tx_cred[ch][node];
     cm5i_waiter_t w;
     cm5_status_t st;
 
@@ -499,30 +379,30 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
     if (CM5I_UNLIKELY(sendq.head != sendq.tail)) { /* keep the order */
         cm5i_waiter_init(&w);
         while (cm5i_am_flush_sendq())
-            cm5i_wait_step(&w, am_wait_mask());
+            am_send_wait(&w);
     }
-    if (counted && CM5I_UNLIKELY(*cred == 0)) {
+    if (counted && CM5I_UNLIKELY(!cm5i_flow_has(ch, node))) {
         cm5i_ctx.stats.credit_waits++;
         cm5i_waiter_init(&w);
-        while (*cred == 0)
-            cm5i_wait_step(&w, am_wait_mask());
+        while (!cm5i_flow_has(ch, node))
+            am_send_wait(&w);
     }
     for (cm5i_waiter_t *wp = NULL;;) {
-        am_take_owed(ch, node, pkt);
+        cm5i_flow_piggyback(ch, node, pkt);
         st = cm5i_fab_send(cm5i_ctx.fab, ch, node, pkt, sizeof(*pkt));
         if (CM5I_LIKELY(st == CM5_OK))
             break;
-        am_give_back(node, pkt);
+        cm5i_flow_unpiggyback(node, pkt);
         if (st != CM5_ERR_AGAIN)
             return st;
         if (!wp) {
             wp = &w;
             cm5i_waiter_init(wp);
         }
-        cm5i_wait_step(wp, am_wait_mask());
+        am_send_wait(wp);
     }
     if (counted)
-        (*cred)--;
+        cm5i_flow_take(ch, node);
     cm5i_doorbell_ring(node);
     return CM5_OK;
 }
@@ -530,7 +410,7 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
 void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)
 {
     am_run_user(ch, pkt);
-    am_owe(ch, pkt->src);
+    cm5i_flow_owe(ch, pkt->src);
 }
 
 static cm5_status_t am_user(int ch, int type, int node,
@@ -557,19 +437,27 @@ static cm5_status_t am_user(int ch, int type, int node,
     return cm5i_am_send(ch, node, &pkt);
 }
 
+/* A request or an RPC: the same but for the packet type. */
+static cm5_status_t am_request(int type, int node, cm5_am_handler_func_t h,
+                               const uint32_t arg[4])
+{
+    cm5_status_t st;
+
+    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
+        return CM5_ERR_STATE;
+    st = am_user(CM5I_CH_REQ, type, node, h, arg);
+    if (st == CM5_OK)
+        cm5i_ctx.stats.requests_sent++;
+    return st;
+}
+
 cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t h, uint32_t a0,
                             uint32_t a1, uint32_t a2, uint32_t a3)
 {
     CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
-    cm5_status_t st;
 
-    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
-        return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REQ, CM5I_PKT_USER, node, h, arg);
-    if (st == CM5_OK)
-        cm5i_ctx.stats.requests_sent++;
-    return st;
+    return am_request(CM5I_PKT_USER, node, h, arg);
 }
 
 cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
@@ -592,14 +480,8 @@ cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t h, uint32_t a0,
 {
     CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
-    cm5_status_t st;
 
-    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
-        return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REQ, CM5I_PKT_RPC, node, h, arg);
-    if (st == CM5_OK)
-        cm5i_ctx.stats.requests_sent++;
-    return st;
+    return am_request(CM5I_PKT_RPC, node, h, arg);
 }
 
 cm5_status_t cm5_am_handler_check(const void *handler)
@@ -618,49 +500,56 @@ cm5_status_t cm5i_am_internal(int ch, int node, int index,
     return cm5i_am_send(ch, node, &pkt);
 }
 
-void cm5i_defer_user(cm5i_deferred_t *work)
+/* Progress hooks: sends queued in signal context go first; a channel's
+ * held packets run before newer ones; RPCs run outside handlers. */
+static int am_hook_sendq(int chmask)
 {
-    if (!cm5i_ctx.cn_hold) {
-        cm5i_defer(work);
-        return;
-    }
-    work->next = NULL;
-    if (held_work_tail)
-        held_work_tail->next = work;
-    else
-        held_work_head = work;
-    held_work_tail = work;
+    (void)chmask;
+    if (CM5I_UNLIKELY(sendq.head != sendq.tail) && !cm5i_irq_in_signal)
+        cm5i_am_flush_sendq();
+    return 0;
 }
 
-void cm5i_defer(cm5i_deferred_t *work)
+static int am_hook_held(int ch)
 {
-    work->next = NULL;
-    if (cm5i_ctx.defer_tail)
-        cm5i_ctx.defer_tail->next = work;
-    else
-        cm5i_ctx.defer_head = work;
-    cm5i_ctx.defer_tail = work;
+    if (CM5I_UNLIKELY(am_holding(ch)) && !cm5i_ctx.in_handler)
+        return am_run_held(ch);
+    return 0;
 }
 
-static int am_run_deferred(void)
+static int am_hook_rpcs(int chmask)
 {
-    int n = 0;
+    (void)chmask;
+    int n;
 
-    while (cm5i_ctx.defer_head) {
-        cm5i_deferred_t *w = cm5i_ctx.defer_head;
-
-        cm5i_ctx.defer_head = w->next;
-        if (!cm5i_ctx.defer_head)
-            cm5i_ctx.defer_tail = NULL;
-        w->run(w); /* may send, wait, and so defer more */
-        n++;
-    }
+    if (pkts.rpc_head == pkts.rpc_tail || cm5i_ctx.cn_hold || pkts.in_rpc ||
+        (cm5i_park_mask & CM5I_CH_BIT(CM5I_CH_REQ)))
+        return 0;
+    pkts.in_rpc = 1;
+    n = am_run_rpcs();
+    pkts.in_rpc = 0;
     return n;
+}
+
+cm5_status_t cm5i_pkt_setup(void)
+{
+    pkts.rpc_cap = (uint32_t)cm5i_ctx.nep * cm5i_flow_window();
+    pkts.rpc_head = pkts.rpc_tail = 0;
+    pkts.rpc_q = malloc(pkts.rpc_cap * sizeof(cm5i_pkt_t));
+    if (!pkts.rpc_q)
+        return CM5_ERR_NO_MEMORY;
+    cm5i_pkt_register(CM5I_PKT_USER, am_user_packet);
+    cm5i_pkt_register(CM5I_PKT_INTERNAL, am_internal_packet);
+    cm5i_pkt_register(CM5I_PKT_RPC, am_rpc_packet);
+    cm5i_progress_hook(CM5I_HOOK_FIRST, am_hook_sendq);
+    cm5i_progress_hook(CM5I_HOOK_CHANNEL, am_hook_held);
+    cm5i_progress_hook(CM5I_HOOK_OUTSIDE, am_hook_rpcs);
+    return CM5_OK;
 }
 
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn)
 {
-    cm5i_ctx.internal[index] = fn;
+    pkts.internal[index] = fn;
 }
 
 int cm5_in_handler(void)

@@ -1,0 +1,211 @@
+/*
+ * The progress engine: polls the channels, hands each packet to the
+ * packet layer (am_packet.c), runs the hooks the modules registered and
+ * the deferred work they queued.  It names no module: each module's
+ * setup registers its packet types (cm5i_pkt_register) and its hooks
+ * (cm5i_progress_hook).
+ */
+#include <string.h>
+#include <time.h>
+
+#include "am_internal.h"
+
+#define PROGRESS_HOOKS_MAX 8
+
+static struct {
+    cm5i_hook_func_t hooks[CM5I_HOOK_NPHASES][PROGRESS_HOOKS_MAX];
+    int nhooks[CM5I_HOOK_NPHASES];
+    cm5i_deferred_t *defer_head, *defer_tail;
+    /* User work (completion callbacks) deferred while a control-network
+     * call waits (see CM5I_CN_HOLD). */
+    cm5i_deferred_t *held_head, *held_tail;
+    int depth, defer_depth; /* nesting of progress, of deferred work */
+    int poll_only; /* a send waits: poll, run no deferred work */
+    unsigned queued; /* work deferred so far */
+} prog;
+
+void cm5i_progress_hook(int phase, cm5i_hook_func_t fn)
+{
+    for (int i = 0; i < prog.nhooks[phase]; i++)
+        if (prog.hooks[phase][i] == fn)
+            return; /* (a start that failed registered it already) */
+    if (prog.nhooks[phase] == PROGRESS_HOOKS_MAX)
+        cm5_fatal("cm5fab", "too many progress hooks");
+    prog.hooks[phase][prog.nhooks[phase]++] = fn;
+}
+
+static int progress_run_hooks(int phase, int arg)
+{
+    int n = 0;
+
+    for (int i = 0; i < prog.nhooks[phase]; i++)
+        n += prog.hooks[phase][i](arg);
+    return n;
+}
+
+void cm5i_defer(cm5i_deferred_t *work)
+{
+    prog.queued++;
+    CM5I_QUEUE_APPEND(prog.defer_head, prog.defer_tail, work);
+}
+
+void cm5i_defer_user(cm5i_deferred_t *work)
+{
+    if (!cm5i_ctx.cn_hold) {
+        cm5i_defer(work);
+        return;
+    }
+    CM5I_QUEUE_APPEND(prog.held_head, prog.held_tail, work);
+}
+
+int cm5i_defer_held(void)
+{
+    return prog.held_head != NULL;
+}
+
+int cm5i_defer_pending(void)
+{
+    return prog.held_head || prog.defer_head;
+}
+
+/* Put the held user work back in the deferred queue, ahead of newer. */
+static void progress_release_held(void)
+{
+    prog.held_tail->next = prog.defer_head;
+    if (!prog.defer_head)
+        prog.defer_tail = prog.held_tail;
+    prog.defer_head = prog.held_head;
+    prog.held_head = prog.held_tail = NULL;
+}
+
+/* Run one step of deferred work, measuring its nesting and duration. */
+static void progress_run_one(cm5i_deferred_t *w)
+{
+    cm5_stats_t *st = &cm5i_ctx.stats;
+    double t0 = cm5_wtime(), us;
+
+    if ((uint64_t)++prog.defer_depth > st->deferred_depth_max)
+        st->deferred_depth_max = (uint64_t)prog.defer_depth;
+    w->run(w); /* may send, wait, and so defer more */
+    prog.defer_depth--;
+    us = (cm5_wtime() - t0) * 1e6;
+    if (us > (double)st->deferred_max_us)
+        st->deferred_max_us = (uint64_t)us;
+}
+
+/* Run the deferred work queued so far (what it queues runs next time:
+ * a step that must wait re-queues itself instead).  Returns the steps
+ * run less those queued meanwhile: a wait whose only work is a step
+ * retrying still backs off. */
+static int progress_drain(void)
+{
+    cm5i_deferred_t *w = prog.defer_head, *next;
+    unsigned queued = prog.queued;
+    int n = 0;
+
+    prog.defer_head = prog.defer_tail = NULL;
+    for (; w; w = next, n++) {
+        next = w->next;
+        progress_run_one(w);
+    }
+    n -= (int)(prog.queued - queued);
+    return n > 0 ? n : 0;
+}
+
+/* Run the deferred work, held work first (outside handlers and
+ * control-network calls). */
+int cm5i_defer_run(void)
+{
+    if (prog.held_head)
+        progress_release_held();
+    return prog.defer_head ? progress_drain() : 0;
+}
+
+void cm5i_progress_poll_only(int delta)
+{
+    prog.poll_only += delta;
+}
+
+/* Forget the queued work (finalize: the modules free their own). */
+void cm5i_progress_teardown(void)
+{
+    prog.defer_head = prog.defer_tail = NULL;
+    prog.held_head = prog.held_tail = NULL;
+    prog.depth = prog.defer_depth = prog.poll_only = 0;
+}
+
+/* A peer is unreachable.  When a node dies, the launcher (cm5run,
+ * mpirun) stops the job and names it: wait a little for that, so that the
+ * user reads one line and not one per surviving node; if nobody stops us
+ * (a cut link), report it ourselves, naming the node if we know it. */
+static CM5_NORETURN void progress_network_failure(int c, int status)
+{
+    int lost = cm5i_fab_lost_node(cm5i_ctx.fab);
+    double until = cm5_wtime() + 3.0;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+
+    if (strcmp(cm5_bootstrap(), "single") != 0)
+        while (cm5_wtime() < until)
+            nanosleep(&ts, NULL);
+    if (lost >= 0)
+        cm5_fatal("cm5fab",
+                  "lost node %d: a message to it on the %s channel failed "
+                  "(%s); the node died or its network link is down",
+                  lost, c == CM5I_CH_REQ ? "request" : "reply",
+                  cm5_status_string(status));
+    cm5_fatal("cm5fab",
+              "network failure on the %s channel: %s (a node died or its "
+              "network link is down)",
+              c == CM5I_CH_REQ ? "request" : "reply",
+              cm5_status_string(status));
+}
+
+static int progress_pass(int chmask);
+
+int cm5i_progress(int chmask)
+{
+    int n;
+
+    if ((uint64_t)++prog.depth > cm5i_ctx.stats.progress_depth_max)
+        cm5i_ctx.stats.progress_depth_max = (uint64_t)prog.depth;
+    n = progress_pass(chmask);
+    prog.depth--;
+    return n;
+}
+
+/* Deferred work runs at the top of a progress that is neither in a
+ * handler nor inside a send's wait (which polls only what frees its
+ * resource), and again after polling; never from a nested send. */
+static int progress_pass(int chmask)
+{
+    int full = !cm5i_ctx.in_handler && !prog.poll_only;
+    int n = 0;
+
+    if (full && !cm5i_ctx.cn_hold && prog.held_head)
+        progress_release_held();
+    if (full && prog.defer_head)
+        n += progress_drain();
+    progress_run_hooks(CM5I_HOOK_FIRST, chmask);
+    /* Replies first: they complete work and return credits. */
+    for (int c = CM5I_NCH - 1; c >= 0; c--) {
+        int r;
+
+        if (!(chmask & CM5I_CH_BIT(c)))
+            continue;
+        /* What waits on c runs before anything newer: parked, then held. */
+        n += progress_run_hooks(CM5I_HOOK_CHANNEL, c);
+        r = cm5i_fab_poll(cm5i_ctx.fab, c, cm5i_pkt_rx, NULL);
+        if (CM5I_UNLIKELY(r < 0))
+            progress_network_failure(c, r);
+        n += r;
+    }
+    if (!cm5i_ctx.in_handler) {
+        n += progress_run_hooks(CM5I_HOOK_OUTSIDE, chmask);
+        if (full && prog.defer_head)
+            n += progress_drain();
+        if (full)
+            n += progress_run_hooks(CM5I_HOOK_OUTSIDE_LAST, chmask);
+    }
+    progress_run_hooks(CM5I_HOOK_ALWAYS, chmask);
+    return n;
+}
