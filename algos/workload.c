@@ -8,6 +8,7 @@
  * seed) gets the same matrix.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,14 @@
 
 #include "sched_internal.h"
 #include "workload_internal.h"
+
+/* Upper bound of a size parameter: 2^40, or LONG_MAX where long has 32
+ * bits (the 32-bit build of legacy mode). */
+#if LONG_MAX > 0x7fffffffL
+#define WL_MAX_SIZE (1L << 40)
+#else
+#define WL_MAX_SIZE LONG_MAX
+#endif
 
 #define AT(w, i, j) ((w)->com[(size_t)(i) * (size_t)(w)->p + (size_t)(j)])
 
@@ -312,7 +321,7 @@ static cm5_status_t wl_kl(cm5s_wl_args_t *a, cm5s_rng_t *r, cm5_workload_t *w)
 
     if ((rc = cm5s_wl_int(a, "k", 1, p, 0, 1, &k)) != CM5_OK ||
         (rc = wl_heavy(a, k, &h)) != CM5_OK ||
-        (rc = cm5s_wl_int(a, "t", 1, 1L << 40, 65536, 0, &t)) != CM5_OK ||
+        (rc = cm5s_wl_int(a, "t", 1, WL_MAX_SIZE, 65536, 0, &t)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "relabel", 0, 1, 0, 0, &rel)) != CM5_OK ||
         (rc = wl_leftover(a, "k, l, t, relabel")) != CM5_OK)
         return rc;
@@ -383,7 +392,7 @@ static cm5_status_t wl_pattern(cm5s_wl_args_t *a, cm5s_rng_t *r, int two,
     char extra[96] = "";
     cm5_status_t rc;
 
-    if ((rc = cm5s_wl_int(a, "m", 0, 1L << 40, 1024, 0, &mmax)) != CM5_OK ||
+    if ((rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1024, 0, &mmax)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "small", 0, 1L << 30, 8, 0, &small)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "elem", 1, 1L << 20, 48, 0, &elem)) != CM5_OK ||
         (rc = wl_leftover(a, "m, small, elem")) != CM5_OK)
@@ -426,7 +435,7 @@ static cm5_status_t wl_random(cm5s_wl_args_t *a, cm5s_rng_t *r,
 
     if ((rc = cm5s_wl_int(a, "d", 0, p > 1 ? p - 1 : 0, p / 2, 0, &d)) !=
             CM5_OK ||
-        (rc = cm5s_wl_int(a, "max", 1, 1L << 40, 64, 0, &mx)) != CM5_OK ||
+        (rc = cm5s_wl_int(a, "max", 1, WL_MAX_SIZE, 64, 0, &mx)) != CM5_OK ||
         (rc = wl_leftover(a, "d, max")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
@@ -445,7 +454,7 @@ static cm5_status_t wl_hotspot(cm5s_wl_args_t *a, cm5_workload_t *w)
     int i;
     cm5_status_t rc;
 
-    if ((rc = cm5s_wl_int(a, "m", 0, 1L << 40, 1024, 0, &m)) != CM5_OK ||
+    if ((rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1024, 0, &m)) != CM5_OK ||
         (rc = wl_leftover(a, "m")) != CM5_OK || (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     for (i = 1; i < w->p; i++)
@@ -462,7 +471,7 @@ static cm5_status_t wl_permutation(cm5s_wl_args_t *a, cm5s_rng_t *r,
     int p = w->p, i, ok, *perm;
     cm5_status_t rc;
 
-    if ((rc = cm5s_wl_int(a, "max", 1, 1L << 40, 1024, 0, &mx)) != CM5_OK ||
+    if ((rc = cm5s_wl_int(a, "max", 1, WL_MAX_SIZE, 1024, 0, &mx)) != CM5_OK ||
         (rc = wl_leftover(a, "max")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;

@@ -404,6 +404,7 @@ static cm5_status_t ctx_start(const char *provider)
     cm5i_ctx.ready = 1;
     atexit(ctx_atexit);
     cm5i_exit_hook();
+    cm5i_legacy_check();
     return CM5_OK;
 
 err_coll:

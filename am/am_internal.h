@@ -166,6 +166,8 @@ static inline int cm5i_node_ok(int node)
 
 /* Register the handler that learns the exit status (am_ctx.c). */
 void cm5i_exit_hook(void);
+/* Legacy (32-bit) build: say when the nodes' addresses differ. */
+void cm5i_legacy_check(void);
 
 /* Initialize on first use when the launcher did not. */
 void cm5i_lazy_init(void);

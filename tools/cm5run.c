@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -68,6 +69,8 @@ struct opts {
     double timeout;             /* seconds, 0 = no limit */
     char **argv;                /* PROGRAM and its arguments */
     char **host_argv;           /* --host HOSTPROG [HOSTARGS], or NULL */
+    int no_aslr;                /* -R: address randomization off */
+    int fixed_nodes, fixed_host; /* ... for the nodes, for the host */
 };
 
 /* One round's allgather answer, shared by all nodes until sent. */
@@ -232,6 +235,8 @@ static void print_help(void)
 "                         the host program (must come last; gets stdin)\n"
 "  -t, --timeout SECONDS  stop the job after SECONDS (fractions allowed,\n"
 "                         default $CM5_TIMEOUT, 0 means no limit)\n"
+"  -R, --no-randomize    start the programs with address randomization\n"
+"                         off (done for 32-bit programs, cm5cc --legacy)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
@@ -322,6 +327,8 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
     }
     if (match_flag(a, "-l", "--label"))
         o->label = 1;
+    else if (match_flag(a, "-R", "--no-randomize"))
+        o->no_aslr = 1;
     else if (match_opt(argc, argv, i, "-np", "--np", &v) ||
              match_opt(argc, argv, i, "-n", "--nodes", &v))
         o->nodes = parse_nodes(v);
@@ -336,25 +343,52 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
     return 1;
 }
 
-/* Is PROG a file we can execute, directly or found in $PATH? */
-static int find_program(const char *prog)
+/* The file PROG names, directly or found in $PATH, into buf; 0 if none
+ * is executable. */
+static int program_path(const char *prog, char *buf, size_t size)
 {
     const char *path = getenv("PATH");
-    char buf[PATH_MAX];
 
-    if (strchr(prog, '/'))
+    if (strchr(prog, '/')) {
+        snprintf(buf, size, "%s", prog);
         return access(prog, X_OK) == 0;
+    }
     if (!path)
         path = "/usr/bin:/bin";
     while (*path) {
         size_t len = strcspn(path, ":");
-        int n = snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, prog);
+        int n = snprintf(buf, size, "%.*s/%s", (int)len, path, prog);
 
-        if (n > 0 && (size_t)n < sizeof(buf) && access(buf, X_OK) == 0)
+        if (n > 0 && (size_t)n < size && access(buf, X_OK) == 0)
             return 1;
         path += len + (path[len] == ':');
     }
     return 0;
+}
+
+/* Is PROG a file we can execute, directly or found in $PATH? */
+static int find_program(const char *prog)
+{
+    char buf[PATH_MAX];
+
+    return program_path(prog, buf, sizeof(buf));
+}
+
+/* Is PROG a 32-bit ELF program (cm5cc --legacy)?  Legacy code ships
+ * addresses between nodes, so such a program starts with address
+ * randomization off (DESIGN.md decision 5). */
+static int legacy_program(const char *prog)
+{
+    char buf[PATH_MAX];
+    unsigned char id[5];
+    int fd, n;
+
+    if (!program_path(prog, buf, sizeof(buf)) ||
+        (fd = open(buf, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    n = (int)read(fd, id, sizeof(id));
+    close(fd);
+    return n == 5 && memcmp(id, "\177ELF\001", 5) == 0; /* ELFCLASS32 */
 }
 
 /* --host HOSTPROG [HOSTARGS...] --: argv[*i] is "--host"; the host's
@@ -409,6 +443,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
                     o->host_argv ? "node " : "");
     o->argv = argv + i;
     o->procs = o->nodes + (o->host_argv != NULL);
+    o->fixed_nodes = o->no_aslr || legacy_program(o->argv[0]);
+    o->fixed_host = o->host_argv &&
+                    (o->no_aslr || legacy_program(o->host_argv[0]));
 }
 
 /* ------------------------------------------------------------------ */
@@ -590,6 +627,11 @@ static void child_exec(const struct job *j, int rank, int boot,
     if (set_env_int(CM5_ENV_RANK, rank) < 0 ||
         set_env_int(CM5_ENV_BOOT_FD, boot) < 0)
         _exit(127);
+    /* Inherited through exec: the same addresses on every node. */
+    if ((host ? j->o->fixed_host : j->o->fixed_nodes) &&
+        personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE) < 0)
+        fprintf(stderr, "cm5run: cannot turn address randomization off "
+                "for %s: %s\n", argv[0], strerror(errno));
     execvp(argv[0], argv);
     fprintf(stderr, "cm5run: cannot execute %s: %s\n",
             argv[0], strerror(errno));

@@ -386,4 +386,5 @@ CMMD_API double CMUTIL_node_timer_idle(int timer);
 #include <cm/cmmd/io.h>
 #include <cm/cmmd/host.h>
 #include <cm/cmmd/util.h>
+#include <cm/cmmd/words.h>
 #endif /* _CM_CMMD_H */

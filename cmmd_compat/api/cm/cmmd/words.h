@@ -1,0 +1,136 @@
+/*
+ * <cm/cmmd/words.h> -- part of <cm/cmmd.h> (which includes it last).
+ *
+ * The argument words of an active message are 32-bit ints, as on the
+ * CM-5.  CM-5 code also put pointers and doubles (two words) in them,
+ * which only a 32-bit build carries unchanged: `cm5cc --legacy`
+ * (doc/porting.md).  In a 64-bit build such a call would compile and then
+ * deliver garbage, so here CMAML_request, _reply, _rpc and their _tohost
+ * forms refuse at compile time a word that is a pointer (an array, a
+ * string, a function) or a floating-point value.  Integer words of any
+ * size compile silently.  Active with GCC and clang in C99 and later, in
+ * the gnu modes and in C++11; off in strict C89 and with
+ * CMMD_NO_WORD_CHECK defined.  A call without arguments (the K&R
+ * redeclaration `extern void CMAML_request();`) is left alone.
+ */
+#ifndef _CM_CMMD_WORDS_H
+#define _CM_CMMD_WORDS_H
+
+#include <cm/cmmd.h>
+
+#if defined(__GNUC__) && defined(__LP64__) && !defined(CMMD_NO_WORD_CHECK) &&  \
+    (defined(__cplusplus) ? __cplusplus >= 201103L                            \
+                          : !defined(__STRICT_ANSI__) ||                      \
+                                (defined(__STDC_VERSION__) &&                 \
+                                 __STDC_VERSION__ >= 199901L))
+#define CMMD_WORD_CHECK 1
+
+/* Variadic macros and __VA_OPT__ are extensions in gnu89 and before C23:
+ * no pedantic diagnostic for them in the user's file. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wvariadic-macros"
+#pragma GCC diagnostic ignored "-Wpedantic"
+
+#define CMMD_WORD_MSG                                                         \
+    "pointer or floating-point value in an active-message word: words are "  \
+    "32-bit ints here; build CM-5 code that ships pointers or doubles "      \
+    "with `cm5cc --legacy` (doc/porting.md)"
+
+#ifdef __cplusplus
+template <class T> struct cmmd_word_bad_ { enum { v = 0 }; };
+template <class T> struct cmmd_word_bad_<T *> { enum { v = 1 }; };
+template <> struct cmmd_word_bad_<float> { enum { v = 1 }; };
+template <> struct cmmd_word_bad_<double> { enum { v = 1 }; };
+template <> struct cmmd_word_bad_<long double> { enum { v = 1 }; };
+template <class T> struct cmmd_word_bad_<T &> : cmmd_word_bad_<T> {};
+template <class T> struct cmmd_word_bad_<const T> : cmmd_word_bad_<T> {};
+template <class T> struct cmmd_word_bad_<volatile T> : cmmd_word_bad_<T> {};
+template <class T, unsigned long N> struct cmmd_word_bad_<T[N]> {
+    enum { v = 1 };
+};
+template <class T> struct cmmd_word_bad_<T[]> { enum { v = 1 }; };
+#define CMMD_WORD_(x)                                                         \
+    static_assert(!cmmd_word_bad_<decltype(x)>::v, CMMD_WORD_MSG)
+#define CMMD_WORD_OK_(x) ([&]() { CMMD_WORD_(x); }(), 0)
+#else
+/* __builtin_classify_type: 5 pointer (and array, function), 8 real,
+ * 9 complex. */
+#define CMMD_WORD_BAD_(x)                                                     \
+    (__builtin_classify_type(x) == 5 || __builtin_classify_type(x) == 8 ||    \
+     __builtin_classify_type(x) == 9)
+#ifndef _Static_assert
+#define CMMD_WORD_OK_(x)                                                      \
+    __extension__ sizeof(struct {                                             \
+        _Static_assert(!CMMD_WORD_BAD_(x), CMMD_WORD_MSG);                    \
+        int cmmd_w_;                                                          \
+    })
+#else /* C99 with glibc, whose _Static_assert macro drops the message */
+#define CMMD_WORD_OK_(x)                                                      \
+    __extension__ sizeof(struct {                                             \
+        int pointer_or_double_in_am_word_needs_cm5cc_legacy                   \
+            : CMMD_WORD_BAD_(x) ? -1 : 1;                                     \
+    })
+#endif
+#endif
+
+/* Count the arguments (0 to 6) and check the words after the first K. */
+#define CMMD_NARG_(z, a, b, c, d, e, f, n, ...) n
+#ifdef __cplusplus /* no K&R redeclarations: never empty */
+#define CMMD_NARG(...) CMMD_NARG_(z, __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#else
+#define CMMD_NARG(...)                                                        \
+    CMMD_NARG_(z __VA_OPT__(, ) __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#endif
+#define CMMD_CAT_(a, b) a##b
+#define CMMD_CAT(a, b) CMMD_CAT_(a, b)
+#define CMMD_FIRST__(a, ...) a
+#define CMMD_FIRST_(...) CMMD_FIRST__(__VA_ARGS__, ~)
+#define CMMD_APPLY_(m, ...) m(__VA_ARGS__)
+#define CMMD_W1(...) CMMD_WORD_OK_(CMMD_FIRST_(__VA_ARGS__))
+#define CMMD_W2(x, ...) CMMD_WORD_OK_(x) + CMMD_W1(__VA_ARGS__)
+#define CMMD_W3(x, ...) CMMD_WORD_OK_(x) + CMMD_W2(__VA_ARGS__)
+#define CMMD_W4(x, ...) CMMD_WORD_OK_(x) + CMMD_W3(__VA_ARGS__)
+/* Words of a call with node and handler first (K = 2) or the handler
+ * first (K = 1); the count past 4 words is the caller's mistake, which the
+ * function reports as on the CM-5 (the extra words are not sent). */
+#define CMMD_SKIP2_(n, h, ...) __VA_ARGS__
+#define CMMD_SKIP1_(h, ...) __VA_ARGS__
+#define CMMD_WK_2_0(...) 0
+#define CMMD_WK_2_1(...) 0
+#define CMMD_WK_2_2(...) 0
+#define CMMD_WK_2_3(...) CMMD_APPLY_(CMMD_W1, CMMD_SKIP2_(__VA_ARGS__))
+#define CMMD_WK_2_4(...) CMMD_APPLY_(CMMD_W2, CMMD_SKIP2_(__VA_ARGS__))
+#define CMMD_WK_2_5(...) CMMD_APPLY_(CMMD_W3, CMMD_SKIP2_(__VA_ARGS__))
+#define CMMD_WK_2_6(...) CMMD_APPLY_(CMMD_W4, CMMD_SKIP2_(__VA_ARGS__))
+#define CMMD_WK_1_0(...) 0
+#define CMMD_WK_1_1(...) 0
+#define CMMD_WK_1_2(...) CMMD_APPLY_(CMMD_W1, CMMD_SKIP1_(__VA_ARGS__))
+#define CMMD_WK_1_3(...) CMMD_APPLY_(CMMD_W2, CMMD_SKIP1_(__VA_ARGS__))
+#define CMMD_WK_1_4(...) CMMD_APPLY_(CMMD_W3, CMMD_SKIP1_(__VA_ARGS__))
+#define CMMD_WK_1_5(...) CMMD_APPLY_(CMMD_W4, CMMD_SKIP1_(__VA_ARGS__))
+#define CMMD_WK_1_6(...) CMMD_APPLY_(CMMD_W4, CMMD_SKIP1_(__VA_ARGS__))
+#define CMMD_WORDS_OK(k, ...)                                                 \
+    CMMD_CAT(CMMD_CAT(CMMD_WK_, k), CMMD_CAT(_, CMMD_NARG(__VA_ARGS__)))      \
+    (__VA_ARGS__)
+/* Without arguments (a K&R redeclaration): left as written. */
+#define CMMD_CALL_0(k, f, ...) f()
+#define CMMD_CALL_N(k, f, ...)                                                \
+    ((void)(CMMD_WORDS_OK(k, __VA_ARGS__)), f(__VA_ARGS__))
+#ifdef __cplusplus
+#define CMMD_CALL(k, f, ...) CMMD_CALL_N(k, f, __VA_ARGS__)
+#else
+#define CMMD_CALL(k, f, ...)                                                  \
+    CMMD_CAT(CMMD_CALL_, CMMD_FIRST_(__VA_OPT__(N, ) 0))(k, f, __VA_ARGS__)
+#endif
+
+#define CMAML_request(...) CMMD_CALL(2, CMAML_request, __VA_ARGS__)
+#define CMAML_reply(...) CMMD_CALL(2, CMAML_reply, __VA_ARGS__)
+#define CMAML_rpc(...) CMMD_CALL(2, CMAML_rpc, __VA_ARGS__)
+#define CMAML_request_tohost(...) CMMD_CALL(1, CMAML_request_tohost, __VA_ARGS__)
+#define CMAML_reply_tohost(...) CMMD_CALL(1, CMAML_reply_tohost, __VA_ARGS__)
+#define CMAML_rpc_tohost(...) CMMD_CALL(1, CMAML_rpc_tohost, __VA_ARGS__)
+
+#pragma GCC diagnostic pop
+#endif /* word check */
+
+#endif /* _CM_CMMD_WORDS_H */
