@@ -22,7 +22,7 @@
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
-plan 36
+plan 44
 
 # flood PROVIDER NODES MSGS PATTERN SECONDS
 flood() {
@@ -77,3 +77,23 @@ flood_t() {
 
 flood_t shm 4 500 2 60
 flood_t tcp 4 500 2 90
+
+# examples/am_pingpong (the benchmark's program, bench/am_vs_fi_pingpong.sh):
+# node 1 answers node 0's pings and must poll until node 0 says it is done
+# (a barrier runs no handlers); on 4 nodes also the many-to-one flood.
+pingpong() {
+    p=$1 nodes=$2 limit=$3
+    job "$limit" "-n $nodes --provider $p" "$EXAMPLES/am_pingpong" \
+        -i 2000 -m 20000
+    what="am_pingpong, $p, $nodes nodes"
+    check "$what: exits 0 within $limit s with its round trip" \
+        '[ "$rc" -eq 0 ] && [ ! -s err ] &&
+         grep -Eq "^round trip 0 <-> 1: median [0-9.]+ us over 2000 iterations$" out &&
+         grep -Eq "^rtt_us [0-9.]+$" out'
+    check "$what: the one-way flood counts its 20000 messages" \
+        'grep -Eq "^one-way +1 -> 0: 20000 messages of 16 bytes" out'
+}
+pingpong shm 2 60
+pingpong tcp 2 90
+pingpong shm 4 60
+pingpong tcp 4 90
