@@ -14,6 +14,8 @@
 #   shm, tcp: -t 2, rounds of 4 x 500 requests for 2 s (the soak's
 #             long-lived job, bench/soak.sh), each round checked.
 #
+# Also the two benchmark examples, am_pingpong and scopy_bw (below).
+#
 # A flood that does not finish within its bound is a failure.  On udp
 # that needs the flow-control window to fit ofi_rxd's receive queue: with
 # the window every other provider gets (256 per peer on 8 nodes), rxd
@@ -22,7 +24,7 @@
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
-plan 44
+plan 46
 
 # flood PROVIDER NODES MSGS PATTERN SECONDS
 flood() {
@@ -97,3 +99,13 @@ pingpong shm 2 60
 pingpong tcp 2 90
 pingpong shm 4 60
 pingpong tcp 4 90
+
+# examples/scopy_bw: node 1 copies 64 KiB into node 0's rport 200 times,
+# each acknowledged; node 0 checks the last byte landed.
+for p in shm tcp; do
+    job 60 "-n 2 --provider $p" "$EXAMPLES/scopy_bw" -s 65536 -i 200
+    check "scopy_bw, $p, 2 nodes: 200 copies of 64 KiB land, with a bandwidth" \
+        '[ "$rc" -eq 0 ] && [ ! -s err ] &&
+         grep -Eq "^scopy_bw: 200 x 65536 bytes, node 1 -> 0, provider $p(;[a-z_]+)?: [0-9.]+ s$" out &&
+         grep -Eq "^scopy_MBps [0-9.]+$" out'
+done
