@@ -16,10 +16,11 @@
  * case with given counts has displacements with gaps.  Node 0 prints a
  * line per case,
  *
- *   case alg=A mesh=RxC dist=D s=S iters=N msgs=M bytes=B maxlen=X
- *        stage0=N stage1=N stage2=N
+ *   case alg=A mesh=RxC dist=D s=S total=T iters=N msgs=M bytes=B
+ *        maxlen=X stage0=N stage1=N stage2=N
  *
- * (msgs, bytes: sums over the nodes of what they received per call;
+ * (total: the bytes of all sources' messages; msgs, bytes: sums over the
+ * nodes of what they received per call;
  * maxlen: the longest message node 0 received, elements; stageK: the
  * iterations of the algorithm's stages), then "ok cases=N".  A wrong byte
  * stops the job with CMMD_error.  --bad makes one bad call: the job must
@@ -138,7 +139,7 @@ static void one_case(cfg_t *g, int r, int c, const char *alg_name,
     cm5_workload_bcast_t w;
     cm5_sched_bcast_t alg;
     cm5_sched_stats_t st;
-    size_t cap = 0;
+    size_t cap = 0, total = 0;
     unsigned char *rb;
     int i, mode = g->cases % 3, gaps = mode == 0 && g->cases % 4 == 3;
     unsigned long msgs, bytes;
@@ -149,8 +150,10 @@ static void one_case(cfg_t *g, int r, int c, const char *alg_name,
              strchr(dist, ':') ? "," : ":", g->L);
     if (cm5_workload_bcast_make(spec, r, c, g->seed, &w, err, sizeof(err)))
         CMMD_error("prog_bcast: %s\n", err);
-    for (i = 0; i < P; i++)
+    for (i = 0; i < P; i++) {
         cap += (w.len[i] + GAP) * g->o.elem_size;
+        total += w.len[i] * g->o.elem_size;
+    }
     rb = malloc(cap + 1);
     snprintf(what, sizeof(what), "%s on %dx%d %s", alg_name, r, c, spec);
     g->o.mesh_r = r;
@@ -159,9 +162,10 @@ static void one_case(cfg_t *g, int r, int c, const char *alg_name,
     msgs = CMMD_reduce_luint(st.msgs_recv, CMMD_combiner_add);
     bytes = CMMD_reduce_luint(st.bytes_recv, CMMD_combiner_add);
     if (me == 0)
-        printf("case alg=%s mesh=%dx%d dist=%s s=%d iters=%u msgs=%lu "
-               "bytes=%lu maxlen=%llu stage0=%u stage1=%u stage2=%u\n",
-               alg_name, r, c, dist, w.s, st.phases, msgs, bytes,
+        printf("case alg=%s mesh=%dx%d dist=%s s=%d total=%zu iters=%u "
+               "msgs=%lu bytes=%lu maxlen=%llu stage0=%u stage1=%u "
+               "stage2=%u\n",
+               alg_name, r, c, dist, w.s, total, st.phases, msgs, bytes,
                (unsigned long long)(st.stage[0].max_msg_elems >
                                             st.stage[1].max_msg_elems
                                         ? st.stage[0].max_msg_elems
