@@ -71,7 +71,7 @@ typedef struct {
  * s defaults to ceil(sqrt(p)); every spec takes L=N (a fixed length,
  * 1024) or L=A:B (uniform on A..B per source, from seed).
  * CM5_ERR_INVALID with one line in err: a source outside the partition,
- * a negative or zero length, s > p, a mesh that is not r x c = p. */
+ * a negative or zero length, s > p. */
 CM5_EXPORT cm5_status_t cm5_workload_bcast_make(const char *spec, int r,
                                                 int c, uint64_t seed,
                                                 cm5_workload_bcast_t *w,
