@@ -618,3 +618,15 @@ const char *cm5_workload_help(void)
            "csv:FILE  a p x p matrix of non-negative integers, one row per "
            "line, separated by commas or blanks\n";
 }
+
+/* ---- for the broadcast workloads (workload_bcast.c) -------------------- */
+
+cm5_status_t cm5s_wl_split(cm5s_wl_args_t *a, const char *s, int want_pos)
+{
+    return wl_split(a, s, want_pos);
+}
+
+cm5_status_t cm5s_wl_leftover(cm5s_wl_args_t *a, const char *known)
+{
+    return wl_leftover(a, known);
+}

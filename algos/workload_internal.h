@@ -52,4 +52,9 @@ int cm5s_wl_metis(int n, const int32_t *xadj, const int32_t *adj, int nparts,
                   int seed, int ufactor, int32_t *part, char *err,
                   size_t errlen);
 
+/* Split "key=value,..." (after a positional first item when want_pos)
+ * into a->kv; a parameter nobody read is an error naming the known ones. */
+cm5_status_t cm5s_wl_split(cm5s_wl_args_t *a, const char *s, int want_pos);
+cm5_status_t cm5s_wl_leftover(cm5s_wl_args_t *a, const char *known);
+
 #endif /* CM5S_WORKLOAD_INTERNAL_H */

@@ -190,6 +190,119 @@ CM5_EXPORT cm5_status_t cm5_sched_alltoallv(
     const size_t *rdispls, const cm5_sched_opts_t *opts,
     cm5_sched_stats_t *stats);
 
+/* ======================================================================
+ * s-to-p broadcasting (hambrusch1995/1996; ALGORITHMS.md section 4,
+ * cm5_bcast(3)): s of the p nodes each hold one message and every node
+ * ends up with all s of them, an irregular allgather.  One calling
+ * convention shaped like MPI_Allgatherv:
+ *
+ *   cm5_sched_allgatherv(alg, sendbuf, sendcount, recvbuf, recvcounts,
+ *                        displs, opts, stats)
+ *
+ * Node i contributes sendcount elements (of opts->elem_size bytes) from
+ * sendbuf; it is a source when sendcount > 0.  Every node receives node
+ * j's elements at element displs[j] of recvbuf (displs NULL: packed in
+ * node order), its own included.  recvcounts[j] = node j's sendcount,
+ * the same on every node; recvcounts NULL or opts->discover = 1: the
+ * counts are discovered with one control-network step (a concatenate of
+ * every node's sendcount), written to recvcounts when it is not NULL, the
+ * layout is packed and must fit in opts->recv_capacity elements.
+ *
+ * The nodes form a logical r x c mesh, row-major ranks (rank = x * c +
+ * y); opts->mesh_r/mesh_c give it (r * c must be p), 0 picks the most
+ * square full mesh r x c, r <= c (a prime p gets 1 x p).  Meshes are
+ * always full.  What each algorithm does when p is not a power of two:
+ * see cm5_sched_bcast_t below; all of them take every p >= 1.
+ * ====================================================================== */
+
+typedef enum {
+    CM5_SCHED_BC_AUTO = 0,       /* see cm5_sched_bcast_auto() */
+    CM5_SCHED_BC_BR_LIN,         /* binomial recursive halving over the
+                                    snake order, combining messages:
+                                    ceil(log2 p) iterations; an odd group
+                                    n sends its middle node's set one way
+                                    to its last node as well ([AMB-15]) */
+    CM5_SCHED_BC_BR_XY_SOURCE,   /* br_lin in every row, then every column
+                                    (rows first iff max_r < max_c) */
+    CM5_SCHED_BC_BR_XY_DIM,      /* the same, rows first iff r >= c
+                                    ([AMB-16]) */
+    CM5_SCHED_BC_XOR,            /* step k = 1..2^ceil(log2 p)-1: i <-> i^k,
+                                    partners >= p skipped; sources send
+                                    their own message only */
+    CM5_SCHED_BC_2STEP,          /* every source to node 0, then node 0
+                                    broadcasts the lot the br_lin way */
+    CM5_SCHED_BC_REPOS,          /* one permutation to the ideal
+                                    distribution of opts->repos_alg, then
+                                    that algorithm */
+    CM5_SCHED_BC_PART_LIN,       /* halves G1 (top ceil(r/2) rows; left
+                                    half of the columns when r = 1) and G2
+                                    get round(s p1/p) and the rest of the
+                                    sources in their ideal distributions,
+                                    br_lin in both, then G1[i] <-> G2[i]
+                                    (leftovers of the larger half receive
+                                    from G_small[i mod p_small], [AMB-18]) */
+    CM5_SCHED_BC_PART_XY_SOURCE, /* the same with br_xy_source */
+    CM5_SCHED_BC_NALGS
+} cm5_sched_bcast_t;
+
+/* Options; cm5_sched_bcast_opts_init() sets the defaults (ALGORITHMS.md
+ * section 8).  Every node must pass the same values. */
+typedef struct {
+    size_t elem_size;          /* bytes per element (1) */
+    int mesh_r, mesh_c;        /* the logical mesh (0, 0: most square) */
+    int discover;              /* discover recvcounts (0; 1 if NULL) */
+    size_t recv_capacity;      /* recvbuf elements when discovered (0) */
+    int interrupts;            /* run with CM-5 interrupts on (0) */
+    int br_lin_rowmajor;       /* br_lin_order: 0 snake, 1 row-major */
+    cm5_sched_bcast_t repos_alg; /* repos then BR_LIN or BR_XY_SOURCE
+                                    (BR_XY_SOURCE) */
+    int ideal_lin_prefix;      /* br_lin's ideal: 0 left diagonal, 1 the
+                                  first s nodes of the linear order */
+} cm5_sched_bcast_opts_t;
+
+CM5_EXPORT void cm5_sched_bcast_opts_init(cm5_sched_bcast_opts_t *opts);
+/* "name=value": elem_size, mesh=RxC, discover, recv_capacity, interrupts,
+ * br_lin_order=snake|rowmajor, repos_alg=br_lin|br_xy_source,
+ * ideal_lin=left_diagonal|prefix.  CM5_ERR_INVALID with a one-line
+ * reason in err.  cm5_sched_bcast_opts_help() lists them. */
+CM5_EXPORT cm5_status_t cm5_sched_bcast_opts_set(cm5_sched_bcast_opts_t *o,
+                                                 const char *setting,
+                                                 char *err, size_t errlen);
+CM5_EXPORT const char *cm5_sched_bcast_opts_help(void);
+
+/* "auto", "br_lin", "br_xy_source", "br_xy_dim", "xor", "2step",
+ * "repos", "part_lin", "part_xy_source". */
+CM5_EXPORT const char *cm5_sched_bcast_name(cm5_sched_bcast_t alg);
+CM5_EXPORT cm5_status_t cm5_sched_bcast_parse(const char *name,
+                                              cm5_sched_bcast_t *alg);
+
+/* The most square full mesh r x c = p, r <= c. */
+CM5_EXPORT void cm5_sched_mesh_default(int p, int *r, int *c);
+/* Parse "RxC" for p nodes: CM5_ERR_INVALID with a reason in err unless
+ * R, C >= 1 and R * C = p. */
+CM5_EXPORT cm5_status_t cm5_sched_mesh_parse(const char *text, int p, int *r,
+                                             int *c, char *err,
+                                             size_t errlen);
+
+/* What CM5_SCHED_BC_AUTO runs for these counts (p of them) on an r x c
+ * mesh: br_lin when s <= 1 (a 1-to-p broadcast, nothing to reposition)
+ * or r = 1 (no second dimension to exploit); otherwise repos with
+ * br_xy_source, since hambrusch1995 (Figs. 5, 8) finds br_xy_source the
+ * best on its ideal (row) distributions and up to 2x slower on others,
+ * and the one permutation costs little; sources already on their ideal
+ * positions do not move. */
+CM5_EXPORT cm5_sched_bcast_t cm5_sched_bcast_auto(int p, int r, int c,
+                                                  const size_t *counts);
+
+/* Collective s-to-p broadcast; see the top of this section.  stats may
+ * be NULL (phases: the plan's iterations; stage[]: reposition or
+ * gather, broadcast, final exchange, as the algorithm has them); opts
+ * may be NULL (defaults). */
+CM5_EXPORT cm5_status_t cm5_sched_allgatherv(
+    cm5_sched_bcast_t alg, const void *sendbuf, size_t sendcount,
+    void *recvbuf, size_t *recvcounts, const size_t *displs,
+    const cm5_sched_bcast_opts_t *opts, cm5_sched_stats_t *stats);
+
 #ifdef __cplusplus
 }
 #endif

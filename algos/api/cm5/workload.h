@@ -49,6 +49,37 @@ CM5_EXPORT void cm5_workload_free(cm5_workload_t *w);
 /* One line per workload kind, for --help. */
 CM5_EXPORT const char *cm5_workload_help(void);
 
+/* ======================================================================
+ * Source distributions for s-to-p broadcasting (hambrusch1995/1996,
+ * ALGORITHMS.md 5.8), for cm5_sched_allgatherv(): which of the r x c
+ * mesh's nodes (row-major ranks) are sources and how many elements each
+ * sends.
+ * ====================================================================== */
+typedef struct {
+    int p, r, c;        /* nodes, the mesh */
+    int s;              /* sources */
+    size_t *len;        /* p counts (malloc'd): > 0 exactly at sources */
+    uint64_t seed;
+    char name[160];     /* canonical spec, e.g. "cross:s=15,L=2048" */
+} cm5_workload_bcast_t;
+
+/* Build the distribution named by spec on an r x c mesh from seed:
+ *   row[:s=S|rows=K][,fill=balanced]   col[:s=S|cols=K][,fill=balanced]
+ *   diag_right[:s=S] (dr)  diag_left[:s=S] (dl)  equal[:s=S|step=I]
+ *   cross[:s=S|i=I]  block[:s=S|i=I,j=J]  band[:s=S]  random[:s=S]
+ *   csv:FILE   lines "rank[,length]" ('#' comments)
+ * s defaults to ceil(sqrt(p)); every spec takes L=N (a fixed length,
+ * 1024) or L=A:B (uniform on A..B per source, from seed).
+ * CM5_ERR_INVALID with one line in err: a source outside the partition,
+ * a negative or zero length, s > p. */
+CM5_EXPORT cm5_status_t cm5_workload_bcast_make(const char *spec, int r,
+                                                int c, uint64_t seed,
+                                                cm5_workload_bcast_t *w,
+                                                char *err, size_t errlen);
+CM5_EXPORT void cm5_workload_bcast_free(cm5_workload_bcast_t *w);
+/* One line per distribution, for --help. */
+CM5_EXPORT const char *cm5_workload_bcast_help(void);
+
 #ifdef __cplusplus
 }
 #endif
