@@ -118,6 +118,8 @@ static void msg_release(cm5_msg_h m)
     msgs.slots[m->slot] = NULL;
     msgs.gens[m->slot]++; /* late packets no longer match */
     msgs.free_slots[msgs.nfree++] = m->slot;
+    if (CM5I_UNLIKELY(cm5i_irq_in_signal))
+        cm5i_ctx.stats.signal_frees++;
     free(m->copy);
     free(m);
 }

@@ -322,6 +322,9 @@ typedef struct {
      * nesting of deferred work (protocol steps, completion callbacks)
      * and the longest such step, in microseconds. */
     uint64_t progress_depth_max, deferred_depth_max, deferred_max_us;
+    /* Memory the runtime freed inside the interrupt signal handler (free
+     * is not async-signal-safe: stays 0). */
+    uint64_t signal_frees;
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 
