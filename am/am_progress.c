@@ -106,6 +106,8 @@ static int progress_drain(void)
     prog.defer_head = prog.defer_tail = NULL;
     for (; w; w = next, n++) {
         next = w->next;
+        if (CM5I_UNLIKELY(cm5i_irq_in_signal))
+            cm5i_ctx.stats.signal_steps++;
         progress_run_one(w);
     }
     n -= (int)(prog.queued - queued);

@@ -38,7 +38,8 @@
  *                completion runs by interrupt, and the runtime frees
  *                nothing inside the signal handler (cm5_stats:
  *                signal_frees == 0; malloc/free are not
- *                async-signal-safe)
+ *                async-signal-safe) and runs none of its own protocol
+ *                steps there (signal_steps == 0: they call libfabric)
  *   prog_irq peers
  *                interrupts on in every node; node 0 computes without any
  *                call while each other node sends it 3 requests and
@@ -434,6 +435,9 @@ static void test_free(void)
         T_CHECK(st.signal_frees == 0, "the runtime freed memory %llu times "
                 "inside the interrupt signal handler",
                 (unsigned long long)st.signal_frees);
+        T_CHECK(st.signal_steps == 0, "%llu deferred steps ran inside the "
+                "interrupt signal handler (protocol steps run there)",
+                (unsigned long long)st.signal_steps);
         for (int i = 0; i < FREE_N; i++)
             T_EQ(in[i][FREE_LEN - 1], 0x5a, "received message content");
         T_EQ(land[sizeof(land) - 1], 0x5a, "scopied content");
