@@ -322,8 +322,8 @@ typedef struct {
      * nesting of deferred work (protocol steps, completion callbacks)
      * and the longest such step, in microseconds. */
     uint64_t progress_depth_max, deferred_depth_max, deferred_max_us;
-    /* Memory the runtime freed inside the interrupt signal handler (free
-     * is not async-signal-safe: stays 0). */
+    /* Message records freed inside the interrupt signal handler (free is
+     * not async-signal-safe: stays 0; they are freed after it). */
     uint64_t signal_frees;
     /* Deferred steps run by the runtime's drain inside the interrupt
      * signal handler (message protocol steps call libfabric; the handler
