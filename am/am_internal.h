@@ -125,8 +125,8 @@ void cm5i_defer_user(cm5i_deferred_t *work);
 /* Is user work held by a control-network call?  Any work queued? */
 int cm5i_defer_held(void);
 int cm5i_defer_pending(void);
-/* Run the deferred work (held first); returns how many ran. */
-int cm5i_defer_run(void);
+/* Run the held user work only; returns how many ran. */
+int cm5i_defer_run_held(void);
 
 /* Doorbell slot of one node in the job's shared memory: its layout is
  * cm5run's too (boot/boot_proto.h). */

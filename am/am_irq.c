@@ -15,7 +15,10 @@
  * The signal handler runs only the held user work, in the main thread:
  * the provider and the allocator stay in the interrupt thread.  Packets a
  * handler sends (CMAML_reply) are queued with their credit and the thread
- * sends them as the handler returns.  What remains in signal context is
+ * sends them as the handler returns; the runtime's own deferred steps
+ * (message protocol, which calls libfabric) wait for the thread's next
+ * pass, and so does the free() of a message record a callback releases
+ * there (am_msg.c).  What remains in signal context is
  * written in doc/reliability.md ("Interrupt mode").
  *
  * If the main thread is inside the runtime (cm5i_rt_depth > 0), the
@@ -77,6 +80,7 @@ static struct {
     _Atomic uint32_t waiting; /* someone sleeps on owner */
     _Atomic uint32_t answer;  /* IRQ_* */
     int can_sleep;            /* the last pass's fi_trywait succeeded */
+    int work_left; /* the last pass left the runtime's own steps queued */
     int fds[CM5I_NCH];        /* the provider's wait objects */
     int nunsafe;
     struct {
@@ -285,6 +289,7 @@ static int irq_pass(void)
         ;
     cm5i_ctx.cn_hold--;
     user = cm5i_am_user_pending();
+    irq.work_left = cm5i_defer_pending();
     irq.can_sleep = !cm5i_wait_fds(irq.fds) || cm5i_fab_trywait(cm5i_ctx.fab);
     irq_give();
     return user;
@@ -341,13 +346,20 @@ static int irq_raise(void)
     return 0;
 }
 
-/* Sleep until something may have arrived for this node. */
+/* Sleep until something may have arrived for this node, or for a tick
+ * if the runtime's own steps wait (they never run in the signal
+ * handler: the thread runs them). */
 static void irq_watch(void)
 {
     cm5i_doorbell_t *d = cm5i_wait_doorbell();
     int nfds = cm5i_wait_fds(irq.fds);
 
-    if (d) {
+    if (irq.work_left) {
+        struct timespec ts = {irq.tick_ns / 1000000000L,
+                              irq.tick_ns % 1000000000L};
+
+        nanosleep(&ts, NULL);
+    } else if (d) {
         uint32_t seq = atomic_load(&d->seq);
         struct timespec ts = {0, IRQ_WATCH_MS * 1000000L};
 

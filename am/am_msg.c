@@ -75,6 +75,11 @@ static struct {
      * a later message overtakes an earlier one with the same tag. */
     unsigned char *rts_busy;
     int rts_queued; /* sends in rtsq */
+    /* Records released inside the interrupt signal handler, where free()
+     * is not async-signal-safe: the next progress outside it (the
+     * interrupt thread's pass, or the main thread's next call) frees
+     * them. */
+    cm5_msg_h dead;
 } msgs;
 
 static cm5_status_t msg_slot(cm5_msg_h m)
@@ -113,13 +118,41 @@ static cm5_msg_h msg_lookup(uint32_t slot, uint32_t gen)
     return msgs.slots[slot];
 }
 
+/* Free a record: never inside the signal handler (counted if it were). */
+static void msg_destroy(cm5_msg_h m)
+{
+    if (CM5I_UNLIKELY(cm5i_irq_in_signal))
+        cm5i_ctx.stats.signal_frees++;
+    free(m->copy);
+    free(m);
+}
+
 static void msg_release(cm5_msg_h m)
 {
     msgs.slots[m->slot] = NULL;
     msgs.gens[m->slot]++; /* late packets no longer match */
     msgs.free_slots[msgs.nfree++] = m->slot;
-    free(m->copy);
-    free(m);
+    if (CM5I_UNLIKELY(cm5i_irq_in_signal)) {
+        m->next = msgs.dead;
+        msgs.dead = m;
+        return;
+    }
+    msg_destroy(m);
+}
+
+/* A progress hook: free the records released in signal context. */
+static int msg_bury(int chmask)
+{
+    (void)chmask;
+    if (CM5I_UNLIKELY(cm5i_irq_in_signal))
+        return 0;
+    while (msgs.dead) {
+        cm5_msg_h m = msgs.dead;
+
+        msgs.dead = m->next;
+        msg_destroy(m);
+    }
+    return 0;
 }
 
 static void msg_run_step(cm5i_deferred_t *w)
@@ -681,6 +714,7 @@ void cm5i_msg_teardown(void)
             free(msgs.slots[i]->copy);
             free(msgs.slots[i]);
         }
+    msg_bury(0);
     while (msgs.rts_head) {
         msg_rts_t *r = msgs.rts_head;
 
@@ -702,6 +736,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);
+    cm5i_progress_hook(CM5I_HOOK_FIRST, msg_bury);
     if (!msgs.rtsq_head) {
         msgs.rtsq_head = calloc((size_t)cm5i_ctx.nep * 2, sizeof(cm5_msg_h));
         if (!msgs.rtsq_head)

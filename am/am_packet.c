@@ -172,7 +172,7 @@ static struct {
 int cm5i_am_user_pending(void)
 {
     return am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||
-           cm5i_defer_pending() || pkts.rpc_head != pkts.rpc_tail;
+           cm5i_defer_held() || pkts.rpc_head != pkts.rpc_tail;
 }
 
 static int am_run_rpcs(void);
@@ -191,7 +191,7 @@ int cm5i_am_run_user(void)
         n += am_run_rpcs();
         pkts.in_rpc = 0;
     }
-    n += cm5i_defer_run();
+    n += cm5i_defer_run_held();
     return n;
 }
 

@@ -106,19 +106,28 @@ static int progress_drain(void)
     prog.defer_head = prog.defer_tail = NULL;
     for (; w; w = next, n++) {
         next = w->next;
+        if (CM5I_UNLIKELY(cm5i_irq_in_signal))
+            cm5i_ctx.stats.signal_steps++;
         progress_run_one(w);
     }
     n -= (int)(prog.queued - queued);
     return n > 0 ? n : 0;
 }
 
-/* Run the deferred work, held work first (outside handlers and
- * control-network calls). */
-int cm5i_defer_run(void)
+/* Run the user work held so far (what an interrupt runs, outside
+ * handlers and control-network calls); the runtime's own steps wait for
+ * the next progress, outside the signal handler. */
+int cm5i_defer_run_held(void)
 {
-    if (prog.held_head)
-        progress_release_held();
-    return prog.defer_head ? progress_drain() : 0;
+    cm5i_deferred_t *w = prog.held_head, *next;
+    int n = 0;
+
+    prog.held_head = prog.held_tail = NULL;
+    for (; w; w = next, n++) {
+        next = w->next;
+        progress_run_one(w);
+    }
+    return n;
 }
 
 void cm5i_progress_poll_only(int delta)

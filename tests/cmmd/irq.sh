@@ -5,12 +5,15 @@
 #           in the main thread, flagged as inside an interrupt; polling
 #           after disabling; no handler inside disabled sections
 #   inside  no handler runs from an interrupt inside a CMMD call
+#   free    completions by interrupt (async receives whose handlers free
+#           their MCBs, an scopy, buffered sends): nothing is freed inside
+#           the signal handler
 #   malloc  an interrupt arriving while node 0 is in malloc() must not
 #           deadlock (node 0's watchdog reports it after 5 s)
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/irq.sh
 
-PLAN=16
+PLAN=20
 . "$(dirname "$0")/lib.sh"
 
 for run in shm:2 shm:3 tcp:2 tcp:3; do
@@ -23,6 +26,12 @@ for run in shm:3 tcp:3; do
     prov=${run%:*} nodes=${run#*:}
     job "irq inside $prov n=$nodes" 60 $nodes $prov prog_irq inside
     expect_ok "irq inside $prov n=$nodes: no handler runs from an interrupt while node 0 is inside CMMD_send_block/receive_block/send_noblock"
+    left_behind
+done
+for run in shm:2 tcp:2; do
+    prov=${run%:*} nodes=${run#*:}
+    job "irq free $prov n=$nodes" 60 $nodes $prov prog_irq free
+    expect_ok "irq free $prov n=$nodes: completions run by interrupt free nothing inside the signal handler"
     left_behind
 done
 for run in shm:2 tcp:3; do

@@ -30,6 +30,16 @@
  *                sleeps 2 s and a 1 s nanosleep is interrupted at most
  *                twice (an interrupt means a message has arrived, and
  *                none does); prints the EINTR count
+ *   prog_irq free
+ *                interrupts on while node 0 computes without any call and
+ *                node 1 completes node 0's CMMD_receive_async messages
+ *                (whose handlers free their MCBs), scopies into its rport
+ *                and receives its CMMD_send_noblock messages: every
+ *                completion runs by interrupt, and the runtime frees
+ *                nothing inside the signal handler (cm5_stats:
+ *                signal_frees == 0; malloc/free are not
+ *                async-signal-safe) and runs none of its own protocol
+ *                steps there (signal_steps == 0: they call libfabric)
  *   prog_irq peers
  *                interrupts on in every node; node 0 computes without any
  *                call while each other node sends it 3 requests and
@@ -49,6 +59,7 @@
 #include <unistd.h>
 
 #include <cm/cmmd.h>
+#include <cm5/cm5.h>
 
 #include "t_util.h"
 
@@ -361,6 +372,90 @@ static void test_malloc(void)
     CMMD_sync_with_nodes();
 }
 
+/* ---- nothing freed in signal context ---- */
+
+enum { FREE_N = 40, FREE_LEN = 4096, FREE_RPORT = 7 };
+static volatile int free_done, free_rport_done, free_bad;
+
+static void free_recv_done(CMMD_mcb mcb, void *arg)
+{
+    if (!CMAML_inside_interrupt_handler() || arg != &free_done)
+        free_bad++;
+    CMMD_free_mcb(mcb); /* the CMMD idiom: the handler frees its MCB */
+    free_done++;
+}
+
+static void free_rport_handler(int rport, void *arg2)
+{
+    if (rport != FREE_RPORT || arg2 != &free_rport_done)
+        free_bad++;
+    free_rport_done++;
+}
+
+static void test_free(void)
+{
+    static char in[FREE_N][FREE_LEN], land[FREE_N * FREE_LEN];
+    char out[FREE_LEN];
+    cm5_stats_t st;
+    double t0;
+
+    phase = 7;
+    memset(out, 0x5a, sizeof(out));
+    if (t_self == 0) {
+        T_EQ(CMAML_allocate_this_rport(FREE_RPORT), FREE_RPORT,
+             "CMAML_allocate_this_rport");
+        CMAML_set_rport_addr(FREE_RPORT, land);
+        CMAML_set_rport_byte_counter(FREE_RPORT, (int)sizeof(land));
+        CMAML_set_rport_handler(FREE_RPORT,
+                                (CMAML_handler_t)free_rport_handler);
+        CMAML_set_rport_handler_arg2(FREE_RPORT, (void *)&free_rport_done);
+        for (int i = 0; i < FREE_N; i++)
+            T_CHECK(CMMD_receive_async(1, 8, in[i], FREE_LEN,
+                                       free_recv_done, (void *)&free_done) >
+                        0,
+                    "CMMD_receive_async %d", i);
+        for (int i = 0; i < FREE_N; i++)
+            CMMD_send_noblock(1, 9, out, FREE_LEN); /* no callback */
+        CMAML_enable_interrupts();
+        CMMD_sync_with_nodes();
+        t0 = t_now();
+        while ((free_done < FREE_N || !free_rport_done) &&
+               t_now() - t0 < 20)
+            for (volatile int i = 0; i < 10000; i++)
+                ;
+        CMAML_disable_interrupts();
+        T_CHECK(free_done == FREE_N && free_rport_done == 1,
+                "%d of %d receive handlers and %d of 1 rport handler ran "
+                "in 20 s while computing with interrupts enabled",
+                free_done, FREE_N, free_rport_done);
+        T_EQ(free_bad, 0, "handlers outside an interrupt or with wrong "
+                          "arguments");
+        CMMD_all_msgs_wait();
+        cm5_stats(&st);
+        T_CHECK(st.signal_frees == 0, "the runtime freed memory %llu times "
+                "inside the interrupt signal handler",
+                (unsigned long long)st.signal_frees);
+        T_CHECK(st.signal_steps == 0, "%llu deferred steps ran inside the "
+                "interrupt signal handler (protocol steps run there)",
+                (unsigned long long)st.signal_steps);
+        for (int i = 0; i < FREE_N; i++)
+            T_EQ(in[i][FREE_LEN - 1], 0x5a, "received message content");
+        T_EQ(land[sizeof(land) - 1], 0x5a, "scopied content");
+    } else if (t_self == 1) {
+        CMMD_sync_with_nodes();
+        for (int i = 0; i < FREE_N; i++) {
+            CMMD_send_block(0, 8, out, FREE_LEN);
+            CMAML_scopy(0, FREE_RPORT, 0, i * FREE_LEN, out, FREE_LEN, NULL,
+                        NULL);
+            CMMD_receive_block(0, 9, in[i], FREE_LEN);
+        }
+    } else {
+        CMMD_sync_with_nodes();
+    }
+    CMMD_all_msgs_wait();
+    CMMD_sync_with_nodes();
+}
+
 /* ---- interrupts only when a message arrives ---- */
 
 static void test_quiet(void)
@@ -450,6 +545,8 @@ int main(int argc, char **argv)
         test_malloc();
     } else if (strcmp(mode, "quiet") == 0) {
         test_quiet();
+    } else if (strcmp(mode, "free") == 0) {
+        test_free();
     } else if (strcmp(mode, "peers") == 0) {
         test_peers();
     } else if (strcmp(mode, "inside") == 0) {

@@ -322,6 +322,13 @@ typedef struct {
      * nesting of deferred work (protocol steps, completion callbacks)
      * and the longest such step, in microseconds. */
     uint64_t progress_depth_max, deferred_depth_max, deferred_max_us;
+    /* Message records freed inside the interrupt signal handler (free is
+     * not async-signal-safe: stays 0; they are freed after it). */
+    uint64_t signal_frees;
+    /* Deferred steps run by the runtime's drain inside the interrupt
+     * signal handler (message protocol steps call libfabric; the handler
+     * runs only held user work): 0 unless a callback waits there. */
+    uint64_t signal_steps;
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 
