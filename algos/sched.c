@@ -49,7 +49,7 @@ void cm5_sched_opts_init(cm5_sched_opts_t *o)
     o->lp_barrier = 0;
     o->lp_shift = 0;
     o->rsn_row_order = CM5_SCHED_ROW_RANDOM;
-    o->rsnh_cutoff = CM5_SCHED_CUTOFF_CRITICAL;
+    o->rsnh_cutoff = CM5_SCHED_CUTOFF_QUANTILE; /* [AMB-4] */
     o->rsnh_quantile = 0.9;
     o->drs_retry_delay_us = 0;
     o->drs_release_sender = 0;

@@ -73,8 +73,8 @@ typedef enum {
 } cm5_sched_row_order_t;
 
 typedef enum {
-    CM5_SCHED_CUTOFF_CRITICAL = 0, /* ceil(T_rem / D_rem) ([AMB-4]) */
-    CM5_SCHED_CUTOFF_QUANTILE,     /* q-quantile of the phase's sizes */
+    CM5_SCHED_CUTOFF_CRITICAL = 0, /* ceil(T_rem / D_rem) (an option) */
+    CM5_SCHED_CUTOFF_QUANTILE,     /* phase's q-quantile (default, [AMB-4]) */
     CM5_SCHED_CUTOFF_NONE          /* RS_N in heap order */
 } cm5_sched_cutoff_t;
 
