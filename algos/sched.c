@@ -289,7 +289,8 @@ cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
     if (p > 1)
         alg_run[alg](&x);
     stats->total_s = cm5_wtime() - t0;
-    stats->comm_s = stats->total_s - stats->recv_s - stats->sched_s;
+    stats->comm_s =
+        stats->total_s - stats->recv_s - stats->gather_s - stats->sched_s;
     if (opts->interrupts && !irq_was)
         CMAML_disable_interrupts();
     free(sc);
