@@ -116,6 +116,8 @@ done
 : "${OUT:=$srcdir/doc/reproduction.md}"
 csvdir=$(dirname "$OUT")/reproduction
 mkdir -p "$csvdir" || exit 1
+# The verdicts read every CSV there: none may be left from another run.
+rm -f "$csvdir"/*.csv
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cm5repro.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
