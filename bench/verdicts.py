@@ -343,11 +343,12 @@ STATUS = [
     ("wang1993", "Table 2 (node contention)", None,
      "not rerun: no k-senders-into-one workload yet (issue 10, item 4)"),
     ("wang1993", "Table 3 (recvl: AM vs concatenate)", "t3_am_d4",
-     "rerun at n = 32, 64, 128; n = 256 does not fit the 2-core machine"),
-    ("wang1993", "Table 4 (test set 1)", "t4_d4", "rerun, recv given and am"),
-    ("wang1993", "Table 5 (test set 2)", "t5_d4", "rerun, recv given and am"),
+     "rerun at n = {t3n}; n = 256 not run (256 processes on the machine's "
+     "cores)"),
+    ("wang1993", "Table 4 (test set 1)", "t4_d4", "rerun, recvcounts {t4}"),
+    ("wang1993", "Table 5 (test set 2)", "t5_d4", "rerun, recvcounts {t5}"),
     ("wang1993", "Table 6 (airfoil meshes)", "t6_airfoil2800",
-     "rerun, recv given and am"),
+     "rerun, recvcounts {t6_airfoil2800}"),
     ("wang1993", "Figs 7-9 (Tables 4-6 drawn)", None,
      "not drawn by reproduce.sh (cm5sched --plot draws them)"),
     ("ranka1995", "Figs 9/10 (k/l cases against t)", "kl_t16384",
@@ -371,13 +372,25 @@ STATUS = [
 ]
 
 
+def ran(name):
+    return os.path.exists(os.path.join(D, name + ".csv"))
+
+
 def status():
+    fill = {"t3n": ", ".join(["32"] + [n for n in ("64", "128", "256")
+                                       if ran("t3_n%s_am_d4" % n)])}
+    for t in ("t4", "t5", "t6_airfoil2800"):
+        base = t if t.startswith("t6") else t + "_d4"
+        fill[t] = " and ".join(
+            [m for m, f in (("given", base), ("discovered (am)",
+                                              base + "_am")) if ran(f)])
     print("| paper | table or figure | status |")
     print("|---|---|---|")
     for paper, what, csvname, why in STATUS:
-        ran = csvname and os.path.exists(os.path.join(D, csvname + ".csv"))
-        if csvname and not ran:
-            why = "not in this run (" + why + ")"
+        if csvname and not ran(csvname):
+            why = "not in this run"
+        else:
+            why = why.format(**fill)
         print("| %s | %s | %s |" % (paper, what, why))
 
 
