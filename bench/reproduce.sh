@@ -2,7 +2,8 @@
 # reproduce.sh: rerun the papers' experiments with cm5sched and write
 # doc/reproduction.md from the real runs (PAPER_RESULTS.md gives the
 # papers' tables to compare with):
-#   wang1993 Table 3 (recvl: Generate_Recv against concatenate), Tables 4-6
+#   wang1993 Table 2 (node contention: k senders into one node), Table 3
+#   (recvl: Generate_Recv against concatenate), Tables 4-6
 #   (test sets 1-3: density, non-uniform sizes, airfoil meshes);
 #   ranka1995 best and worst k/l cases at fixed traffic;
 #   liu2002 Pattern1 / Pattern2 with A1-A4.
@@ -29,7 +30,7 @@ SEED=1
 TIMEOUT=1800
 T3_NODES="64 128"
 RECV_MODES="given am"
-SECTIONS="t3 t3n t4 t5 t6 kl liu"
+SECTIONS="t2 t3 t3n t4 t5 t6 kl liu"
 
 usage() {
     cat <<EOF
@@ -49,7 +50,8 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
                      (discovered by Generate_Recv, wang1993 Fig. 5 step 1)
                      (default: "$RECV_MODES"; --quick: given)
   --sections LIST    run only these, comma-separated (default: all):
-                     t3 (Table 3), t3n (Table 3 on --table3-nodes), t4, t5,
+                     t2 (wang1993 Table 2), t3 (Table 3), t3n (Table 3 on
+                     --table3-nodes), t4, t5,
                      t6 (wang1993 Tables 4-6), kl (ranka1995), liu (liu2002)
   --timeout S        limit for each cm5sched job (default: $TIMEOUT)
   --builddir DIR     build tree with tools/cm5run and tools/cm5sched
@@ -99,7 +101,7 @@ for x in $RECV_MODES; do
 done
 for x in $SECTIONS; do
     case $x in
-    t3 | t3n | t4 | t5 | t6 | kl | liu) ;;
+    t2 | t3 | t3n | t4 | t5 | t6 | kl | liu) ;;
     *) echo "$me: --sections: unknown section '$x' (--help lists them)" >&2; exit 2 ;;
     esac
 done
@@ -147,7 +149,7 @@ for a in ac lp rsn rsnh drsn drsn+ two-stage a1 a2 a3 a4; do
     fi
 done
 wl_missing=
-for w in density:d=2 nonuniform:d=2 mesh:airfoil2800 kl:k=2,l=1/2 pattern1 pattern2; do
+for w in contention:k=2 density:d=2 nonuniform:d=2 mesh:airfoil2800 kl:k=2,l=1/2 pattern1 pattern2; do
     if ! sched 4 --alg lp --workload "$w" --sizes 1 --reps 1 --warmup 0 \
         --quiet; then
         wl_missing="$wl_missing $w"
@@ -231,6 +233,19 @@ fi
 rtitle() { [ "$1" = given ] || echo ", recvl by Generate_Recv"; }
 rsuffix() { [ "$1" = given ] || echo "_$1"; }
 rflag() { [ "$1" = given ] || echo "--recv $1"; }
+
+# wang1993 Table 2: k nodes send one message each to the last node at
+# once (AC: no schedule), 256 and 4096 bytes.
+algs=$(keep ac)
+if want t2 && [ -n "$algs" ] && has_wl contention:k=2; then
+    for k in 1 4 16 $((NODES - 1)); do
+        [ "$k" -lt "$NODES" ] || continue
+        section "wang1993 Table 2: node contention, k = $k" \
+            "Paper: for 4096 B the receiver's time grows linearly in k (x4.24 at 4, x19.1 at 16, x37.8 at 31 against k = 1)." \
+            "t2_k$k" "$NODES" --alg "$algs" --workload "contention:k=$k" \
+            --sizes 256,4096
+    done
+fi
 
 # wang1993 Table 3: recvl generation (recv_s in the CSV).
 algs=$(keep lp)
