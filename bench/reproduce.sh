@@ -200,7 +200,7 @@ section() {
         "$PROVIDER" "$*" >&3
     echo "$me: $title ..." >&2
     if sched "$n" "$@" --csv "$csvdir/$csv.csv" --seed "$SEED" \
-        --matrices "$MATRICES" --reps "$REPS"; then
+        --matrices "$MATRICES" --reps "$REPS" --spread; then
         printf '```\n' >&3
         sed '/^$/d' "$scratch/out" >&3
         printf '```\n' >&3

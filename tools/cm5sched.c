@@ -35,7 +35,8 @@
 #define NU 15 /* unsigned maxima reduced per run */
 #define NS 6  /* sums reduced per run */
 
-typedef enum { STAT_MEAN = 0, STAT_MIN, STAT_MEDIAN } stat_t;
+/* STAT_MAX is for --spread only (--stat takes the first three). */
+typedef enum { STAT_MEAN = 0, STAT_MIN, STAT_MEDIAN, STAT_MAX } stat_t;
 static const char *const stat_names[] = {"mean", "min", "median"};
 
 typedef struct {
@@ -51,6 +52,7 @@ typedef struct {
     cm5_sched_opts_t o;
     const char *csv, *plot;
     int quiet, progress;
+    int spread; /* print and plot comm's min and max over the samples */
     stat_t stat;
 } args_t;
 
@@ -143,6 +145,9 @@ static void help(void)
            "  --progress          progress lines on stderr (default when "
            "stderr is a tty)\n"
            "  --quiet             no tables (errors only)\n"
+           "  --spread            also comm's min and max over matrices and "
+           "reps,\n                      in the tables and as error bars on "
+           "the plot\n"
            "  --help              this text\n"
            "  --version           the version of cm5sched and CMMD\n"
            "\nAlgorithms:");
@@ -401,6 +406,8 @@ static void parse_args(args_t *a, int argc, char **argv)
             a->progress = 1;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             a->quiet = 1;
+        } else if (!strcmp(arg, "--spread")) {
+            a->spread = 1;
         } else {
             usage_error("unknown argument '%s'", arg);
         }
@@ -762,8 +769,12 @@ static double stat_of(const double *v, int n, stat_t s)
     c = xcalloc((size_t)n, sizeof(double));
     memcpy(c, v, (size_t)n * sizeof(double));
     qsort(c, (size_t)n, sizeof(double), dcmp);
-    m = s == STAT_MIN ? c[0]
-                      : (n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2);
+    if (s == STAT_MIN)
+        m = c[0];
+    else if (s == STAT_MAX)
+        m = c[n - 1];
+    else
+        m = n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
     free(c);
     return m;
 }
@@ -802,18 +813,27 @@ static void print_table(const args_t *a, int wi, const char *wname, size_t elem,
 
         printf("%8s", "");
         for (k = b; k < e; k++)
-            printf(" | %-54s", cm5_sched_alg_name(a->alg[k]));
+            printf(" | %-*s", a->spread ? 74 : 54,
+                   cm5_sched_alg_name(a->alg[k]));
         printf("\n%8s", "size");
-        for (k = b; k < e; k++)
-            printf(" | %9s %9s %9s %9s %6s %7s", "comm", "comp", "gather",
-                   "total", "perm", "msgs");
+        for (k = b; k < e; k++) {
+            printf(" | %9s", "comm");
+            if (a->spread)
+                printf(" %9s %9s", "comm min", "comm max");
+            printf(" %9s %9s %9s %6s %7s", "comp", "gather", "total", "perm",
+                   "msgs");
+        }
         printf("\n");
         for (s = 0; s < a->nsize; s++) {
             printf("%8zu", a->size[s]);
             for (k = b; k < e; k++) {
                 row = &cells[((size_t)wi * a->nalg + k) * a->nsize + s];
-                printf(" | %9.3f %9.3f %9.3f %9.3f %6.2f %7.0f",
-                       1e3 * stat_of(row->comm, row->n, a->stat),
+                printf(" | %9.3f", 1e3 * stat_of(row->comm, row->n, a->stat));
+                if (a->spread)
+                    printf(" %9.3f %9.3f",
+                           1e3 * stat_of(row->comm, row->n, STAT_MIN),
+                           1e3 * stat_of(row->comm, row->n, STAT_MAX));
+                printf(" %9.3f %9.3f %9.3f %6.2f %7.0f",
                        1e3 * stat_of(row->sched, row->n, a->stat),
                        1e3 * stat_of(row->gather, row->n, a->stat),
                        1e3 * stat_of(row->total, row->n, a->stat),
@@ -870,8 +890,11 @@ static int plot(const args_t *a, char **wnames, cell_t *cells)
     fprintf(g, "plot");
     for (wi = 0; wi < a->nwork; wi++)
         for (k = 0; k < a->nalg; k++) {
-            fprintf(g, "%s '-' using 1:2 with linespoints title '%s%s%s'",
-                    first ? "" : ",", cm5_sched_alg_name(a->alg[k]),
+            fprintf(g, "%s '-' using 1:2%s title '%s%s%s'",
+                    first ? "" : ",",
+                    a->spread ? ":3:4 with yerrorlines"
+                              : " with linespoints",
+                    cm5_sched_alg_name(a->alg[k]),
                     a->nwork > 1 ? " " : "", a->nwork > 1 ? wnames[wi] : "");
             first = 0;
         }
@@ -883,8 +906,14 @@ static int plot(const args_t *a, char **wnames, cell_t *cells)
                 double v = 1e3 * stat_of(c->comm, c->n, a->stat);
 
                 /* log scale: a zero time cannot be drawn */
-                if (v > 0)
-                    fprintf(g, "%zu %.9g\n", a->size[s], v);
+                if (v <= 0)
+                    continue;
+                fprintf(g, "%zu %.9g", a->size[s], v);
+                if (a->spread) /* min and max: the error bar */
+                    fprintf(g, " %.9g %.9g",
+                            1e3 * stat_of(c->comm, c->n, STAT_MIN),
+                            1e3 * stat_of(c->comm, c->n, STAT_MAX));
+                fputc('\n', g);
             }
             fprintf(g, "e\n");
         }

@@ -59,7 +59,7 @@ done
 check "--help lists every algorithm" '[ "$rc" -eq 0 ] && [ "$help_ok" = 1 ]'
 help_ok=1
 for o in --alg --workload --sizes --reps --warmup --matrices --seed --stat \
-    -o --recv --interrupts --csv --plot --progress --quiet --help \
+    -o --recv --interrupts --csv --plot --progress --quiet --spread --help \
     --version; do
     grep -q "^  $o[ ,]" out || { help_ok=0; echo "# --help lacks $o"; }
 done
@@ -193,9 +193,9 @@ fi
 # concatenate and two-stage's global max and Generate_Recv are gather,
 # not comp; LP gathers and plans nothing; recv=am is gather for everyone.
 run 4 shm --alg lp,rsn,two-stage --workload density:d=2 --sizes 16 --reps 2 \
-    --warmup 0 --csv acct.csv
-check "accounting: the table has comm, comp, gather and total ($ms ms)" \
-    '[ "$rc" -eq 0 ] && grep -q "^    size |      comm      comp    gather     total   perm    msgs |" out'
+    --warmup 0 --csv acct.csv --spread
+check "accounting: the table has comm (its min and max with --spread), comp, gather and total ($ms ms)" \
+    '[ "$rc" -eq 0 ] && grep -q "^    size |      comm  comm min  comm max      comp    gather     total   perm    msgs |" out'
 awk -F, 'NR > 1 {
     a = $6; tot = $12; comm = $13; comp = $14; rv = $15; g = $37
     if (comm > tot + 1e-9 || g > tot + 1e-9) print "over total: " $0
