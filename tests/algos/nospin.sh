@@ -1,25 +1,29 @@
 #!/bin/sh
 # Waits that never give the CPU away (issue 10, item 1).  Every algorithm
 # on 32 nodes pinned to ONE CPU (taskset), the hot-spot matrix (every
-# node sends 64 units of 16 B to node 0), 3 runs each after a warm-up:
-# the slowest run of every algorithm must stay under BOUND_MS.  A wait
+# node sends 64 units of 16 B to node 0), 5 runs each after a warm-up:
+# the median run of every algorithm must stay under BOUND_MS.  A wait
 # loop that only probes (CMMD_msg_pending, CMMD_sync_done, CMMD_msg_done)
 # without CMAML_poll never yields: each spinning node burns its whole
-# time slice before the node it waits for may run.  Measured on 2 cores
-# shared with other work (slowest of 3 runs): on main, whose A1 and A4
-# waits only probed, a1 886 ms, a4 1217 ms, a4-n1 1748 ms, a4-n2 1129 ms
-# (and a3 200 ms on 16 nodes, under the bound: A3 shares A4's receive
-# loop, which the a4 cases catch); with the polls, every algorithm at
-# most 71 ms (two-stage; a1 4, a4 18, a4-n1 13, a4-n2 12, a3 2).  The
-# bound sits ~3.5x above the worst of these and ~3.5x below the best of
-# the spins.  A3 (square P) runs on 16 nodes.  TAP output.
+# time slice before the node it waits for may run, in every run.
+#
+# Measured on 2 cores shared with other work.  On main, whose A1 and A4
+# waits only probed: medians of 3 runs a1 852 ms, a4 1157 ms, a4-n2
+# 1073 ms (a4-n1 1526 ms); slowest of 3 a1 886, a4 1217, a4-n1 1748,
+# a4-n2 1129 ms (a3, 16 nodes, 200 ms: not caught, but A3 runs A4's
+# receive loop, which the a4 cases catch).  With the polls: slowest of 3
+# at most 71 ms (two-stage) on a quiet machine; during a full make check,
+# single runs of 257 ms (rsn) and 359 ms (two-stage), hence the median;
+# medians of 5 up to 144 ms (two-stage) and 114 ms (a2) there.  The
+# bound, 400 ms, is ~2.8x above the latter and ~2.1x below the spins.
+# A3 (square P) runs on 16 nodes.  TAP output.
 #
 #   abs_top_builddir=BUILD sh tests/algos/nospin.sh
 
 : "${abs_top_builddir:=$(pwd)}"
 CM5RUN=$abs_top_builddir/tools/cm5run
 SCHED=$abs_top_builddir/tools/cm5sched
-BOUND_MS=${NOSPIN_BOUND_MS:-250}
+BOUND_MS=${NOSPIN_BOUND_MS:-400}
 ALGS="ac,lp,rsn,rsnh,drsn,drsn+,two-stage,a1,a2,a4"
 
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
@@ -42,14 +46,16 @@ fi
 # The first CPU this script may run on.
 cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 
-# The slowest run (total_s, ms) of each algorithm of the CSV: "alg ms".
-slowest() {
-    awk -F, 'NR > 1 { v = $12 * 1000; if (!($6 in m) || v > m[$6]) m[$6] = v }
-             END { for (a in m) printf "%s %.1f\n", a, m[a] }' "$1"
+# The median run (total_s, ms) of each algorithm of the CSV: "alg ms".
+median() {
+    sed 1d "$1" | awk -F, '{ printf "%s %.1f\n", $6, $12 * 1000 }' |
+        sort -k1,1 -k2,2n | awk '
+        { v[$1, ++n[$1]] = $2 }
+        END { for (a in n) printf "%s %s\n", a, v[a, int((n[a] + 1) / 2)] }'
 }
 
 echo "$JOBS" | while read -r nodes algs opt; do
-    set -- --alg "$algs" --workload hotspot:m=64 --sizes 16 --reps 3 \
+    set -- --alg "$algs" --workload hotspot:m=64 --sizes 16 --reps 5 \
         --stat median --csv run.csv --quiet
     [ "$opt" = - ] || set -- "$@" -o "$opt"
     what="taskset -c $cpu cm5run -n $nodes cm5sched $*"
@@ -62,8 +68,8 @@ echo "$JOBS" | while read -r nodes algs opt; do
     check "$nodes nodes on CPU $cpu: $algs ${opt#-} verified (${ms} ms)" \
         '[ "$rc" -eq 0 ] && [ -s run.csv ]'
     for a in $(echo "$algs" | tr ',' ' '); do
-        t=$(slowest run.csv | awk -v a="$a" '$1 == a { print $2 }')
-        check "$a ${opt#-}: slowest of 3 runs ${t:-?} ms <= $BOUND_MS ms" \
+        t=$(median run.csv | awk -v a="$a" '$1 == a { print $2 }')
+        check "$a ${opt#-}: median of 5 runs ${t:-?} ms <= $BOUND_MS ms" \
             '[ -n "$t" ] && awk -v t="$t" -v b="$BOUND_MS" "BEGIN { exit !(t <= b) }"'
     done
 done
