@@ -49,7 +49,7 @@ static const opt_t opts[] = {
     {"rsn_phase_barrier", K_BOOL, OFF(rsn_phase_barrier), NULL,
      "RS_N/RS_NH: barrier between phases (0)"},
     {"rsnh_cutoff", K_ENUM, OFF(rsnh_cutoff), NULL,
-     "RS_NH cutoff: critical, quantile:Q or none (critical)"},
+     "RS_NH cutoff: quantile:Q, critical or none (quantile:0.9)"},
     {"drs_retry_delay_us", K_DOUBLE, OFF(drs_retry_delay_us), NULL,
      "DRS_N: wait before asking a node that denied again (0)"},
     {"drs_release", K_ENUM, OFF(drs_release_sender), e_release,

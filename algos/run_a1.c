@@ -33,6 +33,7 @@ static void a1_strays(cm5s_xfer_t *x, int tag)
                        "recvcounts[%d] is 0 there",
                        CMMD_msg_sender(), x->me, CMMD_bytes_received(),
                        CMMD_msg_sender());
+        CMAML_poll(); /* neither test above gives the CPU away */
     }
     CMMD_sync_with_nodes_finish();
 }

@@ -445,7 +445,7 @@ static void recv_probed(a4_t *a, int from, int tag, gbuf_t *m)
     int n;
 
     while (!CMMD_msg_pending(from, tag))
-        ;
+        CMAML_poll(); /* runs handlers, and yields once it keeps failing */
     n = CMMD_bytes_received();
     m->len = 0;
     gb_reserve(a, m, (size_t)n);
@@ -576,7 +576,7 @@ static void stage_nonblocking(a4_t *a, int stage, int n, bucket_t *bk, int row,
         recv_poll(a, stage, n, op, next);
     }
     while (recv_poll(a, stage, n, op, next))
-        ;
+        CMAML_poll(); /* the probes alone never give the CPU away */
 }
 
 /* List what arrived in this stage by op into the pieces of bk (or, at the

@@ -23,6 +23,7 @@
  * several pieces, each with its own inquiry; the receiver places them in
  * order.
  */
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,8 @@ typedef struct {
  * of calls started, and the measurements kept from call to call. */
 static drs_call_t *volatile drs_cur;
 static uint32_t drs_seq;
-static const char *drs_last_call = "cm5_sched_alltoallv(drsn)";
+/* A copy: the caller's name of the call lives on its stack. */
+static char drs_last_call[96] = "cm5_sched_alltoallv(drsn)";
 static cm5s_drs_est_t drs_est;
 static int drs_est_ready;
 
@@ -370,7 +372,7 @@ static void drs_run(cm5s_xfer_t *x, int plus)
     x->st->sched_s += cm5_wtime() - t0;
 
     was = drs_lock_irq(); /* the handlers see the call from here on */
-    drs_last_call = x->call;
+    snprintf(drs_last_call, sizeof(drs_last_call), "%s", x->call);
     drs_seq = c.seq;
     drs_cur = &c;
     drs_unlock_irq(was);

@@ -38,7 +38,27 @@ typedef struct {
     const char **pay, **msg;
     char *sb1, *rb1, *sb2, *rb2;
     size_t slot; /* Stg2pp slot stride */
+    double g0, gathered; /* gathering inside the planning (gather_s) */
 } ts_t;
+
+/* The global max and the Generate_Recv of each stage gather counts: their
+ * time goes to gather_s, the rest of the planning to sched_s. */
+static void ts_gather_begin(ts_t *ts) { ts->g0 = cm5_wtime(); }
+
+static void ts_gather_end(ts_t *ts)
+{
+    double d = cm5_wtime() - ts->g0;
+
+    ts->x->st->gather_s += d;
+    ts->gathered += d;
+}
+
+/* The planning since t0, minus what it gathered. */
+static void ts_sched_add(ts_t *ts, double t0)
+{
+    ts->x->st->sched_s += cm5_wtime() - t0 - ts->gathered;
+    ts->gathered = 0;
+}
 
 static void *ts_alloc(ts_t *ts, size_t n, size_t size)
 {
@@ -107,6 +127,7 @@ static void ts_exchange(ts_t *ts, int stage, const char *sb, size_t *sc,
     if (sst.max_concurrent_in > x->st->max_concurrent_in)
         x->st->max_concurrent_in = sst.max_concurrent_in;
     x->st->sched_s += sst.sched_s;
+    x->st->gather_s += sst.gather_s;
     x->st->stage[stage - 1].steps = sst.phases;
     x->st->stage[stage - 1].msgs_recv = (uint32_t)sst.msgs_recv;
 }
@@ -133,7 +154,9 @@ static void ts_plan1(ts_t *ts)
         r += x->scount[k];
         c += x->rcount[k];
     }
+    ts_gather_begin(ts);
     ts->t = CMMD_reduce_luint(r > c ? r : c, CMMD_combiner_umax);
+    ts_gather_end(ts);
     bound = (ts->t + (size_t)p - 1) / (size_t)p; /* ceil(t/p) */
     if (x->o->hdr_format == CM5_SCHED_HDR_AUTO)
         ts->sparse = 2 * bound < (size_t)p;
@@ -174,12 +197,14 @@ static void ts_stage1(ts_t *ts)
 
     ts_plan1(ts);
     if (ts->t == 0) { /* nothing to move anywhere: every node agrees */
-        x->st->sched_s += cm5_wtime() - t0;
+        ts_sched_add(ts, t0);
         return;
     }
     /* Generate_Recv: every intermediate learns what it receives. */
     ts->m1[me] = 0;
+    ts_gather_begin(ts);
     cm5s_recv_am(p, me, ts->m1, ts->r1);
+    ts_gather_end(ts);
     for (k = 0; k < p; k++) {
         if (ts->r1[k] > ts->slot)
             cm5s_fatal(x,
@@ -193,7 +218,7 @@ static void ts_stage1(ts_t *ts)
         n ? cm5s_hdr_bytes(p, ts->sparse, &ts->sp.part[(size_t)me * p]) +
                 n * x->esz
           : 0;
-    x->st->sched_s += cm5_wtime() - t0;
+    ts_sched_add(ts, t0);
 
     n = ts_displ(p, ts->m1, ts->d1);
     ts->sb1 = ts_alloc(ts, n, 1);
@@ -261,9 +286,11 @@ static void ts_stage2(ts_t *ts)
     ts_plan2(ts);
     self = ts->m2[me];
     ts->m2[me] = 0;
+    ts_gather_begin(ts);
     cm5s_recv_am(p, me, ts->m2, ts->r2);
+    ts_gather_end(ts);
     ts->m2[me] = self;
-    x->st->sched_s += cm5_wtime() - t0;
+    ts_sched_add(ts, t0);
 
     n = ts_displ(p, ts->m2, ts->d2);
     ts->sb2 = ts_alloc(ts, n, 1);

@@ -49,7 +49,7 @@ void cm5_sched_opts_init(cm5_sched_opts_t *o)
     o->lp_barrier = 0;
     o->lp_shift = 0;
     o->rsn_row_order = CM5_SCHED_ROW_RANDOM;
-    o->rsnh_cutoff = CM5_SCHED_CUTOFF_CRITICAL;
+    o->rsnh_cutoff = CM5_SCHED_CUTOFF_QUANTILE; /* [AMB-4] */
     o->rsnh_quantile = 0.9;
     o->drs_retry_delay_us = 0;
     o->drs_release_sender = 0;
@@ -289,7 +289,8 @@ cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
     if (p > 1)
         alg_run[alg](&x);
     stats->total_s = cm5_wtime() - t0;
-    stats->comm_s = stats->total_s - stats->recv_s - stats->sched_s;
+    stats->comm_s =
+        stats->total_s - stats->recv_s - stats->gather_s - stats->sched_s;
     if (opts->interrupts && !irq_was)
         CMAML_disable_interrupts();
     free(sc);

@@ -463,6 +463,25 @@ static cm5_status_t wl_hotspot(cm5s_wl_args_t *a, cm5_workload_t *w)
     return CM5_OK;
 }
 
+/* wang1993 Table 2 (node contention): nodes 0..k-1 each send m to the
+ * last node at the same time. */
+static cm5_status_t wl_contention(cm5s_wl_args_t *a, cm5_workload_t *w)
+{
+    long k, m;
+    int i;
+    cm5_status_t rc;
+
+    if ((rc = cm5s_wl_int(a, "k", 0, w->p - 1, w->p - 1, 0, &k)) != CM5_OK ||
+        (rc = cm5s_wl_int(a, "m", 0, 1L << 40, 1, 0, &m)) != CM5_OK ||
+        (rc = wl_leftover(a, "k, m")) != CM5_OK ||
+        (rc = wl_alloc(a, w)) != CM5_OK)
+        return rc;
+    for (i = 0; i < k; i++)
+        AT(w, i, w->p - 1) = (size_t)m;
+    snprintf(w->name, sizeof(w->name), "contention:k=%ld,m=%ld", k, m);
+    return CM5_OK;
+}
+
 /* One message per node, to a random derangement of the nodes. */
 static cm5_status_t wl_permutation(cm5s_wl_args_t *a, cm5s_rng_t *r,
                                    cm5_workload_t *w)
@@ -498,7 +517,7 @@ static const struct {
 } wl_kinds[] = {{"density", 1},  {"nonuniform", 2},  {"kl", 3},
                 {"pattern1", 4}, {"pattern2", 5},    {"random", 6},
                 {"hotspot", 7},  {"permutation", 8}, {"csv", 9},
-                {"mesh", 10}};
+                {"mesh", 10},    {"contention", 11}};
 
 static cm5_status_t wl_make(cm5s_wl_args_t *a, int id, uint64_t seed,
                             cm5_workload_t *w)
@@ -524,6 +543,8 @@ static cm5_status_t wl_make(cm5s_wl_args_t *a, int id, uint64_t seed,
         return wl_permutation(a, &r, w);
     case 9:
         return cm5s_wl_csv(a, w->p, w);
+    case 11:
+        return wl_contention(a, w);
     default:
         if (!*a->pos)
             return cm5s_wl_fail(a, "mesh needs a name (mesh:NAME)");
@@ -613,6 +634,8 @@ const char *cm5_workload_help(void)
            "random[:d=N,max=M]  each off-diagonal entry nonzero with "
            "probability N/(p-1) (p/2), sizes 1..M (64)\n"
            "hotspot[:m=M]  every node sends M (1024) to node 0\n"
+           "contention[:k=K,m=M]  wang1993 Table 2: nodes 0..K-1 (p-1) each "
+           "send M (1) to node p-1\n"
            "permutation[:max=M]  one message of 1..M (1024) to a random "
            "derangement\n"
            "csv:FILE  a p x p matrix of non-negative integers, one row per "

@@ -3,8 +3,8 @@
  * communication algorithms (<cm5/sched.h>) on the papers' workloads
  * (<cm5/workload.h>) over a range of message sizes, verifies every byte
  * of every run, and prints tables shaped like wang1993's Tables 4-6 (per
- * size: comm, comp, total, phases and messages, one column group per
- * algorithm), a CSV file of every run and a gnuplot graph.
+ * size: comm, comp, gather, total, phases and messages, one column group
+ * per algorithm), a CSV file of every run and a gnuplot graph.
  *
  *   cm5run -n 32 cm5sched --alg rsn,lp,drsn --workload density:d=16 \
  *       --sizes 16:131072 --reps 5
@@ -35,7 +35,8 @@
 #define NU 15 /* unsigned maxima reduced per run */
 #define NS 6  /* sums reduced per run */
 
-typedef enum { STAT_MEAN = 0, STAT_MIN, STAT_MEDIAN } stat_t;
+/* STAT_MAX is for --spread only (--stat takes the first three). */
+typedef enum { STAT_MEAN = 0, STAT_MIN, STAT_MEDIAN, STAT_MAX } stat_t;
 static const char *const stat_names[] = {"mean", "min", "median"};
 
 typedef struct {
@@ -51,13 +52,14 @@ typedef struct {
     cm5_sched_opts_t o;
     const char *csv, *plot;
     int quiet, progress;
+    int spread; /* print and plot comm's min and max over the samples */
     stat_t stat;
 } args_t;
 
 /* One (workload, algorithm, size) point: every sample of every matrix
  * and rep (node 0 only). */
 typedef struct {
-    double *comm, *sched, *total;
+    double *comm, *sched, *gather, *total, *once;
     double phases, msgs; /* sums, for the mean */
     int n;
 } cell_t;
@@ -143,6 +145,9 @@ static void help(void)
            "  --progress          progress lines on stderr (default when "
            "stderr is a tty)\n"
            "  --quiet             no tables (errors only)\n"
+           "  --spread            also comm's min and max over matrices and "
+           "reps,\n                      in the tables and as error bars on "
+           "the plot\n"
            "  --help              this text\n"
            "  --version           the version of cm5sched and CMMD\n"
            "\nAlgorithms:");
@@ -401,6 +406,8 @@ static void parse_args(args_t *a, int argc, char **argv)
             a->progress = 1;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             a->quiet = 1;
+        } else if (!strcmp(arg, "--spread")) {
+            a->spread = 1;
         } else {
             usage_error("unknown argument '%s'", arg);
         }
@@ -498,7 +505,7 @@ typedef struct {
 } point_t;
 
 typedef struct {
-    double d[4];    /* max: total, comm, sched, recv (s) */
+    double d[6];    /* max: total, comm, sched, recv, gather, recv+gather */
     uint64_t u[NU]; /* max: phases, max_concurrent_in, nstages, stages */
     uint64_t s[NS]; /* sum: msgs, bytes sent; msgs, bytes received;
                        inquiries, denials */
@@ -689,6 +696,8 @@ static void run_once(const point_t *pt, cm5_sched_alg_t alg, int rep,
     r->d[1] = st.comm_s;
     r->d[2] = st.sched_s;
     r->d[3] = st.recv_s;
+    r->d[4] = st.gather_s;
+    r->d[5] = st.recv_s + st.gather_s;
     r->u[n++] = st.phases;
     r->u[n++] = st.max_concurrent_in;
     r->u[n++] = st.nstages;
@@ -703,7 +712,7 @@ static void run_once(const point_t *pt, cm5_sched_alg_t alg, int rep,
     r->s[3] = st.bytes_recv;
     r->s[4] = st.inquiries;
     r->s[5] = st.denials;
-    CMMD_reduce_v(r->d, r->d, CMMD_combiner_dmax, sizeof(double), 4);
+    CMMD_reduce_v(r->d, r->d, CMMD_combiner_dmax, sizeof(double), 6);
     CMMD_reduce_v(r->u, r->u, CMMD_combiner_umax, sizeof(uint64_t), NU);
     CMMD_reduce_v(r->s, r->s, CMMD_combiner_uadd, sizeof(uint64_t), NS);
 }
@@ -716,7 +725,7 @@ static const char csv_header[] =
     "concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,"
     "nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_"
     "msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_"
-    "steps,stage4_msgs,stage4_maxlen\n";
+    "steps,stage4_msgs,stage4_maxlen,gather_s\n";
 
 static void csv_row(FILE *f, const point_t *pt, cm5_sched_alg_t alg, int rep,
                     const result_t *r)
@@ -735,7 +744,7 @@ static void csv_row(FILE *f, const point_t *pt, cm5_sched_alg_t alg, int rep,
         fprintf(f, ",%" PRIu64, r->s[k]);
     for (k = 2; k < NU; k++)
         fprintf(f, ",%" PRIu64, r->u[k]);
-    fputc('\n', f);
+    fprintf(f, ",%.9f\n", r->d[4]); /* gather_s, added last */
 }
 
 static int dcmp(const void *x, const void *y)
@@ -760,8 +769,12 @@ static double stat_of(const double *v, int n, stat_t s)
     c = xcalloc((size_t)n, sizeof(double));
     memcpy(c, v, (size_t)n * sizeof(double));
     qsort(c, (size_t)n, sizeof(double), dcmp);
-    m = s == STAT_MIN ? c[0]
-                      : (n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2);
+    if (s == STAT_MIN)
+        m = c[0];
+    else if (s == STAT_MAX)
+        m = c[n - 1];
+    else
+        m = n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
     free(c);
     return m;
 }
@@ -786,29 +799,43 @@ static void print_table(const args_t *a, int wi, const char *wname, size_t elem,
            : a->o.recv == CM5_SCHED_RECV_AM  ? "am"
                                              : "concat",
            a->o.interrupts ? "  interrupts" : "");
-    printf("# times in ms, max over nodes, %s over matrices and reps; "
-           "comp = schedule\n# computation, total = the whole call; perm = "
-           "phases (max over nodes);\n# msgs = network messages (all "
-           "nodes); size = message unit in bytes\n",
+    printf("# times in ms, max over nodes, %s over matrices and reps; as "
+           "wang1993's tables:\n# comm = communication cost, comp = "
+           "scheduling cost (computing the schedule);\n# gather = "
+           "recvcounts, matrix or counts gathered first (Generate_Recv,\n# "
+           "concatenate, global max; wang1993 reports it apart, Table 3); "
+           "total = the\n# whole call; perm = phases (max over nodes); msgs = "
+           "network messages (all\n# nodes); size = message unit in bytes; "
+           "once = comm + comp, amortised = comm\n",
            stat_names[a->stat]);
     for (b = 0; b < a->nalg; b += GROUP) {
         int e = b + GROUP < a->nalg ? b + GROUP : a->nalg;
 
         printf("%8s", "");
         for (k = b; k < e; k++)
-            printf(" | %-44s", cm5_sched_alg_name(a->alg[k]));
+            printf(" | %-*s", a->spread ? 74 : 54,
+                   cm5_sched_alg_name(a->alg[k]));
         printf("\n%8s", "size");
-        for (k = b; k < e; k++)
-            printf(" | %9s %9s %9s %6s %7s", "comm", "comp", "total", "perm",
+        for (k = b; k < e; k++) {
+            printf(" | %9s", "comm");
+            if (a->spread)
+                printf(" %9s %9s", "comm min", "comm max");
+            printf(" %9s %9s %9s %6s %7s", "comp", "gather", "total", "perm",
                    "msgs");
+        }
         printf("\n");
         for (s = 0; s < a->nsize; s++) {
             printf("%8zu", a->size[s]);
             for (k = b; k < e; k++) {
                 row = &cells[((size_t)wi * a->nalg + k) * a->nsize + s];
-                printf(" | %9.3f %9.3f %9.3f %6.2f %7.0f",
-                       1e3 * stat_of(row->comm, row->n, a->stat),
+                printf(" | %9.3f", 1e3 * stat_of(row->comm, row->n, a->stat));
+                if (a->spread)
+                    printf(" %9.3f %9.3f",
+                           1e3 * stat_of(row->comm, row->n, STAT_MIN),
+                           1e3 * stat_of(row->comm, row->n, STAT_MAX));
+                printf(" %9.3f %9.3f %9.3f %6.2f %7.0f",
                        1e3 * stat_of(row->sched, row->n, a->stat),
+                       1e3 * stat_of(row->gather, row->n, a->stat),
                        1e3 * stat_of(row->total, row->n, a->stat),
                        row->phases / row->n, row->msgs / row->n);
             }
@@ -818,7 +845,7 @@ static void print_table(const args_t *a, int wi, const char *wname, size_t elem,
     if (a->nalg < 2)
         return;
     /* wang1993 Table 4's last column: best when the schedule is used once
-     * (total), and best when it is amortised (comm alone). */
+     * (comm + comp, as the paper), and when it is amortised (comm). */
     printf("%8s | %-12s %-12s\n", "size", "best once", "best amortised");
     for (s = 0; s < a->nsize; s++) {
         int bo = 0, ba = 0;
@@ -828,7 +855,7 @@ static void print_table(const args_t *a, int wi, const char *wname, size_t elem,
             double to, tc;
 
             row = &cells[((size_t)wi * a->nalg + k) * a->nsize + s];
-            to = stat_of(row->total, row->n, a->stat);
+            to = stat_of(row->once, row->n, a->stat);
             tc = stat_of(row->comm, row->n, a->stat);
             if (to < vo)
                 vo = to, bo = k;
@@ -863,8 +890,11 @@ static int plot(const args_t *a, char **wnames, cell_t *cells)
     fprintf(g, "plot");
     for (wi = 0; wi < a->nwork; wi++)
         for (k = 0; k < a->nalg; k++) {
-            fprintf(g, "%s '-' using 1:2 with linespoints title '%s%s%s'",
-                    first ? "" : ",", cm5_sched_alg_name(a->alg[k]),
+            fprintf(g, "%s '-' using 1:2%s title '%s%s%s'",
+                    first ? "" : ",",
+                    a->spread ? ":3:4 with yerrorlines"
+                              : " with linespoints",
+                    cm5_sched_alg_name(a->alg[k]),
                     a->nwork > 1 ? " " : "", a->nwork > 1 ? wnames[wi] : "");
             first = 0;
         }
@@ -876,8 +906,14 @@ static int plot(const args_t *a, char **wnames, cell_t *cells)
                 double v = 1e3 * stat_of(c->comm, c->n, a->stat);
 
                 /* log scale: a zero time cannot be drawn */
-                if (v > 0)
-                    fprintf(g, "%zu %.9g\n", a->size[s], v);
+                if (v <= 0)
+                    continue;
+                fprintf(g, "%zu %.9g", a->size[s], v);
+                if (a->spread) /* min and max: the error bar */
+                    fprintf(g, " %.9g %.9g",
+                            1e3 * stat_of(c->comm, c->n, STAT_MIN),
+                            1e3 * stat_of(c->comm, c->n, STAT_MAX));
+                fputc('\n', g);
             }
             fprintf(g, "e\n");
         }
@@ -943,9 +979,11 @@ int main(int argc, char **argv)
     nsamp = (size_t)a.matrices * a.reps;
     cells = xcalloc((size_t)a.nwork * a.nalg * a.nsize, sizeof(cell_t));
     for (k = 0; k < a.nwork * a.nalg * a.nsize; k++) {
-        cells[k].comm = xcalloc(nsamp * 3, sizeof(double));
+        cells[k].comm = xcalloc(nsamp * 5, sizeof(double));
         cells[k].sched = cells[k].comm + nsamp;
-        cells[k].total = cells[k].sched + nsamp;
+        cells[k].gather = cells[k].sched + nsamp;
+        cells[k].total = cells[k].gather + nsamp;
+        cells[k].once = cells[k].total + nsamp;
     }
     total = (long)a.nwork * a.matrices * a.nsize * a.nalg;
 
@@ -992,7 +1030,9 @@ int main(int argc, char **argv)
                             csv_row(csv, &pt, a.alg[k], rep, &r);
                         c->comm[c->n] = r.d[1];
                         c->sched[c->n] = r.d[2];
+                        c->gather[c->n] = r.d[5];
                         c->total[c->n] = r.d[0];
+                        c->once[c->n] = r.d[1] + r.d[2];
                         c->phases += (double)r.u[0];
                         c->msgs += (double)r.s[0];
                         c->n++;

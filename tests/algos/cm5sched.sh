@@ -20,7 +20,7 @@ unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER \
     CM5SCHED_TEST_CORRUPT
 export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo
 
-PLAN=$((3 + 11 + 11 + 4 * 3 + 1 + 3))
+PLAN=$((3 + 11 + 11 + 4 * 3 + 1 + 3 + 2))
 . "$(dirname "$0")/../tap.sh"
 tap_begin cm5sched "$PLAN"
 
@@ -59,7 +59,7 @@ done
 check "--help lists every algorithm" '[ "$rc" -eq 0 ] && [ "$help_ok" = 1 ]'
 help_ok=1
 for o in --alg --workload --sizes --reps --warmup --matrices --seed --stat \
-    -o --recv --interrupts --csv --plot --progress --quiet --help \
+    -o --recv --interrupts --csv --plot --progress --quiet --spread --help \
     --version; do
     grep -q "^  $o[ ,]" out || { help_ok=0; echo "# --help lacks $o"; }
 done
@@ -146,7 +146,7 @@ done
 echo "# built:${built:- none}"
 
 # ---- small runs: 4 and 8 nodes, shm and tcp --------------------------------
-header="workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen"
+header="workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s"
 two=$(echo $built | cut -d' ' -f1-2 | tr ' ' ,)
 nalg=$(echo "$two" | tr , '\n' | grep -c .)
 for nodes in 4 8; do
@@ -170,10 +170,10 @@ for nodes in 4 8; do
             '[ "$rc" -eq 0 ] && [ "$(grep -c "^# workload .* p=$nodes  provider=" out)" -eq 2 ] &&
              [ "$(grep -c "^      32 |" out)" -ge 2 ] && [ ! -s err ]'
         rows=$((2 * nalg * 2 * 2 * 2))
-        check "$d: CSV has the expected header and $rows rows of 36 columns" \
+        check "$d: CSV has the expected header and $rows rows of 37 columns" \
             '[ "$(head -n 1 r.csv)" = "$header" ] &&
              [ "$(sed 1d r.csv | wc -l)" -eq $rows ] &&
-             [ "$(sed 1d r.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "NF != 36" | wc -l)" -eq 0 ]'
+             [ "$(sed 1d r.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "NF != 37" | wc -l)" -eq 0 ]'
         # density:d=2 rows: p, seeds 5 and 6, t = 2 units, bytes >= 2p size.
         check "$d: CSV rows name p, provider, seeds 5 and 6, and carry the traffic" \
             '[ "$(grep -c "^\"density:d=2\",[01],[56],$nodes,\"$(echo $prov | cut -c1-3)" r.csv)" -eq $((rows / 2)) ] &&
@@ -187,6 +187,24 @@ done
 if [ -z "$two" ] || ! command -v gnuplot >/dev/null; then
     skip "--plot wrote a PNG" "${two:+gnuplot not installed}${two:-no algorithm built yet}"
 fi
+
+# ---- cost accounting (issue 10, item 3) -------------------------------------
+# comm, comp (sched_s) and gather (recv_s + gather_s) apart: RS_N's
+# concatenate and two-stage's global max and Generate_Recv are gather,
+# not comp; LP gathers and plans nothing; recv=am is gather for everyone.
+run 4 shm --alg lp,rsn,two-stage --workload density:d=2 --sizes 16 --reps 2 \
+    --warmup 0 --csv acct.csv --spread
+check "accounting: the table has comm (its min and max with --spread), comp, gather and total ($ms ms)" \
+    '[ "$rc" -eq 0 ] && grep -q "^    size |      comm  comm min  comm max      comp    gather     total   perm    msgs |" out'
+awk -F, 'NR > 1 {
+    a = $6; tot = $12; comm = $13; comp = $14; rv = $15; g = $37
+    if (comm > tot + 1e-9 || g > tot + 1e-9) print "over total: " $0
+    if (a == "lp" && (g != 0 || comp != 0 || rv > 1e-5)) print "lp: " $0
+    if ((a == "rsn" || a == "two-stage") && !(g > 0)) print "no gather: " $0
+    if (a == "rsn" && !(comp > 0)) print "rsn no comp: " $0
+}' acct.csv >why 2>&1
+check "accounting: rsn and two-stage gather, lp neither gathers nor plans, nothing above total" \
+    '[ "$rc" -eq 0 ] && [ ! -s why ] && [ "$(sed 1d acct.csv | wc -l)" -eq 6 ]'
 
 # ---- a wrong byte is caught and named --------------------------------------
 first=$(echo $built | cut -d' ' -f1)

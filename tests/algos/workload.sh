@@ -45,10 +45,10 @@ nnz() {
         printf "%s %d\n", $2, v["fanout_avg"] * p + 0.5 }'
 }
 
-# msgs SPEC: the lp column's message count in cm5sched's table for SPEC.
+# msgs SPEC: the lp column's message count (the last) in cm5sched's table.
 msgs() {
     awk -v w="# workload $1 " 'index($0, w) == 1 { f = 1; next }
-        f && $1 == "16" { print $7; exit }' out
+        f && $1 == "16" { print $NF; exit }' out
 }
 
 printf '0 1 0 2\n3,0,4,0\n0 0 0 5\n6 0 7 0\n' >m.csv

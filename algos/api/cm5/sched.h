@@ -73,8 +73,8 @@ typedef enum {
 } cm5_sched_row_order_t;
 
 typedef enum {
-    CM5_SCHED_CUTOFF_CRITICAL = 0, /* ceil(T_rem / D_rem) ([AMB-4]) */
-    CM5_SCHED_CUTOFF_QUANTILE,     /* q-quantile of the phase's sizes */
+    CM5_SCHED_CUTOFF_CRITICAL = 0, /* ceil(T_rem / D_rem) (an option) */
+    CM5_SCHED_CUTOFF_QUANTILE,     /* phase's q-quantile (default, [AMB-4]) */
     CM5_SCHED_CUTOFF_NONE          /* RS_N in heap order */
 } cm5_sched_cutoff_t;
 
@@ -137,9 +137,12 @@ typedef struct {
 typedef struct {
     double total_s;  /* the whole call */
     double recv_s;   /* obtaining recvcounts (0 when given) */
+    double gather_s; /* what the algorithm gathers itself before planning:
+                        RS_N/RS_NH's concatenate of the matrix, two-stage
+                        and A2's global max and Generate_Recv per stage */
     double sched_s;  /* computing the schedule (RS_N/RS_NH planning,
                         Stg1lpp/Stg2pp, distribution into buckets) */
-    double comm_s;   /* total_s - recv_s - sched_s */
+    double comm_s;   /* total_s - recv_s - gather_s - sched_s */
     uint32_t phases; /* phases or steps executed (LP: the XOR steps, RS_N:
                         schedule length, A4: steps of all stages) */
     uint64_t msgs_sent, bytes_sent; /* network messages (no self copy) */

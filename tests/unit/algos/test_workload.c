@@ -337,6 +337,18 @@ Test(workload, random_hotspot_permutation)
     cr_assert_eq(col_sum(w, 0), 77u * 7);
     cm5_workload_free(&w);
 
+    /* wang1993 Table 2: k senders into the last node */
+    w = make("contention:k=3,m=5", 8, 2);
+    cr_assert_str_eq(w.name, "contention:k=3,m=5");
+    for (i = 0; i < 8; i++)
+        cr_assert_eq(row_sum(w, i), i < 3 ? 5u : 0u);
+    cr_assert_eq(col_sum(w, 7), 15u);
+    cr_assert_eq(row_nnz(w, 7), 0);
+    cm5_workload_free(&w);
+    w = make("contention", 8, 2);
+    cr_assert_eq(col_sum(w, 7), 7u);
+    cm5_workload_free(&w);
+
     w = make("permutation:max=5", 9, 2);
     for (i = 0; i < 9; i++) {
         cr_assert_eq(row_nnz(w, i), 1);
@@ -392,6 +404,7 @@ Test(workload, bad_specs)
     bad("mesh:", 8, "needs a name");
     bad("mesh:no_such_mesh", 8, "cannot open mesh graph");
     bad("mesh:airfoil2800,halo=faces", 8, "halo=faces");
+    bad("contention:k=8", 8, "out of range");
 }
 
 Test(workload, help_lists_every_kind)
@@ -399,7 +412,7 @@ Test(workload, help_lists_every_kind)
     const char *h = cm5_workload_help(),
                *kinds[] = {"density:",    "nonuniform:", "mesh:",  "kl:",
                            "pattern1",    "pattern2",    "random", "hotspot",
-                           "permutation", "csv:"};
+                           "permutation", "csv:",     "contention"};
     size_t i;
 
     for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)

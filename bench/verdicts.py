@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""verdicts.py: the checkable claims of PAPER_RESULTS.md, computed from the
+CSV files of one bench/reproduce.sh run, printed as a Markdown table with
+the numbers and "holds" / "does not hold" (issue 10, item 5).  Hand-written
+text may explain a verdict; it never states one.
+
+    verdicts.py CSVDIR            the verdict table
+    verdicts.py --status CSVDIR   the status of every table and figure of
+                                  the five papers (rerun here or why not)
+
+Times are the mean over matrices and reps of each run's maximum over the
+nodes, as in the tables.  wang1993 compares comm (amortised) or comm +
+comp ("once"); ranka1995 and liu2002 report the whole call (total).
+Columns are found by name, so CSVs older than a column still read.
+"""
+import csv
+import math
+import os
+import sys
+
+D = None  # the CSV directory
+
+
+def load(name):
+    """Rows of CSVDIR/name.csv as dicts (numbers converted), or None."""
+    path = os.path.join(D, name + ".csv")
+    if not os.path.exists(path):
+        return None
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            for k, v in r.items():
+                try:
+                    r[k] = float(v)
+                except (TypeError, ValueError):
+                    pass
+            rows.append(r)
+    return rows
+
+
+def mean(rows, key, **match):
+    """Mean of key over the rows matching every key=value of match."""
+    v = [r.get(key, 0.0) or 0.0 for r in rows
+         if all(r.get(k) == x for k, x in match.items())]
+    return sum(v) / len(v) if v else float("nan")
+
+
+def once(rows, **match):
+    return mean(rows, "comm_s", **match) + mean(rows, "sched_s", **match)
+
+
+def ms(x):
+    return "%.3g" % (1e3 * x) if x == x else "?"
+
+
+def sizes(rows):
+    return sorted({r["size"] for r in rows})
+
+
+def algs(rows):
+    return sorted({r["alg"] for r in rows})
+
+
+OUT = []
+
+
+def verdict(paper, claim, here, ok):
+    """One row; ok None means the claim could not be computed."""
+    v = ("**holds**" if ok else "**does not hold**") if ok is not None \
+        else "not computed"
+    OUT.append("| %s | %s | %s | %s |" % (paper, claim, here, v))
+
+
+def missing(paper, claim, what):
+    verdict(paper, claim, "no CSV (%s not run)" % what, None)
+
+
+# ---- wang1993 -----------------------------------------------------------
+
+def t2():
+    p = "wang1993 T2"
+    ks = sorted(int(f[4:-4]) for f in os.listdir(D)
+                if f.startswith("t2_k") and f.endswith(".csv"))
+    if 1 not in ks or len(ks) < 2:
+        missing(p, "node contention", "t2")
+        return
+    t = {k: mean(load("t2_k%d" % k), "total_s", size=4096) for k in ks}
+    r = {k: t[k] / t[1] for k in ks}
+    verdict(p, "4096 B: receiver time grows with k (paper x4.24 / x19.1 / "
+            "x37.8 at k = 4 / 16 / 31)",
+            ", ".join("k=%d: %s ms (x%.2f)" % (k, ms(t[k]), r[k])
+                      for k in ks),
+            all(t[ks[i]] < t[ks[i + 1]] for i in range(len(ks) - 1)))
+    kmax = ks[-1]
+    verdict(p, "4096 B: about linear, k = %d costs %d x k = 1 (within 2x)"
+            % (kmax, kmax), "x%.2f" % r[kmax],
+            kmax / 2 <= r[kmax] <= 2 * kmax)
+
+
+def t3():
+    p = "wang1993 T3"
+    am, cc = {}, {}
+    for d in (4, 16, 31):
+        a, c = load("t3_am_d%d" % d), load("t3_concat_d%d" % d)
+        if a and c:
+            am[d], cc[d] = mean(a, "recv_s"), mean(c, "recv_s")
+    if not am:
+        missing(p, "Generate_Recv (AM) beats concatenate", "t3")
+        return
+    ds = sorted(am)
+    verdict(p, "AM beats concatenate at every d (n = 32; paper 6-15x)",
+            ", ".join("d=%d: AM %s / concat %s ms" % (d, ms(am[d]), ms(cc[d]))
+                      for d in ds),
+            all(am[d] < cc[d] for d in ds))
+    verdict(p, "concatenate flat in d (max/min < 1.5)",
+            "%s-%s ms" % (ms(min(cc.values())), ms(max(cc.values()))),
+            max(cc.values()) < 1.5 * min(cc.values()))
+    verdict(p, "AM grows with d", " < ".join(ms(am[d]) for d in ds) + " ms",
+            all(am[ds[i]] < am[ds[i + 1]] for i in range(len(ds) - 1)))
+    big = load("t3_n128_concat_d4")
+    if big and 4 in cc:
+        r = mean(big, "recv_s") / cc[4]
+        verdict(p, "concatenate grows about n^2: n = 32 -> 128 x8-x32 "
+                "(paper x16.1)",
+                "%s -> %s ms (x%.1f)" % (ms(cc[4]), ms(mean(big, "recv_s")),
+                                         r), 8 <= r <= 32)
+        ab = load("t3_n128_am_d4")
+        if ab:
+            verdict(p, "AM beats concatenate at n = 128, d = 4 (paper 76x)",
+                    "AM %s, concat %s ms" % (ms(mean(ab, "recv_s")),
+                                             ms(mean(big, "recv_s"))),
+                    mean(ab, "recv_s") < mean(big, "recv_s"))
+    else:
+        missing(p, "concatenate grows about n^2", "t3n")
+
+
+def phases_check(p, rows, alg, want, tol, what):
+    m = mean(rows, "phases", alg=alg)
+    verdict(p, "%s phases %.2f (+-%d %%)" % (what, want, tol * 100),
+            "%.2f" % m, abs(m - want) <= tol * want)
+
+
+def t4():
+    p = "wang1993 T4"
+    rs = {d: load("t4_d%d" % d) for d in (4, 16, 31)}
+    if not any(rs.values()):
+        missing(p, "test set 1", "t4")
+        return
+    for d, want in ((4, 5.54), (16, 18.56), (31, 34.2)):
+        if rs[d]:
+            phases_check(p, rs[d], "rsn", want, 0.1, "RS_N d=%d" % d)
+    if rs[31]:
+        r = rs[31]
+        best = [s for s in sizes(r)
+                if min(algs(r), key=lambda a: mean(r, "comm_s", alg=a,
+                                                   size=s)) == "lp"]
+        verdict(p, "d = 31: LP best comm at every size",
+                "LP best at %d of %d sizes (%s B)" % (
+                    len(best), len(sizes(r)),
+                    ",".join("%d" % s for s in best) or "none"),
+                len(best) == len(sizes(r)))
+    ratios = []
+    for d in (4, 16, 31):
+        if rs[d]:
+            s = max(sizes(rs[d]))
+            ratios.append((d, mean(rs[d], "comm_s", alg="ac", size=s) /
+                           mean(rs[d], "comm_s", alg="lp", size=s), s))
+    if len(ratios) > 1:
+        verdict(p, "AC/LP at the largest size grows with d (paper 1.05 / "
+                "2.3 / 5.8)",
+                ", ".join("d=%d: %.2f" % (d, x) for d, x, _ in ratios),
+                all(ratios[i][1] < ratios[i + 1][1]
+                    for i in range(len(ratios) - 1)))
+    if rs[4]:
+        r, s = rs[4], max(sizes(rs[4]))
+        c = {a: mean(r, "comm_s", alg=a, size=s) for a in algs(r)}
+        verdict(p, "d = 4, %d B, amortised: RS_N < DRS_N < LP" % s,
+                ", ".join("%s %s" % (a, ms(c[a])) for a in sorted(c,
+                                                                  key=c.get)),
+                c["rsn"] < c["drsn"] < c["lp"])
+        lr = c["lp"] / c["rsn"]
+        verdict(p, "d = 4, %d B: LP/RS_N about 1.65 (1.3-2.0)" % s,
+                "%.2f" % lr, 1.3 <= lr <= 2.0)
+    worst = 0
+    rows = 0
+    for d, r in rs.items():
+        if not r:
+            continue
+        for s in sizes(r):
+            o = {a: once(r, alg=a, size=s) for a in algs(r)}
+            rows += 1
+            worst += max(o, key=o.get) == "drsn"
+    verdict(p, "DRS_N never the worst once (comm + comp)",
+            "worst in %d of %d rows" % (worst, rows), worst == 0)
+    comp = [(d, mean(rs[d], "sched_s", alg="rsn")) for d in (4, 16, 31)
+            if rs[d]]
+    if len(comp) > 1:
+        verdict(p, "RS_N comp grows with d (paper 1.57 / 6.27 / 12.86 ms)",
+                " / ".join(ms(c) for _, c in comp) + " ms",
+                all(comp[i][1] < comp[i + 1][1]
+                    for i in range(len(comp) - 1)))
+
+
+def t5():
+    p = "wang1993 T5"
+    rs = {d: load("t5_d%d" % d) for d in (4, 16, 31)}
+    if not any(rs.values()):
+        missing(p, "test set 2", "t5")
+        return
+    lowest = rows = 0
+    for d, r in rs.items():
+        if not r:
+            continue
+        for s in sizes(r):
+            c = {a: mean(r, "comm_s", alg=a, size=s) for a in algs(r)}
+            rows += 1
+            lowest += min(c, key=c.get) == "rsnh"
+    verdict(p, "RS_NH lowest comm in almost every row (> 3/4)",
+            "lowest in %d of %d rows" % (lowest, rows), lowest > 0.75 * rows)
+    for d, want in ((4, 5.66 / 5.54), (16, 19.1 / 18.56), (31, 34.56 / 34.2)):
+        r = rs[d]
+        if not r:
+            continue
+        x = mean(r, "phases", alg="rsnh") / mean(r, "phases", alg="rsn")
+        verdict(p, "d = %d: RS_NH/RS_N phases %.2f (+-10 %%)" % (d, want),
+                "%.2f / %.2f = %.2f" % (mean(r, "phases", alg="rsnh"),
+                                        mean(r, "phases", alg="rsn"), x),
+                abs(x - want) <= 0.1 * want)
+    cr = [mean(r, "sched_s", alg="rsnh") / mean(r, "sched_s", alg="rsn")
+          for r in rs.values() if r]
+    verdict(p, "RS_NH comp 4-10x RS_N's",
+            ", ".join("%.1f" % x for x in cr), all(3 <= x <= 12 for x in cr))
+    if rs[4]:
+        r = rs[4]
+        us = [s for s in sizes(r) if s >= 256]
+        best = [s for s in us
+                if min(algs(r), key=lambda a: once(r, alg=a, size=s)) ==
+                "drsn"]
+        verdict(p, "d = 4: DRS_N best once for units >= 256",
+                "best at %d of %d units" % (len(best), len(us)),
+                len(us) > 0 and len(best) == len(us))
+    if rs[16] and 4096 in sizes(rs[16]):
+        r = rs[16]
+        o = {a: once(r, alg=a, size=4096) for a in algs(r)}
+        verdict(p, "d = 16, unit 4096: RS_N best once",
+                ", ".join("%s %s" % (a, ms(o[a])) for a in sorted(o,
+                                                                  key=o.get)),
+                min(o, key=o.get) == "rsn")
+
+
+def crossover(r, a, b, key):
+    """Smallest size from which a <= b at every larger size, or None."""
+    ss = sizes(r)
+    for i, s in enumerate(ss):
+        if all(key(r, a, t) <= key(r, b, t) for t in ss[i:]):
+            return s
+    return None
+
+
+def t6():
+    p = "wang1993 T6"
+    paper = {"airfoil2800": (15.15, 19.65, 256),
+             "airfoil9428": (16.45, 22.5, 128),
+             "airfoil53961": (18.05, 26.4, 32)}
+    done = False
+    for m, (prsn, prsnh, pcross) in paper.items():
+        r = load("t6_" + m)
+        if not r:
+            continue
+        done = True
+        phases_check(p, r, "rsn", prsn, 0.15, "%s RS_N" % m)
+        x = mean(r, "phases", alg="rsnh") / mean(r, "phases", alg="rsn")
+        verdict(p, "%s: RS_NH/RS_N phases %.2f (+-15 %%)" % (m, prsnh / prsn),
+                "%.2f" % x, abs(x - prsnh / prsn) <= 0.15 * prsnh / prsn)
+        c = crossover(r, "drsn", "lp",
+                      lambda r, a, s: once(r, alg=a, size=s))
+        verdict(p, "%s: DRS_N overtakes LP once from unit %d" % (m, pcross),
+                "from unit %s" % (int(c) if c else "never"),
+                c is not None)
+    if not done:
+        missing(p, "airfoil meshes", "t6")
+
+
+# ---- ranka1995 ----------------------------------------------------------
+
+def kl():
+    p = "ranka1995"
+    ts = sorted(int(f[4:-4]) for f in os.listdir(D)
+                if f.startswith("kl_t") and f.endswith(".csv"))
+    if not ts:
+        missing(p, "k/l cases", "kl")
+        return
+    for t in ts:
+        r = load("kl_t%d" % t)
+        ws = sorted({x["workload"] for x in r})
+        best = [w for w in ws if "k=2," not in w]
+        worst = [w for w in ws if "k=2," in w]
+        if not best or not worst:
+            continue
+        b, w = best[0], worst[0]
+        tot = {(a, x): mean(r, "total_s", alg=a, workload=x)
+               for a in algs(r) for x in (b, w)}
+        two = (tot[("two-stage", b)], tot[("two-stage", w)])
+        var = max(two) / min(two) - 1
+        verdict(p, "t = %d: two-stage within 10 %% between the cases" % t,
+                "%s / %s ms (%+.0f %%)" % (ms(two[0]), ms(two[1]),
+                                           100 * var), var < 0.1)
+        d, s = tot[("drsn+", w)], tot[("two-stage", w)]
+        verdict(p, "t = %d, (2, 1/2): DRS+ < two-stage <= 1.5 DRS+" % t,
+                "DRS+ %s, two-stage %s ms" % (ms(d), ms(s)),
+                d < s <= 1.5 * d)
+        dp, dn, s = tot[("drsn+", b)], tot[("drsn", b)], tot[("two-stage", b)]
+        verdict(p, "t = %d, (p, 1/p): DRS+ < DRS" % t,
+                "DRS+ %s, DRS %s ms" % (ms(dp), ms(dn)), dp < dn)
+        verdict(p, "t = %d, (p, 1/p): two-stage ~ DRS+ (within 1.5x)" % t,
+                "two-stage %s, DRS+ %s ms" % (ms(s), ms(dp)),
+                max(s, dp) <= 1.5 * min(s, dp))
+        pp = r[0]["p"]
+        bad = [x for x in r if x["alg"] == "two-stage" and
+               x.get("stage1_maxlen", 0) > math.ceil(x["t_units"] / pp)]
+        verdict(p, "t = %d: largest stage-1 message <= ceil(t/p)" % t,
+                "%d of %d runs over" % (len(bad), len(
+                    [x for x in r if x["alg"] == "two-stage"])), not bad)
+
+
+# ---- liu2002 ------------------------------------------------------------
+
+def liu():
+    p = "liu2002"
+    fs = sorted(f[:-4] for f in os.listdir(D)
+                if f.startswith("liu_m") and f.endswith(".csv"))
+    if not fs:
+        missing(p, "Pattern1/2", "liu")
+        return
+    for f in fs:
+        r = load(f)
+        P = int(r[0]["p"])
+        C = math.ceil(math.sqrt(P))
+        for w in sorted({x["workload"] for x in r}):
+            t = {a: mean(r, "total_s", alg=a, workload=w) for a in algs(r)}
+            verdict(p, "%s (%s): A4 < A1 and A4 < A2 (blocking)" % (w, f),
+                    ", ".join("%s %s" % (a, ms(t[a])) for a in sorted(
+                        t, key=t.get)) + " ms",
+                    t["a4"] < t["a1"] and t["a4"] < t["a2"])
+        a4 = [x for x in r if x["alg"] == "a4"]
+        over = [x for x in a4 if x["stage1_msgs"] > C + 1 or
+                x["stage3_msgs"] > C + 1 or x["stage2_msgs"] > C or
+                x["stage4_msgs"] > C]
+        verdict(p, "Table 2: A4 stage messages <= C+1 (I, III), <= C "
+                "(II, IV), C = %d" % C,
+                "%d of %d runs over" % (len(over), len(a4)), not over)
+        a1 = [x for x in r if x["alg"] == "a1"]
+        verdict(p, "Table 3: A1 takes P - 1 = %d steps" % (P - 1),
+                "%d of %d runs differ" % (
+                    len([x for x in a1 if x["phases"] != P - 1]), len(a1)),
+                all(x["phases"] == P - 1 for x in a1))
+        verdict(p, "Table 3: A4 start-ups <= 4C + 2 = %d" % (4 * C + 2),
+                "at most %d" % max(x["phases"] for x in a4),
+                all(x["phases"] <= 4 * C + 2 for x in a4))
+
+
+STATUS = [
+    ("wang1993", "Table 2 (node contention)", "t2_k1",
+     "rerun (AC, contention:k=K, 256 and 4096 B); the send max/min/avg "
+     "columns are not measured (the max over nodes is)"),
+    ("wang1993", "Table 3 (recvl: AM vs concatenate)", "t3_am_d4",
+     "rerun at n = {t3n}; n = 256 not run (256 processes on the machine's "
+     "cores)"),
+    ("wang1993", "Table 4 (test set 1)", "t4_d4", "rerun, recvcounts {t4}"),
+    ("wang1993", "Table 5 (test set 2)", "t5_d4", "rerun, recvcounts {t5}"),
+    ("wang1993", "Table 6 (airfoil meshes)", "t6_airfoil2800",
+     "rerun, recvcounts {t6_airfoil2800}"),
+    ("wang1993", "Figs 7-9 (Tables 4-6 drawn)", None,
+     "not drawn by reproduce.sh (cm5sched --plot draws them)"),
+    ("ranka1995", "Figs 9/10 (k/l cases against t)", "kl_t16384",
+     "rerun at three values of t, not the paper's whole range (item 4)"),
+    ("ranka1995", "bound ceil(t/p) on stage-1 messages", "kl_t16384",
+     "checked exactly (stage1_maxlen)"),
+    ("liu2002", "Tables 3-4 (start-ups, traffic, buffers)", "liu_m1024",
+     "message and step counts checked; buffer sizes not measured (item 4)"),
+    ("liu2002", "Figs 15/17 (P varied)", None,
+     "not rerun: only P = 32 (item 4)"),
+    ("liu2002", "Figs 16/18-22 (M_max sweeps, n1/n2 modes)", None,
+     "not rerun (item 4)"),
+    ("liu2002", "Fig 23 (A3 vs A4 on square P)", None,
+     "not rerun: A3 needs a square P, the run uses 32 (item 4)"),
+    ("liu2002", "Table 1 (T_s / t_c ratios)", None,
+     "not rerun: n1/2 of the provider not measured here (doc/bench.md)"),
+    ("hambrusch1995", "Figs 2-9 (s-to-p broadcasting)", None,
+     "not rerun: the Br_* / Repos / Part algorithms are not implemented"),
+    ("hambrusch1996", "Figs 8/9 (repositioning, partitioning)", None,
+     "not rerun: the algorithms are not implemented"),
+]
+
+
+def ran(name):
+    return os.path.exists(os.path.join(D, name + ".csv"))
+
+
+def status():
+    fill = {"t3n": ", ".join(["32"] + [n for n in ("64", "128", "256")
+                                       if ran("t3_n%s_am_d4" % n)])}
+    for t in ("t4", "t5", "t6_airfoil2800"):
+        base = t if t.startswith("t6") else t + "_d4"
+        fill[t] = " and ".join(
+            [m for m, f in (("given", base), ("discovered (am)",
+                                              base + "_am")) if ran(f)])
+    print("| paper | table or figure | status |")
+    print("|---|---|---|")
+    for paper, what, csvname, why in STATUS:
+        if csvname and not ran(csvname):
+            why = "not in this run"
+        else:
+            why = why.format(**fill)
+        print("| %s | %s | %s |" % (paper, what, why))
+
+
+def main():
+    global D
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--status":
+        D = args[1]
+        status()
+        return 0
+    if len(args) != 1:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    D = args[0]
+    for f in (t2, t3, t4, t5, t6, kl, liu):
+        try:
+            f()
+        except (KeyError, ValueError, ZeroDivisionError, IndexError) as e:
+            verdict(f.__name__, "(all claims)", "cannot compute: %r" % e,
+                    None)
+    print("| paper | claim | measured here | verdict |")
+    print("|---|---|---|---|")
+    print("\n".join(OUT))
+    n_ok = sum("**holds**" in o for o in OUT)
+    n_no = sum("**does not hold**" in o for o in OUT)
+    print("\n%d claims hold, %d do not, %d not computed." %
+          (n_ok, n_no, len(OUT) - n_ok - n_no))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

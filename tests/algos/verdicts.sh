@@ -1,0 +1,52 @@
+#!/bin/sh
+# bench/verdicts.py computes each verdict from the CSVs (issue 10, item
+# 5): on made-up CSVs whose answers are known, each claim is printed with
+# its numbers and turns from "holds" to "does not hold" when the numbers
+# do; the status table names every paper.  TAP output.
+#
+#   abs_top_srcdir=SRC sh tests/algos/verdicts.sh
+
+: "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+V=$abs_top_srcdir/bench/verdicts.py
+
+. "$(dirname "$0")/../tap.sh"
+tap_begin cm5verdicts 6
+if ! command -v python3 >/dev/null 2>&1; then
+    for i in 1 2 3 4 5 6; do skip "verdicts $i" "no python3"; done
+    exit 0
+fi
+
+H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s
+# row ALG RECV_S TOTAL PHASES S1MSGS: one line (p = 16, C = 4).
+row() {
+    echo "\"w\",0,1,16,\"shm\",$1,16,1,16,0,4,$3,$3,0,$2,$4,1,0,0,0,0,0,0,4,0,$5,0,0,2,0,0,2,0,0,2,0,0"
+}
+mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS
+    mkdir -p "$1"
+    for d in 4 16 31; do
+        { echo $H; row lp "$2" 1 15 0; } >"$1/t3_am_d$d.csv"
+        { echo $H; row lp "$3" 1 15 0; } >"$1/t3_concat_d$d.csv"
+    done
+    { echo $H; row a1 0 0.5 15 0; row a2 0 0.4 30 0; row a4 0 "$4" 18 "$5"; } \
+        >"$1/liu_m1024.csv"
+}
+mk good 0.001 0.002 0.1 5
+mk bad 0.003 0.002 0.9 6
+python3 "$V" good >good.out 2>&1
+python3 "$V" bad >bad.out 2>&1
+line() { grep -F "$2" "$1.out"; }
+check "AM 1 ms against concatenate 2 ms: holds, with the numbers" \
+    'line good "AM beats concatenate at every d" | grep -q "d=4: AM 1 / concat 2 ms.*\*\*holds\*\*"'
+check "AM 3 ms against concatenate 2 ms: does not hold" \
+    'line bad "AM beats concatenate at every d" | grep -q "\*\*does not hold\*\*"'
+check "A4 100 ms against A1 500, A2 400: holds; A4 900 ms: does not" \
+    'line good "A4 < A1 and A4 < A2" | grep -q "a4 100, a2 400, a1 500 ms.*\*\*holds\*\*" &&
+     line bad "A4 < A1 and A4 < A2" | grep -q "\*\*does not hold\*\*"'
+check "Table 2 counts: 5 = C + 1 messages holds, 6 does not" \
+    'line good "A4 stage messages" | grep -q "0 of 1 runs over.*\*\*holds\*\*" &&
+     line bad "A4 stage messages" | grep -q "1 of 1 runs over.*\*\*does not hold\*\*"'
+check "sections without CSVs are reported as not run, not as verdicts" \
+    'line good "wang1993 T4" | grep -q "no CSV (t4 not run).*not computed"'
+python3 "$V" --status good >status.out 2>&1
+check "the status table names all five papers" \
+    '[ "$(cut -d"|" -f2 status.out | sed 1,2d | sort -u | wc -l)" -eq 5 ]'
