@@ -94,7 +94,7 @@ int cm5_barrier_test(void)
     if (!bar.active)
         return 1;
     if (!cm5i_ctx.in_handler)
-        cm5i_progress(CM5I_CH_ALL);
+        cm5i_probe_progress();
     return barrier_advance();
 }
 

@@ -620,7 +620,7 @@ static int split_test(int on, const int *done)
     if (!on)
         return 1;
     if (!cm5i_ctx.in_handler) {
-        cm5i_progress(CM5I_CH_ALL);
+        cm5i_probe_progress();
         split_advance();
     }
     return *done;
@@ -873,7 +873,7 @@ int cm5_global_or_get(void)
     CM5I_GUARD();
     cm5i_ensure_init();
     if (!cm5i_ctx.in_handler)
-        cm5i_progress(CM5I_CH_ALL);
+        cm5i_probe_progress();
     return coll.gor_count > 0;
 }
 

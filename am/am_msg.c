@@ -569,7 +569,7 @@ int cm5_msg_test(cm5_msg_h m)
 {
     CM5I_GUARD();
     if (m->state != MSG_DONE && !cm5i_ctx.in_handler)
-        cm5i_progress(CM5I_CH_ALL);
+        cm5i_probe_progress();
     return m->state == MSG_DONE;
 }
 
@@ -615,7 +615,7 @@ int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
     CM5I_GUARD();
     cm5i_ensure_init();
     if (!cm5i_ctx.in_handler)
-        cm5i_progress(CM5I_CH_ALL);
+        cm5i_probe_progress();
     for (msg_rts_t *r = msgs.rts_head; r; r = r->next) {
         if (!msg_matches(node, tag, r->src, r->tag))
             continue;

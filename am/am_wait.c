@@ -226,11 +226,34 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
     wait_sleep(w, chmask);
 }
 
-/* A legacy program may spin on CMAML_poll itself: after many empty polls
- * in quick succession, cm5_poll starts to yield and then sleep, like a
- * wait.  Calls spaced out by the program's own work never sleep. */
-static cm5i_waiter_t poll_waiter = {.t0 = -1, .sleep_us = 20};
-static double poll_last;
+/* A legacy program waits by calling a probe in a loop with nothing else
+ * in it: CMAML_poll, or `while (!CMMD_msg_done(mcb));`, `while
+ * (!CMMD_msg_pending(node, tag));`, `while (!CMMD_sync_done());`.  On the
+ * CM-5 each node had its processor; here 32 nodes may share one, and a
+ * probe that never gives it away makes every spinning node burn its time
+ * slice before the node it waits for may run.  So after many empty
+ * passes in quick succession a probe starts to yield and then sleep,
+ * like a wait (woken by what arrives).  Calls spaced out by the
+ * program's own work never sleep.  Outside handlers only. */
+static cm5i_waiter_t probe_waiter = {.t0 = -1, .sleep_us = 20};
+static double probe_last;
+
+void cm5i_probe_progress(void)
+{
+    double now = cm5_wtime();
+
+    if (now - probe_last > 20e-6) /* the program worked in between */
+        cm5i_waiter_init(&probe_waiter);
+    if (probe_waiter.empty < 64) {
+        if (cm5i_progress(CM5I_CH_ALL) > 0)
+            cm5i_waiter_init(&probe_waiter);
+        else
+            probe_waiter.empty++;
+    } else {
+        cm5i_wait_step(&probe_waiter, CM5I_CH_ALL);
+    }
+    probe_last = cm5_wtime();
+}
 
 static uint64_t poll_handled(void)
 {
@@ -240,7 +263,6 @@ static uint64_t poll_handled(void)
 int cm5_poll(void)
 {
     uint64_t before;
-    double now;
 
     CM5I_GUARD();
     cm5i_ensure_init();
@@ -249,18 +271,7 @@ int cm5_poll(void)
         cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
         return (int)(poll_handled() - before);
     }
-    now = cm5_wtime();
-    if (now - poll_last > 20e-6) /* the program worked in between */
-        cm5i_waiter_init(&poll_waiter);
-    if (poll_waiter.empty < 64) {
-        if (cm5i_progress(CM5I_CH_ALL) > 0)
-            cm5i_waiter_init(&poll_waiter);
-        else
-            poll_waiter.empty++;
-    } else {
-        cm5i_wait_step(&poll_waiter, CM5I_CH_ALL);
-    }
-    poll_last = cm5_wtime();
+    cm5i_probe_progress();
     return (int)(poll_handled() - before);
 }
 
