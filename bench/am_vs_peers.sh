@@ -365,7 +365,7 @@ for p in $PEERS; do
             skip ompi "mpicc.openmpi/mpirun.openmpi not found (apt-get install libopenmpi-dev openmpi-bin)"
         elif ! "$MPICC_OPENMPI" -O2 -o "$SCRATCH/mpi_pingpong.ompi" \
             "$here/mpi_pingpong.c" >"$SCRATCH/cc-ompi" 2>&1; then
-            skip ompi "mpicc.openmpi failed: $(head -n 1 "$SCRATCH/cc-ompi")"
+            skip ompi "mpicc.openmpi failed: $(grep -m 1 . "$SCRATCH/cc-ompi" || echo "exit status non-zero")"
         else
             ACTIVE="${ACTIVE:+$ACTIVE }ompi"
         fi ;;
@@ -376,7 +376,7 @@ for p in $PEERS; do
             skip mpich "mpicc.mpich/mpirun.mpich not found (apt-get install mpich libmpich-dev)"
         elif ! "$MPICC_MPICH" -O2 -o "$SCRATCH/mpi_pingpong.mpich" \
             "$here/mpi_pingpong.c" >"$SCRATCH/cc-mpich" 2>&1; then
-            skip mpich "mpicc.mpich failed: $(head -n 1 "$SCRATCH/cc-mpich")"
+            skip mpich "mpicc.mpich failed: $(grep -m 1 . "$SCRATCH/cc-mpich" || echo "exit status non-zero")"
         else
             ACTIVE="${ACTIVE:+$ACTIVE }mpich"
         fi ;;
