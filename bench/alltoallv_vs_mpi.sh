@@ -297,6 +297,9 @@ for P in $PS; do
         spec=${c%@*}
         unit=${c##*@}
         spec=$(echo "$spec" | sed "s|P/2|$((P / 2))|")
+        # (d=P/2 is d=4 at P = 8: once is enough)
+        awk -v p="$P" -v s="$spec" '$2 == p && $3 == s { f = 1 }
+            END { exit !f }' "$SCRATCH/cases" && continue
         i=$((i + 1))
         m=$SCRATCH/matrix.$i.csv
         if ! "$DUMP" "$spec" "$P" "$SEED" >"$m" 2>"$m.err"; then
