@@ -103,6 +103,7 @@ while [ $# -gt 0 ]; do
     *) die_usage "unknown option '$1'" ;;
     esac
 done
+x=
 for v in ROUNDS REPS SEED RUN_TIMEOUT BUDGET; do
     eval "x=\$$v"
     is_uint "$x" && [ "$x" -gt 0 ] ||

@@ -94,6 +94,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+x=
 for v in ROUNDS ITERS MSGS WINDOW RUN_TIMEOUT BUDGET; do
     eval "x=\$$v"
     if ! is_uint "$x" || [ "$x" -eq 0 ]; then
@@ -356,7 +357,7 @@ for p in $PEERS; do
         if [ -n "$FI_PINGPONG" ] && [ -x "$FI_PINGPONG" ]; then
             ACTIVE="${ACTIVE:+$ACTIVE }fi"
         else
-            skip fi "fi_pingpong not found (apt-get install libfabric-bin)"
+            skip "fi" "fi_pingpong not found (apt-get install libfabric-bin)"
         fi ;;
     ompi)
         MPICC_OPENMPI=${MPICC_OPENMPI:-$(command -v mpicc.openmpi)}
