@@ -117,8 +117,9 @@ while [ "$r" -le "$ROUNDS" ]; do
     for n in $NS; do
         for p in $ACTIVE; do
             out=$SCRATCH/$p-$n-$r
-            # shellcheck disable=SC2046
             t0=$(date +%s.%N)
+            # launch's words are the command: split them
+            # shellcheck disable=SC2046
             if [ -n "$TIME" ]; then
                 timeout -k 5 "$RUN_TIMEOUT" $TIME -f 'launcher_maxrss_kb %M' \
                     -o "$out.time" $(launch "$p" "$n") >"$out" 2>"$out.err" &
