@@ -149,6 +149,7 @@ int main(int argc, char **argv)
         traffic(0);
         check_paths(1);
         fflush(stdout);
+        CMMD_sync_with_nodes(); /* every node has said so */
         if (t_self == 1)
             raise(SIGKILL);
         CMMD_sync_with_nodes(); /* never returns: node 1 is gone */
