@@ -500,18 +500,21 @@ size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab)
     return fab->info->rx_attr->size;
 }
 
-/* The ring's part of the address record: a 16-bit length (0: none) and
- * the ring's record.  Returns the record's new length, or 0. */
+/* The ring's part of the address record, if this node has rings: a
+ * 16-bit length and the ring's record (the runtime's records are zeroed
+ * beyond what is written: a length 0, no ring, for nodes without).
+ * Returns the record's new length, or 0. */
 static size_t fab_ring_address(cm5i_fab_t *fab, char *p, size_t used,
                                size_t size)
 {
-    uint16_t l16 = 0;
+    uint16_t l16;
 
+    if (!fab->ring)
+        return used;
     if (used + 2 + CM5I_FAB_RING_REC > size)
         return 0;
-    if (fab->ring)
-        l16 = (uint16_t)cm5i_ring_address(fab->ring, p + used + 2,
-                                          CM5I_FAB_RING_REC);
+    l16 = (uint16_t)cm5i_ring_address(fab->ring, p + used + 2,
+                                      CM5I_FAB_RING_REC);
     memcpy(p + used, &l16, 2);
     return used + 2 + l16;
 }
@@ -530,9 +533,10 @@ static cm5_status_t fab_ring_peers(cm5i_fab_t *fab, int n, const void *addrs,
         return CM5_ERR_NO_MEMORY;
     for (int k = 0; k < n; k++) {
         const char *rec = (const char *)addrs + (size_t)k * stride;
-        uint16_t len;
+        uint16_t len = 0;
 
-        memcpy(&len, rec + ring_off[k], 2);
+        if (ring_off[k] + 2 + CM5I_FAB_RING_REC <= stride)
+            memcpy(&len, rec + ring_off[k], 2);
         fab->via_ring[k] = (uint8_t)(len && cm5i_ring_connect(
                                                 fab->ring, k,
                                                 rec + ring_off[k] + 2, len));

@@ -18,7 +18,7 @@
 enum { CM5I_CH_REQ = 0, CM5I_CH_REP = 1 };
 #define CM5I_FAB_NAME_MAX 128
 /* Room for the same-host ring's part of an address record. */
-#define CM5I_FAB_RING_REC 80
+#define CM5I_FAB_RING_REC 88
 
 typedef struct cm5i_fab cm5i_fab_t;
 

@@ -36,7 +36,8 @@
 #define RING_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RING_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-_Static_assert(CM5I_FAB_RING_REC >= 2 + RING_NAME_MAX + 8,
+#define RING_REC (RING_NAME_MAX + 8 + 8) /* name, nonce, host */
+_Static_assert(CM5I_FAB_RING_REC >= 2 + RING_REC,
                "a ring record fits its room in the address record");
 
 typedef struct {
@@ -65,6 +66,7 @@ struct cm5i_ring {
     size_t bits_len, hdr_len, ring_len, seg_len;
     char name[RING_NAME_MAX];
     uint64_t nonce;
+    uint64_t host;  /* this host, as the network sees it (ring_host) */
     char *own;     /* this node's segment */
     char **seg;    /* each node's segment mapped here, or NULL */
     uint32_t *tx_tail, *tx_head; /* per node and channel: ours, its */
@@ -73,6 +75,42 @@ struct cm5i_ring {
     int expected;                /* ring peers, the owner included */
     int unlinked;
 };
+
+/* FNV-1a over len bytes. */
+static uint64_t ring_fnv(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Nodes share a host when they share the kernel (boot id), the host
+ * name and the network namespace: nodes in network namespaces of their
+ * own are hosts of their own to libfabric (tests/cluster's simulated
+ * hosts share /dev/shm, and a cut link must stay cut). */
+static uint64_t ring_host(void)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    char buf[256] = "";
+    struct stat st;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+    if (f) {
+        if (!fgets(buf, sizeof(buf), f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    h = ring_fnv(h, buf, strlen(buf));
+    if (gethostname(buf, sizeof(buf)) == 0)
+        h = ring_fnv(h, buf, strnlen(buf, sizeof(buf)));
+    if (stat("/proc/self/ns/net", &st) == 0) {
+        h = ring_fnv(h, &st.st_dev, sizeof(st.st_dev));
+        h = ring_fnv(h, &st.st_ino, sizeof(st.st_ino));
+    }
+    return h;
+}
 
 static size_t ring_round(size_t n)
 {
@@ -169,6 +207,7 @@ int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
     r->hdr_len = RING_LINE + (size_t)nch * r->bits_len;
     r->ring_len = sizeof(ring_ctl_t) + (size_t)s * sizeof(ring_slot_t);
     r->seg_len = r->hdr_len + (size_t)nep * nch * r->ring_len;
+    r->host = ring_host();
     if (snprintf(r->name, sizeof(r->name), "/%s-ring", name_tag) >=
             (int)sizeof(r->name) ||
         getrandom(&r->nonce, sizeof(r->nonce), 0) != sizeof(r->nonce)) {
@@ -217,12 +256,13 @@ size_t cm5i_ring_address(const cm5i_ring_t *r, void *buf, size_t size)
 {
     char *p = buf;
 
-    if (size < RING_NAME_MAX + 8)
+    if (size < RING_REC)
         return 0;
     memset(p, 0, RING_NAME_MAX);
     memcpy(p, r->name, strlen(r->name));
     memcpy(p + RING_NAME_MAX, &r->nonce, 8);
-    return RING_NAME_MAX + 8;
+    memcpy(p + RING_NAME_MAX + 8, &r->host, 8);
+    return RING_REC;
 }
 
 /* Map the segment of a peer named name; NULL if it is not one of this
@@ -258,15 +298,18 @@ static char *ring_map_peer(const cm5i_ring_t *r, const char *name,
 int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len)
 {
     char name[RING_NAME_MAX];
-    uint64_t nonce;
+    uint64_t nonce, host;
     char *seg;
 
-    if (len != RING_NAME_MAX + 8 || node < 0 || node >= r->nep)
+    if (len != RING_REC || node < 0 || node >= r->nep)
         return 0;
     memcpy(name, rec, RING_NAME_MAX);
     name[RING_NAME_MAX - 1] = '\0';
     memcpy(&nonce, (const char *)rec + RING_NAME_MAX, 8);
-    if (node == r->rank)
+    memcpy(&host, (const char *)rec + RING_NAME_MAX + 8, 8);
+    if (host != r->host)
+        seg = NULL;
+    else if (node == r->rank)
         seg = nonce == r->nonce ? r->own : NULL;
     else
         seg = ring_map_peer(r, name, nonce);
