@@ -51,6 +51,12 @@ static const cm5_config_var_t config_table[] = {
      "of its own, so computing without polling is fine; auto: 10 for a job "
      "across hosts, off on one host (the launcher sees dead processes); 0 "
      "or off: off; otherwise at least 0.5"},
+    {CM5_ENV_SHM, "auto",
+     "same-host fast path: nodes on one host exchange active messages "
+     "through shared-memory rings of the runtime, libfabric carries bulk "
+     "data and everything between hosts; auto: unless a provider is named "
+     "(cm5run --provider, " CM5_ENV_PROVIDER ", cm5_init); on: even then; "
+     "off: every message through libfabric"},
     {CM5_ENV_TIMEOUT, "0",
      "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_LAUNCHER, "",

@@ -181,11 +181,36 @@ static cm5_status_t ctx_check_room(size_t need, const char *why)
     return CM5_ERR_NO_MEMORY;
 }
 
+/* The same-host fast path (CM5_SHM): auto uses it unless the user
+ * named a provider, to teach or compare, as DESIGN.md (decision 12)
+ * says; on uses it even then.  Which peers it reaches is the fabric's
+ * business (same /dev/shm). */
+static int ctx_use_rings(const char *api)
+{
+    const char *v = cm5i_config_str(CM5_ENV_SHM);
+    int named = (api && *api) || *cm5i_config_str(CM5_ENV_PROVIDER);
+
+    if (strcmp(v, "on") == 0)
+        return 1;
+    if (strcmp(v, "off") == 0)
+        return 0;
+    if (strcmp(v, "auto") != 0)
+        cm5i_log(CM5I_LOG_WARN, "config",
+                 CM5_ENV_SHM "=%s is not off, auto or on; using auto", v);
+    return !named;
+}
+
 static cm5_status_t ctx_open_fabric(const char *provider)
 {
     cm5i_fab_params_t p = {.provider = ctx_pick_provider(provider),
                            .msg_size = sizeof(cm5i_pkt_t)};
     char tag[64];
+
+    if (ctx_use_rings(provider)) {
+        p.ring_slots = (size_t)cm5i_flow_window() + CM5I_UNCOUNTED_SLACK;
+        p.rank = cm5i_ctx.rank;
+        p.nep = cm5i_ctx.nep;
+    }
 
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d",
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
@@ -579,7 +604,15 @@ const char *cm5_bootstrap(void)
 void cm5_stats(cm5_stats_t *out)
 {
     CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
+    cm5i_fab_counts_t c = {0};
+
+    if (cm5i_ctx.fab)
+        cm5i_fab_counts(cm5i_ctx.fab, &c);
     *out = cm5i_ctx.stats;
+    out->shm_sent = c.ring_sent;
+    out->shm_received = c.ring_received;
+    out->fabric_sent = c.fab_sent;
+    out->fabric_received = c.fab_received;
 }
 
 double cm5_wtime(void)

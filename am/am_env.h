@@ -21,6 +21,7 @@
     X(CM5_ENV_INTERRUPT_TICK_US, "CM5_INTERRUPT_TICK_US")                     \
     X(CM5_ENV_INTERRUPTS, "CM5_INTERRUPTS")                                   \
     X(CM5_ENV_PEER_TIMEOUT, "CM5_PEER_TIMEOUT")                               \
+    X(CM5_ENV_SHM, "CM5_SHM")                                                 \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                         \
     X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                       \
     X(CM5_ENV_RANK, "CM5_RANK")                                               \
@@ -41,6 +42,7 @@
 #define CM5_ENV_INTERRUPT_TICK_US "CM5_INTERRUPT_TICK_US"
 #define CM5_ENV_INTERRUPTS "CM5_INTERRUPTS"
 #define CM5_ENV_PEER_TIMEOUT "CM5_PEER_TIMEOUT"
+#define CM5_ENV_SHM "CM5_SHM"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"
 /* Set by cm5run for every node (the bootstrap, boot/boot_proto.h). */

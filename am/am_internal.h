@@ -16,7 +16,8 @@
 
 #define CM5I_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CM5I_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define CM5I_ADDR_REC (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 8)
+#define CM5I_ADDR_REC                                                         \
+    (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 2 + CM5I_FAB_RING_REC + 8)
 #define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
 
 /* Packet types. */

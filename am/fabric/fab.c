@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "am_log.h"
+#include "fabric/shmring.h"
 
 #define FAB_API FI_VERSION(1, 10)
 #define FAB_NRXBUF 4  /* multi-receive buffers per channel */
@@ -77,6 +78,15 @@ struct cm5i_fab {
     char *tx_mem;
     char prov[64];
     long fault[CM5I_FAB_NFAULTS]; /* injected faults still to come */
+    /* The same-host fast path: which peers it reaches, and whether that
+     * is every peer (libfabric then carries only bulk data). */
+    cm5i_ring_t *ring;
+    uint8_t *via_ring; /* per node */
+    int all_ring;
+    int ring_others;   /* ring peers other than this node */
+    int ring_rank;     /* this node */
+    unsigned skips;    /* polls that skipped libfabric's queue */
+    cm5i_fab_counts_t counts;
 };
 
 /* Known provider quirks (checked by tests/unit/am/test_fab.c):
@@ -377,6 +387,24 @@ static void fab_no_match(const char *provider)
              env ? " (FI_PROVIDER=" : "", env ? env : "", env ? ")" : "");
 }
 
+/* The same-host rings, if asked for: without them (no room, a name
+ * taken) every packet takes libfabric, which is slower but correct. */
+static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
+{
+    int rc;
+
+    if (!p->ring_slots || !p->name_tag || p->nep < 1 ||
+        p->msg_size > CM5I_RING_MSG_MAX)
+        return;
+    fab->ring_rank = p->rank;
+    rc = cm5i_ring_open(p->name_tag, p->rank, p->nep, fab->nch,
+                        p->ring_slots, &fab->ring);
+    if (rc)
+        cm5i_log(CM5I_LOG_INFO, "fab",
+                 "no same-host rings (%s): every packet takes libfabric",
+                 strerror(-rc));
+}
+
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
 {
     struct fi_info *hints, *list = NULL;
@@ -428,6 +456,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     }
     snprintf(fab->prov, sizeof(fab->prov), "%s",
              fab->info->fabric_attr->prov_name);
+    fab_open_ring(fab, p);
     cm5i_log(CM5I_LOG_DEBUG, "fab",
              "provider %s: inject %zu, tx queue %zu, rx queue %zu, "
              "wait fd %s",
@@ -442,6 +471,8 @@ void cm5i_fab_close(cm5i_fab_t *fab)
     if (!fab)
         return;
     fab_close_parts(fab);
+    cm5i_ring_close(fab->ring);
+    free(fab->via_ring);
     free(fab->peers);
     fi_freeinfo(fab->info);
     free(fab);
@@ -452,6 +483,8 @@ void cm5i_fab_abandon(cm5i_fab_t *fab)
     for (int c = 0; fab && c < fab->nch; c++)
         if (fab->ch[c].name[0])
             shm_unlink(fab->ch[c].name);
+    if (fab)
+        cm5i_ring_abandon(fab->ring);
 }
 
 const char *cm5i_fab_provider(const cm5i_fab_t *fab)
@@ -467,7 +500,58 @@ size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab)
     return fab->info->rx_attr->size;
 }
 
-/* Address record: for each channel, a 16-bit length and the name. */
+/* The ring's part of the address record, if this node has rings: a
+ * 16-bit length and the ring's record (the runtime's records are zeroed
+ * beyond what is written: a length 0, no ring, for nodes without).
+ * Returns the record's new length, or 0. */
+static size_t fab_ring_address(cm5i_fab_t *fab, char *p, size_t used,
+                               size_t size)
+{
+    uint16_t l16;
+
+    if (!fab->ring)
+        return used;
+    if (used + 2 + CM5I_FAB_RING_REC > size)
+        return 0;
+    l16 = (uint16_t)cm5i_ring_address(fab->ring, p + used + 2,
+                                      CM5I_FAB_RING_REC);
+    memcpy(p + used, &l16, 2);
+    return used + 2 + l16;
+}
+
+/* Connect the ring peers, from their records' ring parts. */
+static cm5_status_t fab_ring_peers(cm5i_fab_t *fab, int n, const void *addrs,
+                                   size_t stride, const size_t *ring_off,
+                                   int rank)
+{
+    int nring = 0;
+
+    if (!fab->ring)
+        return CM5_OK;
+    fab->via_ring = calloc((size_t)n, 1);
+    if (!fab->via_ring)
+        return CM5_ERR_NO_MEMORY;
+    for (int k = 0; k < n; k++) {
+        const char *rec = (const char *)addrs + (size_t)k * stride;
+        uint16_t len = 0;
+
+        if (ring_off[k] + 2 + CM5I_FAB_RING_REC <= stride)
+            memcpy(&len, rec + ring_off[k], 2);
+        fab->via_ring[k] = (uint8_t)(len && cm5i_ring_connect(
+                                                fab->ring, k,
+                                                rec + ring_off[k] + 2, len));
+        nring += fab->via_ring[k];
+        fab->ring_others += fab->via_ring[k] && k != rank;
+    }
+    fab->all_ring = nring == n;
+    cm5i_ring_connected(fab->ring);
+    cm5i_log(CM5I_LOG_DEBUG, "fab",
+             "%d of %d endpoints reached through same-host rings", nring, n);
+    return CM5_OK;
+}
+
+/* Address record: for each channel, a 16-bit length and the name; then
+ * the ring's part. */
 size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
 {
     char *p = buf;
@@ -485,15 +569,20 @@ size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
         memcpy(p + used, &l16, 2);
         used += 2 + len;
     }
-    return used;
+    return fab_ring_address(fab, p, used, size);
 }
 
 cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
                                 size_t stride)
 {
+    size_t *ring_off = calloc((size_t)n, sizeof(*ring_off));
+    cm5_status_t st;
+
     fab->peers = calloc((size_t)n * CM5I_NCH, sizeof(*fab->peers));
-    if (!fab->peers)
+    if (!fab->peers || !ring_off) {
+        free(ring_off);
         return CM5_ERR_NO_MEMORY;
+    }
     fab->npeers = n;
     for (int k = 0; k < n; k++) {
         const char *rec = (const char *)addrs + (size_t)k * stride;
@@ -509,12 +598,27 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
             if (rc != 1) {
                 cm5i_log(CM5I_LOG_ERROR, "fab",
                          "fi_av_insert of node %d failed (%d)", k, rc);
+                free(ring_off);
                 return CM5_ERR_FABRIC;
             }
             used += 2 + len;
         }
+        ring_off[k] = used;
     }
-    return CM5_OK;
+    st = fab_ring_peers(fab, n, addrs, stride, ring_off, fab->ring_rank);
+    free(ring_off);
+    return st;
+}
+
+int cm5i_fab_via_ring(const cm5i_fab_t *fab, int node)
+{
+    return fab->via_ring && node >= 0 && node < fab->npeers &&
+           fab->via_ring[node];
+}
+
+void cm5i_fab_counts(const cm5i_fab_t *fab, cm5i_fab_counts_t *out)
+{
+    *out = fab->counts;
 }
 
 void cm5i_fab_peer_string(cm5i_fab_t *fab, int node, char *buf, size_t size)
@@ -536,14 +640,23 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
                            size_t len)
 {
     fab_chan_t *ch = &fab->ch[c];
-    fi_addr_t dest = fab->peers[node * CM5I_NCH + c];
+    fi_addr_t dest;
     fab_txslot_t *s;
     ssize_t rc;
 
+    if (fab->via_ring && fab->via_ring[node]) {
+        cm5_status_t st = cm5i_ring_send(fab->ring, c, node, msg, len);
+
+        fab->counts.ring_sent += st == CM5_OK;
+        return st;
+    }
+    dest = fab->peers[node * CM5I_NCH + c];
     if (len <= fab->inject_size && !fab->tracked) {
         rc = fi_inject(ch->ep, msg, len, dest);
-        if (rc == 0)
+        if (rc == 0) {
+            fab->counts.fab_sent++;
             return CM5_OK;
+        }
         return rc == -FI_EAGAIN ? CM5_ERR_AGAIN
                                 : fab_data_err(fab, "fi_inject", (int)rc);
     }
@@ -556,6 +669,7 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
     if (rc == 0) {
         ch->tx_free = s->op.next;
         fab->tx_pending++;
+        fab->counts.fab_sent++;
         return CM5_OK;
     }
     return rc == -FI_EAGAIN ? CM5_ERR_AGAIN
@@ -684,12 +798,24 @@ static int fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
         return 0;
     }
     if ((e->flags & FI_RECV) && e->len > 0) {
+        fab->counts.fab_received++;
         cb(arg, c, e->buf, e->len);
         (*nrx)++;
     }
     if ((e->flags & FI_MULTI_RECV) && fab_rx_index(ch, op) >= 0)
         fab_repost(fab, ch, fab_rx_index(ch, op));
     return 0;
+}
+
+/* Every peer on the rings and no libfabric operation of ours in flight:
+ * the completion queue can have nothing for us but a stray message, so
+ * it is read only every FAB_RING_SKIP polls (the provider's progress
+ * costs more than the rings'). */
+#define FAB_RING_SKIP 64
+static int fab_skip_cq(cm5i_fab_t *fab, const fab_chan_t *ch)
+{
+    return fab->all_ring && !fab->tx_pending && !fab->bulk_pending &&
+           !ch->rx_retry && (++fab->skips % FAB_RING_SKIP) != 0;
 }
 
 int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
@@ -699,11 +825,17 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
     int nrx = 0, st = 0;
     ssize_t n;
 
+    if (fab->ring) {
+        nrx = cm5i_ring_poll(fab->ring, c, FAB_CQ_BATCH, cb, arg);
+        fab->counts.ring_received += (uint64_t)nrx;
+        if (fab_skip_cq(fab, ch))
+            return nrx;
+    }
     if (FAB_UNLIKELY(ch->rx_retry))
         fab_retry_rx(fab, ch);
     n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
     if (n == -FI_EAGAIN)
-        return 0;
+        return nrx;
     if (n == -FI_EAVAIL)
         return fab_cq_error(fab, ch);
     if (n < 0)
@@ -740,6 +872,10 @@ int cm5i_fab_lost_node(const cm5i_fab_t *fab)
 
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
 {
+    /* A packet in a ring wakes no file descriptor: with ring peers other
+     * than ourselves, waits sleep on the doorbell (which senders ring). */
+    if (fab->ring_others)
+        return 0;
     for (int c = 0; c < fab->nch; c++) {
         if (fab->ch[c].wait_fd < 0)
             return 0;

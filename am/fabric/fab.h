@@ -17,6 +17,8 @@
 #define CM5I_NCH 2
 enum { CM5I_CH_REQ = 0, CM5I_CH_REP = 1 };
 #define CM5I_FAB_NAME_MAX 128
+/* Room for the same-host ring's part of an address record. */
+#define CM5I_FAB_RING_REC 88
 
 typedef struct cm5i_fab cm5i_fab_t;
 
@@ -46,6 +48,10 @@ typedef struct {
                              after them) */
     int quiet;            /* failed sends and completions are the caller's
                              to judge: logged at debug level only */
+    size_t ring_slots;    /* 0, or packets per same-host ring: peers on
+                             this host then exchange packets through
+                             shared memory, not libfabric (shmring.h) */
+    int rank, nep;        /* with ring_slots: this node, the endpoints */
 } cm5i_fab_params_t;
 
 /* Provided by the runtime (am_ctx.c): puts back the default action for
@@ -72,6 +78,15 @@ size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size);
  * cm5i_fab_address, stride bytes apart). */
 cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
                                 size_t stride);
+
+/* Packets sent and received through the same-host rings and through
+ * libfabric (cm5_stats). */
+typedef struct {
+    uint64_t ring_sent, ring_received, fab_sent, fab_received;
+} cm5i_fab_counts_t;
+void cm5i_fab_counts(const cm5i_fab_t *fab, cm5i_fab_counts_t *out);
+/* Is node reached through the same-host ring? */
+int cm5i_fab_via_ring(const cm5i_fab_t *fab, int node);
 
 /* Node's address as libfabric prints it ("fi_sockaddr_in://10.0.0.3:4711"),
  * into buf (size bytes, NUL-terminated); buf is "" if unknown. */

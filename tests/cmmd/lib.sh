@@ -9,6 +9,12 @@
 #   check DESCRIPTION EXPRESSION   any shell expression
 #   left_behind                    no process and no /dev/shm/cm5-KEY*
 #                                  file of the job remains
+# PROVIDER shm means the one-host default: cm5run without --provider,
+# which takes the same-host fast path (CM5_SHM=auto) beside libfabric's
+# shm; with CM5_SHM=off in the environment (the *_fab.sh variants) it is
+# "--provider shm", libfabric alone.
+# The variants set CM5TEST_SHM_ONLY too: their jobs on other providers
+# would repeat the default run's, so they are skipped (TAP SKIP).
 # MARK is an extra argument unique to the job (the programs ignore it):
 # it finds the job's processes.  Every node writes the job key (cm5run's
 # CM5_JOB_KEY) to a file before the program starts, which finds the job's
@@ -40,10 +46,21 @@ job() {
     mark="cm5cmmd-$$-$jobno"
     what="$name: $prog $* on $nodes nodes, $prov"
     rm -f key out err
+    skipped=
+    if [ -n "${CM5TEST_SHM_ONLY:-}" ] && [ "$prov" != shm ]; then
+        skipped=1 rc=0 ms=0
+        : >out
+        : >err
+        return
+    fi
+    provopt="--provider $prov"
+    if [ "$prov" = shm ] && [ "${CM5_SHM:-auto}" != off ]; then
+        provopt=
+    fi
     shm_list >shm.before
     t0=$(now_ms)
     CM5TEST_KEYFILE=$scratch/key timeout -k 2 $((secs + 10)) \
-        "$CM5RUN" -n "$nodes" --provider "$prov" --timeout "$secs" \
+        "$CM5RUN" -n "$nodes" $provopt --timeout "$secs" \
         sh -c 'echo "$CM5_JOB_KEY" >>"$0"; exec "$@"' "$scratch/key" \
         "$PROGS/$prog" "$@" "$mark" >out 2>err
     rc=$?
@@ -57,8 +74,19 @@ expect_ok() {
         [ "$(grep -c "^prog_[a-z0-9]*: node [0-9]* of [0-9]* ok$" out)" -eq "$nodes" ]'
 }
 
+# A check of a job skipped by a *_fab.sh variant.
+check() {
+    if [ -n "$skipped" ]; then
+        skip "$1" "same as in the default run (CM5TEST_SHM_ONLY)"
+    elif eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
+
 # No process of the job and no shared-memory file of the job remains.
 left_behind() {
+    if [ -n "$skipped" ]; then
+        skip "$name: nothing left behind" "same as in the default run"
+        return
+    fi
     i=0
     while pids=$(pgrep -f -- "$mark") && [ $i -lt 30 ]; do
         sleep 0.1

@@ -98,13 +98,16 @@ static void bad(const char *mode)
         CMMD_scan_int(1, CMMD_combiner_add,
                       one ? (CMMD_scan_direction_t)7 : CMMD_upward, CMMD_none,
                       0, CMMD_inclusive);
+        wait_here(); /* node 0 may finish its part alone */
     } else if (!strcmp(mode, "scan_segment_mode")) {
         CMMD_scan_int(1, CMMD_combiner_add, CMMD_upward,
                       one ? (CMMD_segment_mode_t)9 : CMMD_none, 0,
                       CMMD_inclusive);
+        wait_here(); /* node 0 may finish its part alone */
     } else if (!strcmp(mode, "scan_inclusion")) {
         CMMD_scan_double(1, CMMD_combiner_dmax, CMMD_downward, CMMD_none, 0,
                          one ? (CMMD_scan_inclusion_t)5 : CMMD_exclusive);
+        wait_here(); /* node 0 may finish its part alone */
     } else if (!strcmp(mode, "timer_64")) {
         if (one)
             CMMD_node_timer_start(64);

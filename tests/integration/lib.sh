@@ -50,7 +50,9 @@ show_job() {
 check() {
     tap_n=$((tap_n + 1))
     tap_todo=${3:+ # TODO $3}
-    if eval "$2"; then
+    if [ -n "${skipped:-}" ]; then
+        echo "ok $tap_n - $1 # SKIP same as in the default run"
+    elif eval "$2"; then
         echo "ok $tap_n - $1$tap_todo"
     else
         echo "not ok $tap_n - $1$tap_todo"
@@ -59,9 +61,12 @@ check() {
 }
 
 # job SECONDS "CM5RUN-OPTIONS" PROGRAM [ARGS...]
-# Run cm5run bounded by SECONDS.  Each node records the job key before it
-# execs PROGRAM; a marker argument, unique to the job, is appended to the
-# program's arguments to find leftover processes.  Sets rc, ms, key,
+# Run cm5run bounded by SECONDS.  "--provider shm" means the one-host
+# default (no --provider: the same-host fast path beside libfabric's
+# shm) unless CM5_SHM=off is in the environment (the *_fab.sh
+# variants).  Each node records the job key before it execs PROGRAM; a
+# marker argument, unique to the job, is appended to the program's
+# arguments to find leftover processes.  Sets rc, ms, key,
 # marker; stdout in ./out, stderr in ./err.
 job() {
     limit=$1
@@ -71,7 +76,22 @@ job() {
     marker="cm5test-$$-$jobno"
     keys=$scratch/keys.$jobno
     : >"$keys"
+    if [ "${CM5_SHM:-auto}" != off ]; then
+        opts=$(echo " $opts " | sed 's/ --provider shm / /; s/^ //; s/ $//')
+    fi
     job_cmd="cm5run $opts $*"
+    # A *_fab.sh variant (CM5TEST_SHM_ONLY) skips jobs on other providers.
+    skipped=
+    case " $opts " in
+        *" --provider shm "*) ;;
+        *" --provider "*)
+            if [ -n "${CM5TEST_SHM_ONLY:-}" ]; then
+                skipped=1 rc=0 ms=0 t1=$(now_ms) key=
+                : >out
+                : >err
+                return
+            fi ;;
+    esac
     t0=$(now_ms)
     # shellcheck disable=SC2086 # options are split on purpose
     timeout -k 5 "$limit" "$CM5RUN" $opts \

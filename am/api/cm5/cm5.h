@@ -329,6 +329,10 @@ typedef struct {
      * signal handler (message protocol steps call libfabric; the handler
      * runs only held user work): 0 unless a callback waits there. */
     uint64_t signal_steps;
+    /* Packets (active messages, the runtime's own included) sent and
+     * received through the same-host rings (CM5_SHM) and through
+     * libfabric. */
+    uint64_t shm_sent, shm_received, fabric_sent, fabric_received;
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 

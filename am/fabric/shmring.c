@@ -1,0 +1,426 @@
+/*
+ * Lock-free single-producer/single-consumer rings in shared memory: the
+ * same-host fast path (shmring.h).
+ *
+ * Segment of node R:
+ *   header (64 bytes): magic, nonce, geometry, how many peers mapped it
+ *   per channel, a bitmap of senders with new packets (cache-line
+ *     aligned): a sender sets its bit after publishing a packet, R
+ *     exchanges the words with 0, so an empty poll reads one word
+ *   per (sender, channel) a ring: tail (the sender's) and head (R's) on
+ *     cache lines of their own, then `slots` slots of 64 bytes
+ *
+ * A slot is published by a release store of the tail after its bytes,
+ * and freed by a release store of the head; each side keeps its own
+ * index privately and re-reads the other's only when it must.
+ */
+#include "fabric/shmring.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "am_log.h"
+
+#define RING_MAGIC 0x636d35726e673031ull /* "cm5rng01" */
+#define RING_LINE 64
+#define RING_NAME_MAX 64
+#define RING_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RING_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define RING_REC (RING_NAME_MAX + 8 + 8) /* name, nonce, host */
+_Static_assert(CM5I_FAB_RING_REC >= 2 + RING_REC,
+               "a ring record fits its room in the address record");
+
+typedef struct {
+    uint64_t magic, nonce;
+    uint32_t nep, nch, slots, words;
+    _Atomic uint32_t mapped; /* peers (and the owner) that mapped it */
+} ring_hdr_t;
+
+typedef struct {
+    alignas(RING_LINE) _Atomic uint32_t tail; /* written by the sender */
+    alignas(RING_LINE) _Atomic uint32_t head; /* written by the owner */
+} ring_ctl_t;
+
+typedef struct {
+    uint32_t len, pad;
+    unsigned char data[CM5I_RING_MSG_MAX];
+} ring_slot_t;
+
+_Static_assert(sizeof(ring_hdr_t) <= RING_LINE, "the header is one line");
+_Static_assert(sizeof(ring_ctl_t) == 2 * RING_LINE, "two lines of indices");
+_Static_assert(sizeof(ring_slot_t) == RING_LINE, "a slot is one line");
+
+struct cm5i_ring {
+    int rank, nep, nch, words;
+    uint32_t slots;
+    size_t bits_len, hdr_len, ring_len, seg_len;
+    char name[RING_NAME_MAX];
+    uint64_t nonce;
+    uint64_t host;  /* this host, as the network sees it (ring_host) */
+    char *own;     /* this node's segment */
+    char **seg;    /* each node's segment mapped here, or NULL */
+    uint32_t *tx_tail, *tx_head; /* per node and channel: ours, its */
+    uint32_t *rx_head;           /* per sender and channel */
+    uint64_t *pend;              /* per channel: senders not yet drained */
+    int expected;                /* ring peers, the owner included */
+    int unlinked;
+};
+
+/* FNV-1a over len bytes. */
+static uint64_t ring_fnv(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Nodes share a host when they share the kernel (boot id), the host
+ * name and the network namespace: nodes in network namespaces of their
+ * own are hosts of their own to libfabric (tests/cluster's simulated
+ * hosts share /dev/shm, and a cut link must stay cut). */
+static uint64_t ring_host(void)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    char buf[256] = "";
+    struct stat st;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+    if (f) {
+        if (!fgets(buf, sizeof(buf), f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    h = ring_fnv(h, buf, strlen(buf));
+    if (gethostname(buf, sizeof(buf)) == 0)
+        h = ring_fnv(h, buf, strnlen(buf, sizeof(buf)));
+    if (stat("/proc/self/ns/net", &st) == 0) {
+        h = ring_fnv(h, &st.st_dev, sizeof(st.st_dev));
+        h = ring_fnv(h, &st.st_ino, sizeof(st.st_ino));
+    }
+    return h;
+}
+
+static size_t ring_round(size_t n)
+{
+    return (n + RING_LINE - 1) / RING_LINE * RING_LINE;
+}
+
+static _Atomic uint64_t *ring_bits(char *seg, const cm5i_ring_t *r, int ch)
+{
+    return (_Atomic uint64_t *)(seg + RING_LINE + (size_t)ch * r->bits_len);
+}
+
+static ring_ctl_t *ring_at(char *seg, const cm5i_ring_t *r, int src, int ch)
+{
+    return (ring_ctl_t *)(seg + r->hdr_len +
+                          ((size_t)src * r->nch + ch) * r->ring_len);
+}
+
+static ring_slot_t *ring_slot(ring_ctl_t *c, uint32_t i)
+{
+    return (ring_slot_t *)(c + 1) + i;
+}
+
+static int ring_alloc(cm5i_ring_t *r)
+{
+    size_t n = (size_t)r->nep * r->nch;
+
+    r->seg = calloc((size_t)r->nep, sizeof(*r->seg));
+    r->tx_tail = calloc(n, sizeof(uint32_t));
+    r->tx_head = calloc(n, sizeof(uint32_t));
+    r->rx_head = calloc(n, sizeof(uint32_t));
+    r->pend = calloc((size_t)r->nch * r->words, sizeof(uint64_t));
+    return r->seg && r->tx_tail && r->tx_head && r->rx_head && r->pend;
+}
+
+static void ring_free(cm5i_ring_t *r)
+{
+    free(r->seg);
+    free(r->tx_tail);
+    free(r->tx_head);
+    free(r->rx_head);
+    free(r->pend);
+    free(r);
+}
+
+static int ring_create(cm5i_ring_t *r)
+{
+    int fd = shm_open(r->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    ring_hdr_t *h;
+    void *p;
+
+    if (fd < 0)
+        return -errno;
+    if (ftruncate(fd, (off_t)r->seg_len) != 0) {
+        int e = errno;
+
+        close(fd);
+        shm_unlink(r->name);
+        return -e;
+    }
+    p = mmap(NULL, r->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(r->name);
+        return -ENOMEM;
+    }
+    r->own = p;
+    h = p;
+    h->magic = RING_MAGIC;
+    h->nonce = r->nonce;
+    h->nep = (uint32_t)r->nep;
+    h->nch = (uint32_t)r->nch;
+    h->slots = r->slots;
+    h->words = (uint32_t)r->words;
+    return 0;
+}
+
+int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
+                   size_t slots, cm5i_ring_t **out)
+{
+    cm5i_ring_t *r = calloc(1, sizeof(*r));
+    uint32_t s = 2;
+    int rc;
+
+    if (!r)
+        return -ENOMEM;
+    while (s < slots && s < (1u << 16))
+        s <<= 1;
+    r->rank = rank;
+    r->nep = nep;
+    r->nch = nch;
+    r->slots = s;
+    r->words = (nep + 63) / 64;
+    r->bits_len = ring_round((size_t)r->words * sizeof(uint64_t));
+    r->hdr_len = RING_LINE + (size_t)nch * r->bits_len;
+    r->ring_len = sizeof(ring_ctl_t) + (size_t)s * sizeof(ring_slot_t);
+    r->seg_len = r->hdr_len + (size_t)nep * nch * r->ring_len;
+    r->host = ring_host();
+    if (snprintf(r->name, sizeof(r->name), "/%s-ring", name_tag) >=
+            (int)sizeof(r->name) ||
+        getrandom(&r->nonce, sizeof(r->nonce), 0) != sizeof(r->nonce)) {
+        free(r);
+        return -EINVAL;
+    }
+    if (!ring_alloc(r)) {
+        ring_free(r);
+        return -ENOMEM;
+    }
+    rc = ring_create(r);
+    if (rc) {
+        ring_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+static void ring_unlink(cm5i_ring_t *r)
+{
+    if (!r->unlinked && r->own)
+        shm_unlink(r->name);
+    r->unlinked = 1;
+}
+
+void cm5i_ring_close(cm5i_ring_t *r)
+{
+    if (!r)
+        return;
+    ring_unlink(r);
+    for (int k = 0; k < r->nep; k++)
+        if (r->seg[k] && r->seg[k] != r->own)
+            munmap(r->seg[k], r->seg_len);
+    munmap(r->own, r->seg_len);
+    ring_free(r);
+}
+
+void cm5i_ring_abandon(cm5i_ring_t *r)
+{
+    if (r && !r->unlinked)
+        shm_unlink(r->name);
+}
+
+size_t cm5i_ring_address(const cm5i_ring_t *r, void *buf, size_t size)
+{
+    char *p = buf;
+
+    if (size < RING_REC)
+        return 0;
+    memset(p, 0, RING_NAME_MAX);
+    memcpy(p, r->name, strlen(r->name));
+    memcpy(p + RING_NAME_MAX, &r->nonce, 8);
+    memcpy(p + RING_NAME_MAX + 8, &r->host, 8);
+    return RING_REC;
+}
+
+/* Map the segment of a peer named name; NULL if it is not one of this
+ * job's on this host (other host, other /dev/shm, other geometry). */
+static char *ring_map_peer(const cm5i_ring_t *r, const char *name,
+                           uint64_t nonce)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    const ring_hdr_t *h;
+    struct stat st;
+    void *p;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != r->seg_len) {
+        close(fd);
+        return NULL;
+    }
+    p = mmap(NULL, r->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return NULL;
+    h = p;
+    if (h->magic != RING_MAGIC || h->nonce != nonce ||
+        h->nep != (uint32_t)r->nep || h->nch != (uint32_t)r->nch ||
+        h->slots != r->slots) {
+        munmap(p, r->seg_len);
+        return NULL;
+    }
+    return p;
+}
+
+int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len)
+{
+    char name[RING_NAME_MAX];
+    uint64_t nonce, host;
+    char *seg;
+
+    if (len != RING_REC || node < 0 || node >= r->nep)
+        return 0;
+    memcpy(name, rec, RING_NAME_MAX);
+    name[RING_NAME_MAX - 1] = '\0';
+    memcpy(&nonce, (const char *)rec + RING_NAME_MAX, 8);
+    memcpy(&host, (const char *)rec + RING_NAME_MAX + 8, 8);
+    if (host != r->host)
+        seg = NULL;
+    else if (node == r->rank)
+        seg = nonce == r->nonce ? r->own : NULL;
+    else
+        seg = ring_map_peer(r, name, nonce);
+    if (!seg) {
+        cm5i_log(CM5I_LOG_DEBUG, "fab",
+                 "node %d: no shared-memory ring here (%s): libfabric",
+                 node, name);
+        return 0;
+    }
+    r->seg[node] = seg;
+    r->expected++;
+    atomic_fetch_add_explicit(&((ring_hdr_t *)seg)->mapped, 1,
+                              memory_order_acq_rel);
+    return 1;
+}
+
+/* Once every ring peer has mapped the segment its name can go: a node
+ * killed from now on leaves no file behind. */
+static void ring_try_unlink(cm5i_ring_t *r)
+{
+    const ring_hdr_t *h = (const ring_hdr_t *)r->own;
+
+    if (atomic_load_explicit(&((ring_hdr_t *)h)->mapped,
+                             memory_order_acquire) >= (uint32_t)r->expected)
+        ring_unlink(r);
+}
+
+void cm5i_ring_connected(cm5i_ring_t *r)
+{
+    ring_try_unlink(r);
+}
+
+cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
+                            const void *msg, size_t len)
+{
+    size_t i = (size_t)node * r->nch + ch;
+    char *seg = r->seg[node];
+    ring_ctl_t *c = ring_at(seg, r, r->rank, ch);
+    uint32_t t = r->tx_tail[i];
+    ring_slot_t *s;
+
+    if (RING_UNLIKELY(len > CM5I_RING_MSG_MAX))
+        return CM5_ERR_INVALID;
+    if (RING_UNLIKELY(t - r->tx_head[i] >= r->slots)) {
+        r->tx_head[i] = atomic_load_explicit(&c->head, memory_order_acquire);
+        if (t - r->tx_head[i] >= r->slots)
+            return CM5_ERR_AGAIN;
+    }
+    s = ring_slot(c, t & (r->slots - 1));
+    s->len = (uint32_t)len;
+    memcpy(s->data, msg, len);
+    atomic_store_explicit(&c->tail, t + 1, memory_order_release);
+    r->tx_tail[i] = t + 1;
+    /* After the tail: an owner that clears the bit first sees the tail. */
+    atomic_fetch_or_explicit(&ring_bits(seg, r, ch)[r->rank / 64],
+                             1ull << (r->rank % 64), memory_order_release);
+    return CM5_OK;
+}
+
+/* Deliver up to max packets from src's ring; returns how many, and sets
+ * *empty when the ring was drained (as of the tail read here). */
+static int ring_drain(cm5i_ring_t *r, int ch, int src, int max,
+                      cm5i_fab_rx_func_t cb, void *arg, int *empty)
+{
+    ring_ctl_t *c = ring_at(r->own, r, src, ch);
+    uint32_t *hp = &r->rx_head[(size_t)src * r->nch + ch];
+    uint32_t t = atomic_load_explicit(&c->tail, memory_order_acquire);
+    int n = 0;
+
+    /* *hp is read afresh each time: a handler may poll again. */
+    while (*hp != t && n < max) {
+        const ring_slot_t *s = ring_slot(c, *hp & (r->slots - 1));
+        unsigned char buf[CM5I_RING_MSG_MAX];
+        uint32_t len = s->len;
+
+        if (len > CM5I_RING_MSG_MAX)
+            len = 0; /* (a damaged slot: the decoder drops it) */
+        memcpy(buf, s->data, len);
+        ++*hp;
+        atomic_store_explicit(&c->head, *hp, memory_order_release);
+        n++;
+        cb(arg, ch, buf, len);
+    }
+    *empty = *hp == t;
+    return n;
+}
+
+int cm5i_ring_poll(cm5i_ring_t *r, int ch, int max, cm5i_fab_rx_func_t cb,
+                   void *arg)
+{
+    _Atomic uint64_t *bits = ring_bits(r->own, r, ch);
+    uint64_t *pend = r->pend + (size_t)ch * r->words;
+    int n = 0;
+
+    if (RING_UNLIKELY(!r->unlinked))
+        ring_try_unlink(r);
+    for (int w = 0; w < r->words && n < max; w++) {
+        uint64_t m;
+
+        if (atomic_load_explicit(&bits[w], memory_order_relaxed))
+            pend[w] |= atomic_exchange_explicit(&bits[w], 0,
+                                                memory_order_acq_rel);
+        m = pend[w];
+        while (m && n < max) {
+            int b = __builtin_ctzll(m), empty;
+
+            m &= m - 1;
+            n += ring_drain(r, ch, w * 64 + b, max - n, cb, arg, &empty);
+            if (empty)
+                pend[w] &= ~(1ull << b);
+        }
+    }
+    return n;
+}

@@ -1,0 +1,50 @@
+/*
+ * The same-host fast path (DESIGN.md, decision 12): active-message
+ * packets between nodes of one host travel through lock-free rings in
+ * shared memory instead of libfabric.  Only fab.c includes this header:
+ * the fabric seam stays the only code that knows which path a packet
+ * takes.
+ *
+ * Each node creates one segment, /dev/shm/<name_tag>-ring (the job's
+ * cm5-<key>-<rank> prefix, which cm5run removes after a job), holding
+ * one single-producer/single-consumer ring per sender and channel.  A
+ * peer is a ring peer when its segment opens here and carries the nonce
+ * of its address record: nodes on other hosts (or other /dev/shm
+ * namespaces) stay on libfabric.  Once every ring peer has mapped the
+ * segment, its owner unlinks it, so a node killed later leaves no file.
+ */
+#ifndef CM5_SHMRING_H
+#define CM5_SHMRING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/fab.h"
+
+typedef struct cm5i_ring cm5i_ring_t;
+
+/* Payload bytes of one slot (the 48-byte packet fits). */
+#define CM5I_RING_MSG_MAX 56
+
+/* Create this node's segment: nep senders, nch channels, slots per ring
+ * (rounded up to a power of two).  0, or a negative errno. */
+int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
+                   size_t slots, cm5i_ring_t **out);
+void cm5i_ring_close(cm5i_ring_t *r);
+/* The process dies: remove the segment's name if it is still there. */
+void cm5i_ring_abandon(cm5i_ring_t *r);
+/* The record peers need (CM5I_FAB_RING_REC bytes at most): its length. */
+size_t cm5i_ring_address(const cm5i_ring_t *r, void *buf, size_t size);
+/* Map node's segment if its record names one reachable here: 1 if node
+ * is now a ring peer, 0 if not (it stays on libfabric). */
+int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len);
+/* Every peer is connected (or not): unlink the segment when it can. */
+void cm5i_ring_connected(cm5i_ring_t *r);
+/* Copy msg into node's ring; CM5_ERR_AGAIN when it is full. */
+cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
+                            const void *msg, size_t len);
+/* Deliver up to max packets of channel ch to cb; returns how many. */
+int cm5i_ring_poll(cm5i_ring_t *r, int ch, int max, cm5i_fab_rx_func_t cb,
+                   void *arg);
+
+#endif
