@@ -472,7 +472,7 @@ static cm5_status_t wl_contention(cm5s_wl_args_t *a, cm5_workload_t *w)
     cm5_status_t rc;
 
     if ((rc = cm5s_wl_int(a, "k", 0, w->p - 1, w->p - 1, 0, &k)) != CM5_OK ||
-        (rc = cm5s_wl_int(a, "m", 0, 1L << 40, 1, 0, &m)) != CM5_OK ||
+        (rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1, 0, &m)) != CM5_OK ||
         (rc = wl_leftover(a, "k, m")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
