@@ -28,7 +28,7 @@ extern const char *const stat_names[];
 typedef struct family family_t;
 
 typedef struct {
-    const family_t *fam; /* the algorithms run */
+    const family_t *fam; /* the personalized family, or --bcast's */
     int alg[MAX_ALGS];   /* in the family's numbering */
     int nalg;
     const char **work; /* --workload specs, in order */
@@ -39,6 +39,11 @@ typedef struct {
     uint64_t seed;
     int seed_given; /* -o seed=... fixes the schedule seed */
     cm5_sched_opts_t o;
+    cm5_sched_bcast_opts_t bo; /* --bcast: the broadcast options */
+    int mesh_r, mesh_c;        /* --bcast: the logical mesh */
+    const char *mesh;          /* --mesh RxC, or NULL */
+    const char **oset;         /* -o settings, applied after parsing */
+    int noset;
     const char *csv, *plot;
     int quiet, progress;
     int spread; /* print and plot comm's min and max over the samples */
@@ -67,12 +72,14 @@ typedef struct {
     int matrix;
     uint64_t seed;
     size_t unit, elem, t; /* message unit, element size, traffic (units) */
+    char extra[64];       /* the family's own CSV columns, or "" */
 } point_info_t;
 
 /* A family of algorithms: its workloads and its runs.  work_make fails
  * with a reason in err (pi: the name and element size); point_new and
  * run stop the job on errors. */
 struct family {
+    const char *csv_cols; /* its own CSV columns after the shared ones */
     const char *(*alg_name)(int alg);
     int (*work_make)(const args_t *a, const char *spec, uint64_t seed,
                      void **w, point_info_t *pi, char *err, size_t errlen);
@@ -84,7 +91,7 @@ struct family {
 };
 
 extern int P, me;
-extern const family_t personalized;
+extern const family_t personalized, broadcast;
 
 /* cm5sched_opts.c */
 void usage_error(const char *fmt, ...)
@@ -103,7 +110,7 @@ void corrupt(unsigned char *rb, size_t n);
 
 /* cm5sched_tables.c */
 int have_gnuplot(void);
-void csv_header(FILE *f);
+void csv_header(FILE *f, const family_t *fam);
 void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
              const result_t *r);
 void print_table(const args_t *a, int wi, const char *wname, size_t elem,

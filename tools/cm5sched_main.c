@@ -83,7 +83,7 @@ static void open_outputs(loop_t *l)
     if (CMMD_reduce_int(bad, CMMD_combiner_max))
         exit(2);
     if (l->csv)
-        csv_header(l->csv);
+        csv_header(l->csv, a->fam);
 }
 
 static void cells_new(loop_t *l)

@@ -138,6 +138,8 @@ static void set_alg(args_t *a, const cli_opt_t *d, const char *list)
     int any = 0;
 
     (void)d;
+    if (a->fam == &broadcast)
+        usage_error("--alg and --bcast do not mix: run one family at a time");
     a->nalg = 0;
     for (tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save), any = 1)
@@ -200,11 +202,11 @@ static void set_sizes(args_t *a, const cli_opt_t *d, const char *spec)
         usage_error("--sizes: empty list '%s'", spec);
 }
 
-static void set_o(args_t *a, const cli_opt_t *d, const char *setting)
+/* A personalized -o setting. */
+static void apply_o(args_t *a, const char *setting)
 {
     char err[256];
 
-    (void)d;
     /* The driver owns these: the sizes and the discovered receive sizes
      * set them for every run. */
     if (strncmp(setting, "elem_size=", 10) == 0)
@@ -217,6 +219,59 @@ static void set_o(args_t *a, const cli_opt_t *d, const char *setting)
         usage_error("-o: %s", err);
     if (strncmp(setting, "seed=", 5) == 0)
         a->seed_given = 1;
+}
+
+/* A --bcast -o setting: --recv's recv=KIND discovers the counts unless
+ * given; the mesh is --mesh's. */
+static void apply_bo(args_t *a, const char *setting)
+{
+    char err[256];
+
+    if (strncmp(setting, "mesh=", 5) == 0)
+        usage_error("-o %s: the mesh is --mesh RxC", setting);
+    if (strncmp(setting, "recv=", 5) == 0) {
+        apply_o(a, setting);
+        a->bo.discover = a->o.recv != CM5_SCHED_RECV_GIVEN;
+        return;
+    }
+    if (strncmp(setting, "elem_size=", 10) == 0 ||
+        strncmp(setting, "recv_capacity=", 14) == 0)
+        apply_o(a, setting); /* the same refusal */
+    if (cm5_sched_bcast_opts_set(&a->bo, setting, err, sizeof(err)) != CM5_OK)
+        usage_error("-o: %s", err);
+}
+
+/* -o applies after parsing, when the family is known. */
+static void set_o(args_t *a, const cli_opt_t *d, const char *setting)
+{
+    (void)d;
+    a->oset[a->noset++] = setting;
+}
+
+static void set_bcast(args_t *a, const cli_opt_t *d, const char *list)
+{
+    char *copy = xstrdup(list), *tok, *save = NULL;
+    cm5_sched_bcast_t alg;
+    int any = 0, k;
+
+    (void)d;
+    if (a->fam == &personalized && a->nalg)
+        usage_error("--alg and --bcast do not mix: run one family at a time");
+    a->fam = &broadcast;
+    a->nalg = 0;
+    for (tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save), any = 1) {
+        if (strcmp(tok, "all") == 0) /* the eight algorithms, not auto */
+            for (k = CM5_SCHED_BC_BR_LIN; k < CM5_SCHED_BC_NALGS; k++)
+                add_alg(a, k);
+        else if (cm5_sched_bcast_parse(tok, &alg) == CM5_OK)
+            add_alg(a, (int)alg);
+        else
+            usage_error("--bcast: unknown algorithm '%s'", tok);
+    }
+    free(copy);
+    if (!any)
+        usage_error("--bcast: empty list '%s'", list);
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -287,7 +342,7 @@ static void set_recv(args_t *a, const cli_opt_t *d, const char *v)
 
     (void)d;
     snprintf(s, sizeof(s), "recv=%s", v);
-    set_o(a, d, s);
+    a->oset[a->noset++] = xstrdup(s);
 }
 
 #define AOFF(f) offsetof(args_t, f)
@@ -295,6 +350,12 @@ static void set_recv(args_t *a, const cli_opt_t *d, const char *v)
 static const cli_opt_t cli[] = {
     {"--alg", NULL, "LIST", "comma-separated algorithms, or all (rsn)",
      .set = set_alg},
+    {"--bcast", NULL, "LIST", "s-to-p broadcasting algorithms instead, "
+     "or all (the\neight) or auto; --workload is then a source "
+     "distribution\n(equal) and --sizes the message length L in bytes",
+     .set = set_bcast},
+    {"--mesh", NULL, "RxC", "--bcast's logical mesh, R x C = P (the most "
+     "square)", .set = set_str, .off = AOFF(mesh)},
     {"--workload", NULL, "SPEC", "a workload; repeat for several "
      "(density:d=4)", .set = set_workload},
     {"--sizes", NULL, "A:B|LIST", "message unit in bytes: powers of two from "
@@ -407,6 +468,15 @@ static void help(void)
     printf("\n\nWorkloads (--workload):\n");
     print_indented(cm5_workload_help());
     printf("\nAlgorithm options (-o):\n%s", cm5_sched_opts_help());
+    printf("\nBroadcast algorithms (--bcast):");
+    for (a = 0; a < CM5_SCHED_BC_NALGS; a++)
+        printf(" %s", cm5_sched_bcast_name((cm5_sched_bcast_t)a));
+    printf("\n\nSource distributions (--workload with --bcast; lengths in "
+           "units of --sizes\nbytes, L=1 unless given):\n");
+    print_indented(cm5_workload_bcast_help());
+    printf("\nBroadcast options (-o with --bcast; --mesh sets the mesh, "
+           "--recv am discovers\nthe counts):\n%s",
+           cm5_sched_bcast_opts_help());
     printf("\nexit status: 0 all runs verified, 1 a run failed, "
            "2 bad arguments\n");
 }
@@ -423,7 +493,24 @@ static void defaults(args_t *a, int argc)
     a->matrices = 1;
     a->seed = 1;
     a->work = xcalloc((size_t)argc, sizeof(char *));
+    a->oset = xcalloc((size_t)argc, sizeof(char *));
+    cm5_sched_bcast_opts_init(&a->bo);
     a->progress = isatty(2);
+}
+
+/* --bcast: the mesh, the default distribution, --interrupts. */
+static void bcast_defaults(args_t *a)
+{
+    char err[256];
+
+    if (!a->mesh)
+        cm5_sched_mesh_default(P, &a->mesh_r, &a->mesh_c);
+    else if (cm5_sched_mesh_parse(a->mesh, P, &a->mesh_r, &a->mesh_c, err,
+                                  sizeof(err)) != CM5_OK)
+        usage_error("--mesh: %s", err);
+    if (a->nwork == 0)
+        a->work[a->nwork++] = "equal";
+    a->bo.interrupts = a->o.interrupts;
 }
 
 void parse_args(args_t *a, int argc, char **argv)
@@ -440,6 +527,12 @@ void parse_args(args_t *a, int argc, char **argv)
             usage_error("unknown argument '%s'", argv[i]);
         cli[k].set(a, &cli[k], v);
     }
+    for (i = 0; i < a->noset; i++)
+        (a->fam == &broadcast ? apply_bo : apply_o)(a, a->oset[i]);
+    if (a->fam == &broadcast)
+        bcast_defaults(a);
+    else if (a->mesh)
+        usage_error("--mesh %s: the mesh is for --bcast", a->mesh);
     if (a->nalg == 0)
         add_alg(a, CM5_SCHED_RSN);
     if (!a->size)

@@ -128,7 +128,8 @@ static void *point_new(const args_t *a, const void *wv, const char *wname,
         CMMD_error("cm5sched: workload %s at size %zu: node %d cannot "
                    "allocate %zu + %zu bytes",
                    w->name, unit, me, pt->stot * esz, pt->rtot * esz);
-    *info = (point_info_t){wname, matrix, w->seed, unit, w->elem_size, pt->t};
+    *info = (point_info_t){wname, matrix, w->seed, unit, w->elem_size, pt->t,
+                           ""};
     return pt;
 }
 
@@ -337,5 +338,5 @@ static void work_free(void *w)
     free(w);
 }
 
-const family_t personalized = {alg_name, work_make, work_free,
+const family_t personalized = {NULL, alg_name, work_make, work_free,
                                point_new, point_free, run};

@@ -41,7 +41,11 @@ static const char header[] =
     "msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_"
     "steps,stage4_msgs,stage4_maxlen,gather_s\n";
 
-void csv_header(FILE *f) { fputs(header, f); }
+void csv_header(FILE *f, const family_t *fam)
+{
+    fprintf(f, "%.*s%s%s\n", (int)strlen(header) - 1, header,
+            fam->csv_cols ? "," : "", fam->csv_cols ? fam->csv_cols : "");
+}
 
 void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
              const result_t *r)
@@ -59,7 +63,8 @@ void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
         fprintf(f, ",%" PRIu64, r->s[k]);
     for (k = 2; k < NU; k++)
         fprintf(f, ",%" PRIu64, r->u[k]);
-    fprintf(f, ",%.9f\n", r->d[4]); /* gather_s, added last */
+    fprintf(f, ",%.9f%s%s\n", r->d[4], /* gather_s, added last */
+            pi->extra[0] ? "," : "", pi->extra);
 }
 
 static int dcmp(const void *x, const void *y)
@@ -108,12 +113,14 @@ static void table_head(const args_t *a, const char *wname, size_t elem,
         printf("%zu", tmax);
     else
         printf("%zu..%zu", tmin, tmax);
-    printf(" units  elem_size=%zu  recv=%s%s\n", elem,
+    printf(" units  elem_size=%zu  recv=%s%s", elem,
            a->o.recv == CM5_SCHED_RECV_GIVEN ? "given"
            : a->o.recv == CM5_SCHED_RECV_AM  ? "am"
                                              : "concat",
            a->o.interrupts ? "  interrupts" : "");
-    printf("# times in ms, max over nodes, %s over matrices and reps; as "
+    if (a->fam == &broadcast)
+        printf("  mesh=%dx%d", a->mesh_r, a->mesh_c);
+    printf("\n# times in ms, max over nodes, %s over matrices and reps; as "
            "wang1993's tables:\n# comm = communication cost, comp = "
            "scheduling cost (computing the schedule);\n# gather = "
            "recvcounts, matrix or counts gathered first (Generate_Recv,\n# "
