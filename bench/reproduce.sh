@@ -6,7 +6,10 @@
 #   (recvl: Generate_Recv against concatenate), Tables 4-6
 #   (test sets 1-3: density, non-uniform sizes, airfoil meshes);
 #   ranka1995 best and worst k/l cases at fixed traffic;
-#   liu2002 Pattern1 / Pattern2 with A1-A4.
+#   liu2002 Pattern1 / Pattern2 with A1-A4;
+#   hambrusch1995 Figs 2-5 and the tables of Figs 8 and 9, hambrusch1996
+#   Figs 8/9 (s-to-p broadcasting, cm5sched --bcast), on meshes scaled by
+#   --hb-scale (sources scaled with p, message lengths as the papers).
 # The document starts with the status of every table and figure of the
 # five papers and the verdict on each checkable claim of PAPER_RESULTS.md,
 # both computed from this run's CSV files by bench/verdicts.py.
@@ -30,7 +33,8 @@ SEED=1
 TIMEOUT=1800
 T3_NODES="64 128"
 RECV_MODES="given am"
-SECTIONS="t2 t3 t3n t4 t5 t6 kl liu"
+SECTIONS="t2 t3 t3n t4 t5 t6 kl liu hb"
+HB_SCALE=1
 
 usage() {
     cat <<EOF
@@ -52,7 +56,11 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
   --sections LIST    run only these, comma-separated (default: all):
                      t2 (wang1993 Table 2), t3 (Table 3), t3n (Table 3 on
                      --table3-nodes), t4, t5,
-                     t6 (wang1993 Tables 4-6), kl (ranka1995), liu (liu2002)
+                     t6 (wang1993 Tables 4-6), kl (ranka1995), liu (liu2002),
+                     hb (hambrusch1995/1996)
+  --hb-scale K       hambrusch meshes divided by K on each side (1: the
+                     papers' 10x10, 15x16, 8x8 and 16x16; 2: 5x5, 8x8, 4x4,
+                     8x8; --quick: 3), sources scaled with p
   --timeout S        limit for each cm5sched job (default: $TIMEOUT)
   --builddir DIR     build tree with tools/cm5run and tools/cm5sched
                      (default: the current directory if it has them, else
@@ -69,7 +77,8 @@ need() {
 while [ $# -gt 0 ]; do
     case $1 in
     --nodes | --provider | --matrices | --reps | --seed | --timeout | \
-        --builddir | --out | --table3-nodes | --sections | --recv-modes)
+        --builddir | --out | --table3-nodes | --sections | --recv-modes | \
+        --hb-scale)
         need "$@" ;;
     esac
     case $1 in
@@ -81,6 +90,7 @@ while [ $# -gt 0 ]; do
     --seed) SEED=$2; shift ;;
     --table3-nodes) T3_NODES=$2; shift ;;
     --recv-modes) RECV_MODES=$2; shift ;;
+    --hb-scale) HB_SCALE=$2; shift ;;
     --sections) SECTIONS=$(echo "$2" | tr ',' ' '); shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --builddir) BUILDDIR=$2; shift ;;
@@ -91,7 +101,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 if [ $QUICK = 1 ]; then
-    NODES=8 MATRICES=1 REPS=1 T3_NODES= RECV_MODES=given
+    NODES=8 MATRICES=1 REPS=1 T3_NODES= RECV_MODES=given HB_SCALE=3
 fi
 for x in $RECV_MODES; do
     case $x in
@@ -101,7 +111,7 @@ for x in $RECV_MODES; do
 done
 for x in $SECTIONS; do
     case $x in
-    t2 | t3 | t3n | t4 | t5 | t6 | kl | liu) ;;
+    t2 | t3 | t3n | t4 | t5 | t6 | kl | liu | hb) ;;
     *) echo "$me: --sections: unknown section '$x' (--help lists them)" >&2; exit 2 ;;
     esac
 done
@@ -337,6 +347,132 @@ if want liu && [ -n "$algs" ] && has_wl pattern1; then
         "liu_m$LIU_M" "$NODES" --alg "$algs" \
         --workload "pattern1:m=$LIU_M" --workload "pattern2:m=$LIU_M" \
         --sizes 1
+fi
+
+# hambrusch1995/1996: s-to-p broadcasting.  hbmesh R C: the paper's
+# R x C mesh divided by HB_SCALE on each side (at least 2 x 2); hbs S P:
+# the paper's S sources of P nodes scaled to the mesh's p (at least 1).
+hbmesh() {
+    r=$(($1 / HB_SCALE)) c=$(($2 / HB_SCALE))
+    [ $r -ge 2 ] || r=2
+    [ $c -ge 2 ] || c=2
+    echo "${r}x$c"
+}
+hbs() {
+    s=$(($1 * hbp / $2))
+    [ $s -ge 1 ] || s=1
+    echo $s
+}
+hbsec() {
+    m=$1 title=$2 note=$3 csv=$4
+    shift 4
+    hbp=$((${m%x*} * ${m#*x}))
+    section "$title (mesh $m)" "$note" "$csv" "$hbp" --mesh "$m" "$@"
+}
+BR="br_lin,br_xy_source,br_xy_dim"
+# hbmpi CSV MESH UNIT SPEC...: the reference row, Open MPI's
+# MPI_Allgatherv on the same distributions (bench/mpi_allgatherv.c, built
+# here with mpicc), into the document and CSV_mpi.csv; one line when
+# there is no mpicc or mpirun.
+MPIBIN=
+hbmpi() {
+    csv=$1 m=$2 unit=$3
+    shift 3
+    if [ -z "$MPIBIN" ]; then
+        MPIBIN=$scratch/mpi_allgatherv
+        command -v mpicc >/dev/null && command -v mpirun >/dev/null &&
+            mpicc -O2 -std=c11 -D_GNU_SOURCE -I"$srcdir/algos/api" \
+                -I"$srcdir/am/api" -I"$BUILDDIR" \
+                "$srcdir/bench/mpi_allgatherv.c" -o "$MPIBIN" \
+                -L"$BUILDDIR/.libs" -lcm5sched -lcm5fab \
+                -Wl,-rpath,"$BUILDDIR/.libs" 2>"$scratch/mpicc.err" ||
+            MPIBIN=none
+    fi
+    if [ "$MPIBIN" = none ]; then
+        printf '\nMPI_Allgatherv reference: not run (no mpicc/mpirun or it failed to build).\n' >&3
+        return
+    fi
+    np=$((${m%x*} * ${m#*x}))
+    printf '\nReference, Open MPI MPI_Allgatherv on the same distributions (%s ranks, every byte checked, mean of %s runs of the slowest rank):\n\n| distribution | ms |\n|---|---|\n' "$np" "$REPS" >&3
+    echo "workload,p,mesh,alg,size,comm_s,sched_s,total_s" >"$csvdir/${csv}_mpi.csv"
+    for w in "$@"; do
+        t=$(timeout -k 5 "$TIMEOUT" mpirun --oversubscribe --allow-run-as-root \
+            -np "$np" "$MPIBIN" -w "$w" -m "$m" -u "$unit" -r "$REPS" \
+            -s "$SEED" 2>"$scratch/mpi.err" | sed -n 's/^mean_ms //p')
+        printf '| %s | %s |\n' "$w" "${t:-failed}" >&3
+        [ -n "$t" ] && echo "\"$w\",$np,$m,mpi_allgatherv,$unit,$(echo "$t" | awk '{ printf "%.9f,0,%.9f", $1 / 1e3, $1 / 1e3 }')" \
+            >>"$csvdir/${csv}_mpi.csv"
+    done
+}
+if want hb; then
+    m=$(hbmesh 10 10) hbp=$((${m%x*} * ${m#*x}))
+    w=
+    for s in 1 2 4 8 16 32 64 100; do
+        s=$(hbs $s 100)
+        case " $w " in *" equal:s=$s "*) ;; *) w="$w equal:s=$s" ;; esac
+    done
+    # shellcheck disable=SC2046 # one --workload per word
+    hbsec "$m" "hambrusch1995 Fig. 2: equal distribution, L = 4 KB, s varied" \
+        "Paper (10x10): 2-Step and Xor far slower than the Br_* for s > 4; 2-Step grows faster than linearly in s; the Br_* grow linearly and lie close together." \
+        hb_fig2 --bcast "$BR,xor,2step" $(printf -- '--workload %s ' $w) \
+        --sizes 4096
+    hbsec "$m" "hambrusch1995 Fig. 3: right diagonal, s = 30 of 100, L varied" \
+        "Paper (10x10): the Br_* flat up to L ~ 512 B, then linear; Xor flat up to 1 KB." \
+        hb_fig3 --bcast "$BR,xor" --workload "dr:s=$(hbs 30 100)" \
+        --sizes 32:16384
+    hbsec "$m" "hambrusch1995 Fig. 5: s = 30 of 100, L = 2 KB, by distribution" \
+        "Paper (10x10): Br_xy_source about the same on row, column, diagonal and equal, much worse on block and cross; Br_Lin best on block and cross; Br_xy_dim degrades badly on row." \
+        hb_fig5 --bcast "$BR" --sizes 2048 \
+        $(for d in row col dr dl equal cross block band; do
+            printf -- '--workload %s:s=%s ' $d "$(hbs 30 100)"; done)
+    for mm in "10 10 20" "15 16 58"; do
+        # shellcheck disable=SC2086
+        set -- $mm
+        m=$(hbmesh $1 $2) hbp=$((${m%x*} * ${m#*x}))
+        s=$(hbs $3 $(($1 * $2)))
+        hbsec "$m" "hambrusch1995 Fig. 8: Br_xy_source by distribution, s = $3 of $(($1 * $2)), L = 2 KB" \
+            "Paper (ms, $1x$2): Repos $([ $1 = 10 ] && echo 5.0 || echo 8.5), Row $([ $1 = 10 ] && echo 4.5 || echo 7.5), Column $([ $1 = 10 ] && echo 4.5 || echo 9.3), Equal $([ $1 = 10 ] && echo 5.2 || echo 9.1), Right diagonal $([ $1 = 10 ] && echo 5.1 || echo 8.3), Cross $([ $1 = 10 ] && echo 7.3 || echo 12.0); repos within ~13% of row, ~30% better than cross." \
+            "hb_fig8_$1x$2" --bcast br_xy_source,repos --sizes 2048 \
+            $(for d in row col equal dr cross; do
+                printf -- '--workload %s:s=%s ' $d "$s"; done)
+        # shellcheck disable=SC2046
+        hbmpi "hb_fig8_$1x$2" "$m" 2048 $(for d in row col equal dr cross; do
+            echo "$d:s=$s"; done)
+    done
+    m=$(hbmesh 8 8) hbp=$((${m%x*} * ${m#*x}))
+    hbsec "$m" "hambrusch1995 Fig. 9: cross, s = 15 of 64, L = 2 KB" \
+        "Paper (8x8): Repos 0.4 + 3.7 = 4.1 ms < direct 4.5 ms < Part_xy_source 0.4 + 1.9 + 2.5 = 4.8 ms." \
+        hb_fig9 --bcast br_xy_source,repos,part_xy_source \
+        --workload "cross:s=$(hbs 15 64)" --sizes 2048
+    hbmpi hb_fig9 "$m" 2048 "cross:s=$(hbs 15 64)"
+    m=$(hbmesh 16 16) hbp=$((${m%x*} * ${m#*x}))
+    w=
+    for s in 16 32 64 128 192; do
+        s=$(hbs $s 256)
+        for d in equal cross block band; do
+            case " $w " in *" $d:s=$s "*) ;; *) w="$w $d:s=$s" ;; esac
+        done
+    done
+    # shellcheck disable=SC2046
+    hbsec "$m" "hambrusch1996 Fig. 8: repositioning and partitioning, L = 6 KB, s varied" \
+        "Paper (16x16): repositioning pays for equal, cross and square block, not band; not when s > p/2 or p <= 16; partitioning hardly ever beats repositioning alone." \
+        hb96_fig8 --bcast br_xy_source,repos,part_xy_source \
+        $(printf -- '--workload %s ' $w) --sizes 6144
+    hbsec "$m" "hambrusch1996 Fig. 9: s = 75 of 256, L varied" \
+        "Paper (16x16): no gain below L = 1 KB except for cross; the benefit grows with L, then tapers for some distributions." \
+        hb96_fig9 --bcast br_xy_source,repos,part_xy_source \
+        $(for d in equal cross block band; do
+            printf -- '--workload %s:s=%s ' $d "$(hbs 75 256)"; done) \
+        --sizes 256:16384
+    # Fig. 4: p varied, about sqrt(p) sources, L = 1 KB.
+    for pp in 4 16 64 256; do
+        [ $pp -le $((256 / (HB_SCALE * HB_SCALE))) ] || [ $pp -le 16 ] || continue
+        r=1
+        while [ $((r * r * 4)) -le $pp ]; do r=$((r * 2)); done
+        hbsec "$r"x$((pp / r)) "hambrusch1995 Fig. 4: p = $pp, s = sqrt(p), L = 1 KB" \
+            "Paper: Xor is as good as any for p <= 16." \
+            "hb_fig4_p$pp" --bcast "$BR,xor,2step" --workload equal --sizes 1024
+    done
 fi
 
 exec 3>&-

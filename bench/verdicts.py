@@ -359,6 +359,201 @@ def liu():
                 all(x["phases"] <= 4 * C + 2 for x in a4))
 
 
+# ---- hambrusch1995/1996 (s-to-p broadcasting, cm5sched --bcast) ----------
+
+def hbt(r, alg, **match):
+    """Mean comm + comp (the whole broadcast; gather is 0, counts given)."""
+    return once(r, alg=alg, **match)
+
+
+def hb_fig2(p):
+    r = load("hb_fig2")
+    if r is None:
+        return missing(p, "Fig. 2", "hb")
+    ss = sorted({int(x["s"]) for x in r})
+    br = ("br_lin", "br_xy_source", "br_xy_dim")
+    big = [s for s in ss if s > 4] or ss[-1:]
+    t = {(a, s): hbt(r, a, s=float(s)) for a in algs(r) for s in ss}
+    slow = [s for s in big if min(t["xor", s], t["2step", s]) >
+            max(t[a, s] for a in br)]
+    verdict(p, "Fig. 2: 2-Step and Xor slower than every Br_* for s > 4",
+            "; ".join("s=%d: br_* %s-%s, xor %s, 2step %s ms" % (
+                s, ms(min(t[a, s] for a in br)), ms(max(t[a, s] for a in br)),
+                ms(t["xor", s]), ms(t["2step", s])) for s in big),
+            len(slow) == len(big))
+    lo, hi = ss[len(ss) // 2], ss[-1]
+    if lo < hi:
+        g2 = t["2step", hi] / t["2step", lo]
+        gb = max(t[a, hi] / t[a, lo] for a in br)
+        verdict(p, "Fig. 2: 2-Step grows faster than linearly in s "
+                "(s %d -> %d: x%.2g)" % (lo, hi, hi / lo),
+                "2step x%.2f, br_* at most x%.2f" % (g2, gb), g2 > hi / lo)
+    spread = max(t[a, hi] for a in br) / min(t[a, hi] for a in br)
+    verdict(p, "Fig. 2: the Br_* lie close together (within 1.5x at the "
+            "largest s)", "s=%d: max/min %.2f" % (hi, spread), spread <= 1.5)
+
+
+def hb_fig3(p):
+    r = load("hb_fig3")
+    if r is None:
+        return missing(p, "Fig. 3", "hb")
+    t = {(a, z): hbt(r, a, size=z) for a in algs(r) for z in sizes(r)}
+    for a, flat in (("br_lin", 512), ("br_xy_source", 512),
+                    ("br_xy_dim", 512), ("xor", 1024)):
+        f = t[a, flat] / t[a, 32]
+        g = t[a, 16384] / t[a, 4096]
+        verdict(p, "Fig. 3: %s flat up to %d B (<= 1.5x of 32 B), then "
+                "linear (16 KB / 4 KB >= 2)" % (a, flat),
+                "x%.2f to %d B, x%.2f from 4 to 16 KB" % (f, flat, g),
+                f <= 1.5 and g >= 2)
+
+
+def hb_fig4(p):
+    fs = sorted((int(f[9:-4]), f[:-4]) for f in os.listdir(D)
+                if f.startswith("hb_fig4_p") and f.endswith(".csv"))
+    if not fs:
+        return missing(p, "Fig. 4", "hb")
+    for n, f in fs:
+        if n > 16:
+            continue
+        r = load(f)
+        t = {a: hbt(r, a) for a in algs(r)}
+        best = min(t.values())
+        verdict(p, "Fig. 4: Xor as good as any at p = %d (within 10%%)" % n,
+                ", ".join("%s %s" % (a, ms(t[a])) for a in sorted(
+                    t, key=t.get)) + " ms", t["xor"] <= 1.1 * best)
+
+
+def wl_time(r, alg, kind):
+    """Mean time of alg on the workload whose spec starts with kind:."""
+    w = [x for x in {y["workload"] for y in r} if x.startswith(kind + ":")]
+    return hbt(r, alg, workload=w[0]) if w else float("nan")
+
+
+def hb_fig5(p):
+    r = load("hb_fig5")
+    if r is None:
+        return missing(p, "Fig. 5", "hb")
+    good = ("row", "col", "dr", "equal")
+    xs = {d: wl_time(r, "br_xy_source", d) for d in good + ("cross", "block")}
+    g = [xs[d] for d in good]
+    verdict(p, "Fig. 5: Br_xy_source about the same on row, column, "
+            "diagonal, equal (within 1.25x)",
+            ", ".join("%s %s" % (d, ms(xs[d])) for d in good) + " ms",
+            max(g) / min(g) <= 1.25)
+    verdict(p, "Fig. 5: Br_xy_source much worse on block and cross "
+            "(> 1.25x the worst of those)",
+            "block %s, cross %s ms" % (ms(xs["block"]), ms(xs["cross"])),
+            min(xs["block"], xs["cross"]) > 1.25 * max(g))
+    for d in ("block", "cross"):
+        t = {a: wl_time(r, a, d) for a in algs(r)}
+        verdict(p, "Fig. 5: Br_Lin best on %s" % d,
+                ", ".join("%s %s" % (a, ms(t[a])) for a in sorted(
+                    t, key=t.get)) + " ms", min(t, key=t.get) == "br_lin")
+    dim, src = wl_time(r, "br_xy_dim", "row"), wl_time(r, "br_xy_source",
+                                                        "row")
+    verdict(p, "Fig. 5: Br_xy_dim degrades badly on row (> 1.5x "
+            "Br_xy_source)", "row: br_xy_dim %s, br_xy_source %s ms" % (
+                ms(dim), ms(src)), dim > 1.5 * src)
+
+
+def hb_fig8(p):
+    fs = sorted(f[:-4] for f in os.listdir(D)
+                if f.startswith("hb_fig8_") and f.endswith(".csv") and
+                not f.endswith("_mpi.csv"))
+    if not fs:
+        return missing(p, "Fig. 8", "hb")
+    for f in fs:
+        r = load(f)
+        mesh = r[0]["mesh"]
+        xs = {d: wl_time(r, "br_xy_source", d)
+              for d in ("row", "col", "equal", "dr", "cross")}
+        rp = wl_time(r, "repos", "cross")
+        verdict(p, "Fig. 8 (%s): Repos on cross within 13%% of row "
+                "(ideal)" % mesh, "repos %s, row %s ms (x%.2f)" % (
+                    ms(rp), ms(xs["row"]), rp / xs["row"]),
+                rp <= 1.13 * xs["row"])
+        verdict(p, "Fig. 8 (%s): Repos beats cross by about 30%%" % mesh,
+                "repos %s, cross %s ms (%.0f%% less)" % (
+                    ms(rp), ms(xs["cross"]), 100 * (1 - rp / xs["cross"])) +
+                mpi_ref(f),
+                rp <= 0.8 * xs["cross"])
+        hi, lo = max(xs.values()), min(xs.values())
+        verdict(p, "Fig. 8 (%s): poor and ideal distributions differ by "
+                "up to ~2x (1.3-2.5x)" % mesh, ", ".join(
+                    "%s %s" % (d, ms(xs[d])) for d in xs) + " ms; x%.2f" % (
+                        hi / lo), 1.3 <= hi / lo <= 2.5)
+
+
+def mpi_ref(name, kind="cross"):
+    """ "; Open MPI MPI_Allgatherv X ms" on the kind distribution from
+    name_mpi.csv (a reference, not a claim), or "". """
+    r = [x for x in load(name + "_mpi") or []
+         if x["workload"].startswith(kind + ":")]
+    return "; Open MPI MPI_Allgatherv on %s %s ms" % (
+        kind, ms(mean(r, "comm_s"))) if r else ""
+
+
+def hb_fig9(p):
+    r = load("hb_fig9")
+    if r is None:
+        return missing(p, "Fig. 9", "hb")
+    t = {a: hbt(r, a) for a in algs(r)}
+    verdict(p, "Fig. 9 (%s): Repos < direct (br_xy_source) < "
+            "Part_xy_source on cross" % r[0]["mesh"],
+            ", ".join("%s %s" % (a, ms(t[a])) for a in sorted(
+                t, key=t.get)) + " ms" + mpi_ref("hb_fig9"),
+            t["repos"] < t["br_xy_source"] < t["part_xy_source"])
+
+
+def hb96(p):
+    r = load("hb96_fig8")
+    if r is None:
+        return missing(p, "1996 Figs. 8/9", "hb")
+    n = int(r[0]["p"])
+    pays, part_wins, pts = {}, 0, 0
+    for w in sorted({x["workload"] for x in r}):
+        d, s = w.split(":")[0], int(w.split("s=")[1])
+        direct = hbt(r, "br_xy_source", workload=w)
+        rp, pt = hbt(r, "repos", workload=w), hbt(r, "part_xy_source",
+                                                 workload=w)
+        pays.setdefault(d, []).append((s, direct - rp))
+        pts += 1
+        part_wins += pt < rp
+    for d in pays:
+        pays[d].sort()
+    for d, want in (("equal", True), ("cross", True), ("block", True),
+                    ("band", False)):
+        small = [g for s, g in pays.get(d, []) if s <= n // 2]
+        ok = bool(small) and (all(g > 0 for g in small) if want
+                              else all(g <= 0 for g in small))
+        verdict(p, "1996 Fig. 8 (p = %d): repositioning %s on %s "
+                "(s <= p/2)" % (n, "pays" if want else "does not pay", d),
+                "gain (direct - repos) " + ", ".join(
+                    "s=%d %s" % (s, ms(g)) for s, g in pays.get(d, [])) +
+                " ms", ok)
+    verdict(p, "1996 Fig. 8: partitioning hardly ever beats repositioning "
+            "(in < 25% of the points)", "%d of %d points" % (part_wins, pts),
+            part_wins < 0.25 * pts)
+    r = load("hb96_fig9")
+    if r is None:
+        return
+    zs = sizes(r)
+    for w in sorted({x["workload"] for x in r}):
+        g = [hbt(r, "br_xy_source", workload=w, size=z) -
+             hbt(r, "repos", workload=w, size=z) for z in zs]
+        verdict(p, "1996 Fig. 9: %s: the gain of repositioning grows with "
+                "L (largest L > smallest)" % w, ", ".join(
+                    "%d B %s" % (z, ms(x)) for z, x in zip(zs, g)) + " ms",
+                g[-1] > g[0])
+
+
+def hb():
+    for f in (hb_fig2, hb_fig3, hb_fig4, hb_fig5, hb_fig8, hb_fig9):
+        f("hambrusch1995")
+    hb96("hambrusch1996")
+
+
 STATUS = [
     ("wang1993", "Table 2 (node contention)", "t2_k1",
      "rerun (AC, contention:k=K, 256 and 4096 B); the send max/min/avg "
@@ -386,10 +581,15 @@ STATUS = [
      "not rerun: A3 needs a square P, the run uses 32 (item 4)"),
     ("liu2002", "Table 1 (T_s / t_c ratios)", None,
      "not rerun: n1/2 of the provider not measured here (doc/bench.md)"),
-    ("hambrusch1995", "Figs 2-9 (s-to-p broadcasting)", None,
-     "not rerun: the Br_* / Repos / Part algorithms are not implemented"),
-    ("hambrusch1996", "Figs 8/9 (repositioning, partitioning)", None,
-     "not rerun: the algorithms are not implemented"),
+    ("hambrusch1995", "Figs 2-5 (Br_*, Xor, 2-Step)", "hb_fig2",
+     "rerun on meshes scaled by reproduce.sh --hb-scale (the mesh is in "
+     "each section's title), sources scaled with p, the papers' L"),
+    ("hambrusch1995", "Figs 8/9 tables (Repos, Part)", "hb_fig9",
+     "rerun, scaled as Figs 2-5"),
+    ("hambrusch1995", "Figs 6/7 (fixed total, mesh shapes)", None,
+     "not rerun"),
+    ("hambrusch1996", "Figs 8/9 (repositioning, partitioning)", "hb96_fig8",
+     "rerun, scaled as hambrusch1995; the MPI-port comparison is not"),
 ]
 
 
@@ -426,7 +626,7 @@ def main():
         print(__doc__.strip(), file=sys.stderr)
         return 2
     D = args[0]
-    for f in (t2, t3, t4, t5, t6, kl, liu):
+    for f in (t2, t3, t4, t5, t6, kl, liu, hb):
         try:
             f()
         except (KeyError, ValueError, ZeroDivisionError, IndexError) as e:

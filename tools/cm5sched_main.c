@@ -1,0 +1,231 @@
+/*
+ * cm5sched: the experiment driver.  Runs the papers' personalized-
+ * communication algorithms (<cm5/sched.h>) on the papers' workloads
+ * (<cm5/workload.h>) over a range of message sizes, verifies every byte
+ * of every run, and prints tables shaped like wang1993's Tables 4-6 (per
+ * size: comm, comp, gather, total, phases and messages, one column group
+ * per algorithm), a CSV file of every run and a gnuplot graph.
+ *
+ *   cm5run -n 32 cm5sched --alg rsn,lp,drsn --workload density:d=16 \
+ *       --sizes 16:131072 --reps 5
+ *
+ * Every node parses the same arguments the same way (cm5sched_opts.c);
+ * node 0 alone prints.  What only node 0 can check (files, gnuplot) is
+ * agreed on by a reduction.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cm/cmmd.h>
+
+#include "cm5sched.h"
+
+int P, me;
+
+/* What the loop carries from point to point. */
+typedef struct {
+    const args_t *a;
+    FILE *csv;
+    cell_t *cells;
+    char **wnames;
+    size_t *elem, *tmin, *tmax; /* per workload */
+    uint64_t run;
+    long done, total;
+} loop_t;
+
+/* Every workload spec is checked (identically on every node) before
+ * anything runs. */
+static void check_workloads(loop_t *l)
+{
+    const args_t *a = l->a;
+    int wi;
+
+    l->wnames = xcalloc((size_t)a->nwork, sizeof(char *));
+    l->elem = xcalloc((size_t)a->nwork * 3, sizeof(size_t));
+    l->tmin = l->elem + a->nwork;
+    l->tmax = l->tmin + a->nwork;
+    for (wi = 0; wi < a->nwork; wi++) {
+        point_info_t pi;
+        char err[256];
+        void *w;
+
+        if (a->fam->work_make(a, a->work[wi], a->seed, &w, &pi, err,
+                              sizeof(err)) != 0)
+            usage_error("--workload: %s", err);
+        l->wnames[wi] = strdup(pi.wname);
+        l->elem[wi] = pi.elem;
+        l->tmin[wi] = SIZE_MAX;
+        a->fam->work_free(w);
+    }
+}
+
+/* What node 0 alone can check; everyone learns the verdict. */
+static void open_outputs(loop_t *l)
+{
+    const args_t *a = l->a;
+    int bad = 0;
+
+    if (me == 0) {
+        if (a->plot && !have_gnuplot()) {
+            fprintf(stderr, "cm5sched: --plot needs gnuplot, which is not "
+                            "in PATH\n");
+            bad = 1;
+        }
+        if (!bad && a->csv && !(l->csv = fopen(a->csv, "w"))) {
+            fprintf(stderr, "cm5sched: --csv %s: %s\n", a->csv,
+                    strerror(errno));
+            bad = 1;
+        }
+        fflush(stderr);
+    }
+    if (CMMD_reduce_int(bad, CMMD_combiner_max))
+        exit(2);
+    if (l->csv)
+        csv_header(l->csv, a->fam);
+}
+
+static void cells_new(loop_t *l)
+{
+    const args_t *a = l->a;
+    size_t nsamp = (size_t)a->matrices * a->reps;
+    int k, n = a->nwork * a->nalg * a->nsize;
+
+    l->cells = xcalloc((size_t)n, sizeof(cell_t));
+    for (k = 0; k < n; k++) {
+        cell_t *c = &l->cells[k];
+
+        c->comm = xcalloc(nsamp * 5, sizeof(double));
+        c->sched = c->comm + nsamp;
+        c->gather = c->sched + nsamp;
+        c->total = c->gather + nsamp;
+        c->once = c->total + nsamp;
+    }
+    l->total = (long)a->nwork * a->matrices * a->nsize * a->nalg;
+}
+
+static void record(cell_t *c, const result_t *r)
+{
+    c->comm[c->n] = r->d[1];
+    c->sched[c->n] = r->d[2];
+    c->gather[c->n] = r->d[5];
+    c->total[c->n] = r->d[0];
+    c->once[c->n] = r->d[1] + r->d[2];
+    c->phases += (double)r->u[0];
+    c->msgs += (double)r->s[0];
+    c->n++;
+}
+
+/* Algorithm k at one point: the warm-up and the recorded reps. */
+static void run_alg(loop_t *l, void *pt, const point_info_t *pi, int wi,
+                    int k, int s)
+{
+    const args_t *a = l->a;
+    cell_t *c = &l->cells[((size_t)wi * a->nalg + k) * a->nsize + s];
+    const char *an = a->fam->alg_name(a->alg[k]);
+    int rep;
+
+    l->done++;
+    if (me == 0 && a->progress) {
+        fprintf(stderr, "[%ld/%ld] %s size %zu (%s, matrix %d)\n", l->done,
+                l->total, an, a->size[s], l->wnames[wi], pi->matrix);
+        fflush(stderr);
+    }
+    for (rep = -a->warmup; rep < a->reps; rep++) {
+        result_t r;
+
+        a->fam->run(pt, a->alg[k], rep, ++l->run, &r);
+        if (me != 0 || rep < 0)
+            continue;
+        if (l->csv)
+            csv_row(l->csv, pi, an, rep, &r);
+        record(c, &r);
+    }
+}
+
+/* Every matrix, size and algorithm of workload wi, then its table. */
+static void run_workload(loop_t *l, int wi)
+{
+    const args_t *a = l->a;
+    const char *spec = a->work[wi];
+    int m, s, k;
+
+    for (m = 0; m < a->matrices; m++) {
+        uint64_t seed = a->seed + (uint64_t)m;
+        point_info_t pi;
+        char err[256];
+        void *w;
+
+        if (a->fam->work_make(a, spec, seed, &w, &pi, err, sizeof(err)) != 0)
+            CMMD_error("cm5sched: --workload %s, seed %" PRIu64 ": %s", spec,
+                       seed, err);
+        for (s = 0; s < a->nsize; s++) {
+            void *pt = a->fam->point_new(a, w, pi.wname, m, a->size[s], &pi);
+
+            if (pi.t < l->tmin[wi])
+                l->tmin[wi] = pi.t;
+            if (pi.t > l->tmax[wi])
+                l->tmax[wi] = pi.t;
+            for (k = 0; k < a->nalg; k++)
+                run_alg(l, pt, &pi, wi, k, s);
+            a->fam->point_free(pt);
+        }
+        a->fam->work_free(w);
+    }
+    if (me == 0 && !a->quiet) {
+        print_table(a, wi, l->wnames[wi], l->elem[wi], l->tmin[wi],
+                    l->tmax[wi], l->cells);
+        fflush(stdout);
+    }
+}
+
+/* Close the CSV and draw the plot; 1 if either failed (on every node). */
+static int finish(loop_t *l)
+{
+    const args_t *a = l->a;
+    int bad = 0, k;
+
+    if (me == 0) {
+        if (l->csv && fclose(l->csv) != 0) {
+            fprintf(stderr, "cm5sched: --csv %s: %s\n", a->csv,
+                    strerror(errno));
+            bad = 1;
+        }
+        if (a->plot && plot(a, l->wnames, l->cells) != 0) {
+            fprintf(stderr, "cm5sched: --plot %s: gnuplot failed\n", a->plot);
+            bad = 1;
+        }
+    }
+    bad = CMMD_reduce_int(bad, CMMD_combiner_max);
+    for (k = 0; k < a->nwork * a->nalg * a->nsize; k++)
+        free(l->cells[k].comm);
+    free(l->cells);
+    for (k = 0; k < a->nwork; k++)
+        free(l->wnames[k]);
+    free(l->wnames);
+    free(l->elem);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    args_t a;
+    loop_t l;
+    int wi, bad;
+
+    P = CMMD_partition_size();
+    me = CMMD_self_address();
+    parse_args(&a, argc, argv);
+    memset(&l, 0, sizeof(l));
+    l.a = &a;
+    check_workloads(&l);
+    open_outputs(&l);
+    cells_new(&l);
+    for (wi = 0; wi < a.nwork; wi++)
+        run_workload(&l, wi);
+    bad = finish(&l);
+    free(a.size);
+    free(a.work);
+    return bad ? 1 : 0;
+}
