@@ -572,6 +572,26 @@ size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
     return fab_ring_address(fab, p, used, size);
 }
 
+/* A failed fi_av_insert: say so in one line, and why when the job has
+ * more endpoints than the provider's domain (libfabric 1.17's shm: 256,
+ * and every node opens one endpoint per channel). */
+static void fab_av_full(cm5i_fab_t *fab, int n, int k, int rc)
+{
+    size_t cap = fab->info->domain_attr->ep_cnt;
+    size_t need = (size_t)n * (size_t)fab->nch;
+
+    if (cap && need > cap)
+        cm5i_log(CM5I_LOG_ERROR, "fab",
+                 "fi_av_insert of node %d failed (%d): provider %s holds at "
+                 "most %zu endpoints and this job needs %zu (%d nodes x %d): "
+                 "use at most %zu nodes, or another provider (--provider tcp)",
+                 k, rc, fab->info->fabric_attr->prov_name, cap, need, n,
+                 fab->nch, cap / (size_t)fab->nch);
+    else
+        cm5i_log(CM5I_LOG_ERROR, "fab", "fi_av_insert of node %d failed (%d)",
+                 k, rc);
+}
+
 cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
                                 size_t stride)
 {
@@ -596,8 +616,7 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
             rc = fi_av_insert(fab->av, rec + used + 2, 1,
                               &fab->peers[k * CM5I_NCH + c], 0, NULL);
             if (rc != 1) {
-                cm5i_log(CM5I_LOG_ERROR, "fab",
-                         "fi_av_insert of node %d failed (%d)", k, rc);
+                fab_av_full(fab, n, k, rc);
                 free(ring_off);
                 return CM5_ERR_FABRIC;
             }
