@@ -227,5 +227,6 @@ int main(int argc, char **argv)
     bad = finish(&l);
     free(a.size);
     free(a.work);
+    free(a.oset);
     return bad ? 1 : 0;
 }

@@ -124,5 +124,6 @@ int main(int argc, char **argv)
     CMMD_sync_with_nodes();
     if (me == 0)
         printf("ok held=%d available_receives=%d\n", held, avail);
+    free(hr), free(hs), free(rv), free(sv), free(sc), free(rc);
     return 0;
 }

@@ -407,7 +407,8 @@ static void simulate(int P, const uint64_t *M, int rotate, sstat_t *st)
                     len += bk[b].v[k].len;
                     sv_push(&nx[to], bk[b].v[k]);
                 }
-                qsort(bk[b].v, bk[b].n, sizeof(sseg_t), cmp_seg);
+                if (bk[b].n) /* (qsort of NULL, 0 is undefined) */
+                    qsort(bk[b].v, bk[b].n, sizeof(sseg_t), cmp_seg);
                 for (size_t k = 0; k < bk[b].n; k++)
                     pairs += k == 0 || bk[b].v[k].src != bk[b].v[k - 1].src ||
                              bk[b].v[k].dst != bk[b].v[k - 1].dst;
