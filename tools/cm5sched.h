@@ -44,6 +44,7 @@ typedef struct {
     const char *mesh;          /* --mesh RxC, or NULL */
     const char **oset;         /* -o settings, applied after parsing */
     int noset;
+    char recv_opt[64];         /* --recv as an -o setting */
     const char *csv, *plot;
     int quiet, progress;
     int spread; /* print and plot comm's min and max over the samples */

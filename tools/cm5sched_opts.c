@@ -338,11 +338,9 @@ static void set_stat(args_t *a, const cli_opt_t *d, const char *v)
 
 static void set_recv(args_t *a, const cli_opt_t *d, const char *v)
 {
-    char s[64];
-
     (void)d;
-    snprintf(s, sizeof(s), "recv=%s", v);
-    a->oset[a->noset++] = xstrdup(s);
+    snprintf(a->recv_opt, sizeof(a->recv_opt), "recv=%s", v);
+    a->oset[a->noset++] = a->recv_opt;
 }
 
 #define AOFF(f) offsetof(args_t, f)

@@ -125,5 +125,6 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("ok held=%d available_receives=%d\n", held, avail);
     free(hr), free(hs), free(rv), free(sv), free(sc), free(rc);
+    free(sb), free(rb);
     return 0;
 }
