@@ -444,6 +444,8 @@ int main(int argc, char **argv)
     node_h = t_malloc(2 * sizeof(uint64_t) * (size_t)nodes);
     if (run(argc > 1 ? argv[1] : "all") != 0)
         return 1;
+    free(rep_from);
+    free(node_h);
     t_done();
     return 0;
 }
