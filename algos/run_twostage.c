@@ -222,6 +222,7 @@ static void ts_stage1(ts_t *ts)
 
     n = ts_displ(p, ts->m1, ts->d1);
     ts->sb1 = ts_alloc(ts, n, 1);
+    t0 = cm5_wtime();
     for (k = 0; k < p; k++)
         if (ts->m1[k] &&
             cm5s_pack1(ts->sb1 + ts->d1[k], ts->sparse, x->esz, &ts->sp, k,
@@ -230,6 +231,7 @@ static void ts_stage1(ts_t *ts)
                        "the stage-1 header for node %d does not fit 32-bit "
                        "words",
                        k);
+    x->st->copy_s += cm5_wtime() - t0;
     ts->rb1 = ts_alloc(ts, (size_t)p, ts->slot);
     ts_exchange(ts, 1, ts->sb1, ts->m1, ts->d1, ts->rb1, ts->r1, ts->rd1);
 }
@@ -294,6 +296,7 @@ static void ts_stage2(ts_t *ts)
 
     n = ts_displ(p, ts->m2, ts->d2);
     ts->sb2 = ts_alloc(ts, n, 1);
+    t0 = cm5_wtime();
     for (k = 0; k < p; k++)
         if (ts->m2[k] && cm5s_pack2(ts->sb2 + ts->d2[k], p, ts->sparse, x->esz,
                                     k, ts->len1, ts->off1, ts->fwd, ts->pay,
@@ -302,6 +305,7 @@ static void ts_stage2(ts_t *ts)
                        "the stage-2 header for node %d does not fit 32-bit "
                        "words",
                        k);
+    x->st->copy_s += cm5_wtime() - t0;
     ts->r2[me] = 0;
     n = ts_displ(p, ts->r2, ts->rd2);
     ts->rb2 = ts_alloc(ts, n, 1);
@@ -310,9 +314,11 @@ static void ts_stage2(ts_t *ts)
     for (k = 0; k < p; k++)
         ts->msg[k] = k == me ? ts->sb2 + ts->d2[me] : ts->rb2 + ts->rd2[k];
     ts->r2[me] = ts->m2[me];
+    t0 = cm5_wtime();
     if (cm5s_unpack2(p, ts->sparse, x->esz, ts->msg, ts->r2, x->rbuf, x->rcount,
                      x->rdispl, me, &maxlen, err, sizeof(err)) != 0)
         cm5s_fatal(x, "node %d: %s", me, err);
+    x->st->copy_s += cm5_wtime() - t0;
     x->st->stage[1].max_msg_elems = maxlen;
 }
 

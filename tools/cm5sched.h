@@ -61,7 +61,8 @@ typedef struct {
 
 /* What one run measured, reduced over the nodes. */
 typedef struct {
-    double d[6];    /* max: total, comm, sched, recv, gather, recv+gather */
+    double d[7];    /* max: total, comm, sched, recv, gather, recv+gather,
+                       copy */
     uint64_t u[NU]; /* max: phases, max_concurrent_in, nstages, stages */
     uint64_t s[NS]; /* sum: msgs, bytes sent; msgs, bytes received;
                        inquiries, denials */

@@ -286,6 +286,7 @@ void reduce_result(result_t *r, const cm5_sched_stats_t *stp)
     r->d[3] = st.recv_s;
     r->d[4] = st.gather_s;
     r->d[5] = st.recv_s + st.gather_s;
+    r->d[6] = st.copy_s;
     r->u[n++] = st.phases;
     r->u[n++] = st.max_concurrent_in;
     r->u[n++] = st.nstages;
@@ -300,7 +301,7 @@ void reduce_result(result_t *r, const cm5_sched_stats_t *stp)
     r->s[3] = st.bytes_recv;
     r->s[4] = st.inquiries;
     r->s[5] = st.denials;
-    CMMD_reduce_v(r->d, r->d, CMMD_combiner_dmax, sizeof(double), 6);
+    CMMD_reduce_v(r->d, r->d, CMMD_combiner_dmax, sizeof(double), 7);
     CMMD_reduce_v(r->u, r->u, CMMD_combiner_umax, sizeof(uint64_t), NU);
     CMMD_reduce_v(r->s, r->s, CMMD_combiner_uadd, sizeof(uint64_t), NS);
 }

@@ -16,10 +16,10 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 0
 fi
 
-H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s
+H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s
 # row ALG RECV_S TOTAL PHASES S1MSGS: one line (p = 16, C = 4).
 row() {
-    echo "\"w\",0,1,16,\"shm\",$1,16,1,16,0,4,$3,$3,0,$2,$4,1,0,0,0,0,0,0,4,0,$5,0,0,2,0,0,2,0,0,2,0,0"
+    echo "\"w\",0,1,16,\"shm\",$1,16,1,16,0,4,$3,$3,0,$2,$4,1,0,0,0,0,0,0,4,0,$5,0,0,2,0,0,2,0,0,2,0,0,0"
 }
 mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS
     mkdir -p "$1"

@@ -143,6 +143,10 @@ typedef struct {
     double sched_s;  /* computing the schedule (RS_N/RS_NH planning,
                         Stg1lpp/Stg2pp, distribution into buckets) */
     double comm_s;   /* total_s - recv_s - gather_s - sched_s */
+    double copy_s;   /* the part of comm_s spent copying data into and out
+                        of stage buffers (two-stage and A2: packing each
+                        stage's messages, placing stage 2's chunks), where
+                        ranka1995 6.1 passes pointers instead */
     uint32_t phases; /* phases or steps executed (LP: the XOR steps, RS_N:
                         schedule length, A4: steps of all stages) */
     uint64_t msgs_sent, bytes_sent; /* network messages (no self copy) */
