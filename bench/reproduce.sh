@@ -6,7 +6,9 @@
 #   (recvl: Generate_Recv against concatenate), Tables 4-6
 #   (test sets 1-3: density, non-uniform sizes, airfoil meshes);
 #   ranka1995 best and worst k/l cases at fixed traffic;
-#   liu2002 Pattern1 / Pattern2 with A1-A4;
+#   liu2002 Pattern1 / Pattern2 with A1-A4, P varied (Figs 15/17), M_max
+#   varied in blocking, n1 and n2 modes (Figs 16/18-22) and A3 against
+#   A4-n2 on square P (Fig 23);
 #   hambrusch1995 Figs 2-5 and the tables of Figs 8 and 9, hambrusch1996
 #   Figs 8/9 (s-to-p broadcasting, cm5sched --bcast), on meshes scaled by
 #   --hb-scale (sources scaled with p, message lengths as the papers).
@@ -33,8 +35,11 @@ SEED=1
 TIMEOUT=1800
 T3_NODES="64 128"
 RECV_MODES="given am"
-SECTIONS="t2 t3 t3n t4 t5 t6 kl liu hb"
+SECTIONS="t2 t3 t3n t4 t5 t6 kl liu liup lium liusq hb"
 HB_SCALE=1
+LIU_NODES="8 16 32 64"
+LIU_P=64
+LIU_SQUARE="16 25 36 49 64"
 
 usage() {
     cat <<EOF
@@ -56,8 +61,15 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
   --sections LIST    run only these, comma-separated (default: all):
                      t2 (wang1993 Table 2), t3 (Table 3), t3n (Table 3 on
                      --table3-nodes), t4, t5,
-                     t6 (wang1993 Tables 4-6), kl (ranka1995), liu (liu2002),
-                     hb (hambrusch1995/1996)
+                     t6 (wang1993 Tables 4-6), kl (ranka1995), liu (liu2002
+                     at --nodes), liup (liu2002 Figs 15/17: P varied), lium
+                     (Figs 16/18-22: M_max varied, modes b, n1, n2), liusq
+                     (Fig 23: A3 vs A4-n2 on square P), hb
+                     (hambrusch1995/1996)
+  --liu-nodes L      P of section liup (default: "$LIU_NODES"; --quick: "4 8")
+  --liu-p P          P of section lium, a square (default: $LIU_P; --quick: 16)
+  --liu-square L     square P of section liusq (default: "$LIU_SQUARE";
+                     --quick: "4 9")
   --hb-scale K       hambrusch meshes divided by K on each side (1: the
                      papers' 10x10, 15x16, 8x8 and 16x16; 2: 5x5, 8x8, 4x4,
                      8x8; --quick: 3), sources scaled with p
@@ -78,7 +90,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --nodes | --provider | --matrices | --reps | --seed | --timeout | \
         --builddir | --out | --table3-nodes | --sections | --recv-modes | \
-        --hb-scale)
+        --hb-scale | --liu-nodes | --liu-p | --liu-square)
         need "$@" ;;
     esac
     case $1 in
@@ -91,6 +103,9 @@ while [ $# -gt 0 ]; do
     --table3-nodes) T3_NODES=$2; shift ;;
     --recv-modes) RECV_MODES=$2; shift ;;
     --hb-scale) HB_SCALE=$2; shift ;;
+    --liu-nodes) LIU_NODES=$2; shift ;;
+    --liu-p) LIU_P=$2; shift ;;
+    --liu-square) LIU_SQUARE=$2; shift ;;
     --sections) SECTIONS=$(echo "$2" | tr ',' ' '); shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --builddir) BUILDDIR=$2; shift ;;
@@ -102,7 +117,25 @@ while [ $# -gt 0 ]; do
 done
 if [ $QUICK = 1 ]; then
     NODES=8 MATRICES=1 REPS=1 T3_NODES= RECV_MODES=given HB_SCALE=3
+    LIU_NODES="4 8" LIU_P=16 LIU_SQUARE="4 9"
 fi
+# is_square N: N is a perfect square.
+is_square() {
+    r=0
+    while [ $((r * r)) -lt "$1" ]; do r=$((r + 1)); done
+    [ $((r * r)) -eq "$1" ]
+}
+for x in $LIU_P $LIU_SQUARE; do
+    case $x in
+    *[!0-9]* | '') echo "$me: '$x' is not a node count" >&2; exit 2 ;;
+    esac
+    is_square "$x" || { echo "$me: --liu-p/--liu-square: $x is not a square" >&2; exit 2; }
+done
+for x in $LIU_NODES; do
+    case $x in
+    *[!0-9]* | '') echo "$me: --liu-nodes: '$x' is not a node count" >&2; exit 2 ;;
+    esac
+done
 for x in $RECV_MODES; do
     case $x in
     given | am) ;;
@@ -111,7 +144,7 @@ for x in $RECV_MODES; do
 done
 for x in $SECTIONS; do
     case $x in
-    t2 | t3 | t3n | t4 | t5 | t6 | kl | liu | hb) ;;
+    t2 | t3 | t3n | t4 | t5 | t6 | kl | liu | liup | lium | liusq | hb) ;;
     *) echo "$me: --sections: unknown section '$x' (--help lists them)" >&2; exit 2 ;;
     esac
 done
@@ -231,11 +264,11 @@ section() {
 
 if [ $QUICK = 1 ]; then
     T4_SIZES=16,4096 T5_UNITS=16,1024 T6_UNITS=16,256 DENS="4"
-    KL_T=4096 LIU_M=256
+    KL_T=4096 LIU_M=256 LIU_MS="64 1024"
 else
     T4_SIZES=16,128,256,512,1024,2048,4096,16384,32768,131072
     T5_UNITS=16:4096 T6_UNITS=16:2048 DENS="4 16 $((NODES - 1))"
-    KL_T="16384 65536 262144" LIU_M=1024
+    KL_T="16384 65536 262144" LIU_M=1024 LIU_MS="64 256 1024 4096"
 fi
 
 # Tables 4-6 with recvcounts given, or discovered by Generate_Recv (am):
@@ -347,6 +380,46 @@ if want liu && [ -n "$algs" ] && has_wl pattern1; then
         "liu_m$LIU_M" "$NODES" --alg "$algs" \
         --workload "pattern1:m=$LIU_M" --workload "pattern2:m=$LIU_M" \
         --sizes 1
+fi
+
+# liu2002 Figs 15/17: Pattern1, M_max = 1024, P varied (blocking mode).
+algs=$(keep a1 a2 a4)
+if want liup && [ -n "$algs" ] && has_wl pattern1; then
+    for n in $LIU_NODES; do
+        section "liu2002 Figs 15/17: Pattern1, M_max = $LIU_M, P = $n" \
+            "Paper (T3D and SP2, blocking mode): A4 < A1 and A2 at every P." \
+            "liup_p$n" "$n" --alg "$algs" --workload "pattern1:m=$LIU_M" \
+            --sizes 1
+    done
+fi
+
+# liu2002 Figs 16/18-22: P = LIU_P, M_max varied, Pattern1 and Pattern2;
+# A4 in blocking (b), single-buffer (n1) and dual-buffer (n2) mode.
+algs=$(keep a1 a2 a3 a4)
+if want lium && [ -n "$algs" ] && has_wl pattern1; then
+    for mode in b n1 n2; do
+        wl=
+        for m in $LIU_MS; do
+            wl="$wl --workload pattern1:m=$m --workload pattern2:m=$m"
+        done
+        [ $mode = b ] || algs=$(keep a4)
+        # shellcheck disable=SC2086 # $wl is a list of options
+        section "liu2002 Figs 16/18-22: P = $LIU_P, M_max varied, A4 mode $mode" \
+            "Paper: A4 lowest in blocking mode (Figs 16/18); on the T3D A3 beats A4 for M_max <= 1K (Fig 19) and A4 beats A3 on Pattern2 for M_max >= 1K (Fig 20); A4-n2 beats A4-n1 (Figs 21/22)." \
+            "lium_$mode" "$LIU_P" --alg "$algs" $wl --sizes 1 \
+            -o "a4_mode=$mode"
+    done
+fi
+
+# liu2002 Fig 23: A3 against A4-n2 on square P, M_max = 4096.
+algs=$(keep a3 a4)
+if want liusq && [ "$algs" = a3,a4 ] && has_wl pattern1; then
+    for n in $LIU_SQUARE; do
+        section "liu2002 Fig 23: A3 and A4-n2, M_max = 4096, P = $n" \
+            "Paper (SP2): A4-n2 beats A3-n1 at every P from 25 to 100." \
+            "liusq_p$n" "$n" --alg a3,a4 --workload pattern1:m=4096 \
+            --workload pattern2:m=4096 --sizes 1 -o a4_mode=n2
+    done
 fi
 
 # hambrusch1995/1996: s-to-p broadcasting.  hbmesh R C: the paper's

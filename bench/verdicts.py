@@ -359,6 +359,84 @@ def liu():
                 all(x["phases"] <= 4 * C + 2 for x in a4))
 
 
+def csvs(prefix):
+    """Names of the CSVs starting with prefix, without .csv, sorted."""
+    return sorted(f[:-4] for f in os.listdir(D)
+                  if f.startswith(prefix) and f.endswith(".csv"))
+
+
+def mmax(w):
+    """M_max of a liu2002 workload name such as pattern2:m=256 (cm5sched
+    leaves out the default, 1024)."""
+    return int(w.split("m=")[1].split(",")[0]) if "m=" in w else 1024
+
+
+def ordered(t):
+    return ", ".join("%s %s" % (a, ms(t[a])) for a in sorted(t, key=t.get)) \
+        + " ms"
+
+
+def liup():
+    """Figs 15/17: Pattern1, P varied, blocking: A4 < A1 and A2."""
+    p = "liu2002"
+    fs = sorted(csvs("liup_p"), key=lambda f: int(f[6:]))
+    if not fs:
+        missing(p, "Figs 15/17 (P varied)", "liup")
+        return
+    for f in fs:
+        r = load(f)
+        t = {a: mean(r, "total_s", alg=a) for a in algs(r)}
+        verdict(p, "Figs 15/17, P = %d: A4 < A1 and A4 < A2 (blocking)"
+                % int(r[0]["p"]), ordered(t),
+                t["a4"] < t["a1"] and t["a4"] < t["a2"])
+
+
+def lium():
+    """Figs 16/18-22: M_max varied at one P, modes b, n1 and n2."""
+    p = "liu2002"
+    b = load("lium_b")
+    if b is None:
+        missing(p, "Figs 16/18-22 (M_max varied)", "lium")
+        return
+    P = int(b[0]["p"])
+    n1, n2 = load("lium_n1"), load("lium_n2")
+    for w in sorted({x["workload"] for x in b},
+                    key=lambda w: (w.split(":")[0], mmax(w))):
+        t = {a: mean(b, "total_s", alg=a, workload=w) for a in algs(b)}
+        verdict(p, "Figs 16/18, P = %d, %s: A4 lowest (blocking)" % (P, w),
+                ordered(t), all(t["a4"] <= v for v in t.values()))
+        if "a3" in t and mmax(w) <= 1024:
+            verdict(p, "Fig 19 (T3D), P = %d, %s: A3 < A4" % (P, w),
+                    "A3 %s, A4 %s ms" % (ms(t["a3"]), ms(t["a4"])),
+                    t["a3"] < t["a4"])
+        if "a3" in t and mmax(w) >= 1024 and w.startswith("pattern2"):
+            verdict(p, "Fig 20 (T3D), P = %d, %s: A4 < A3" % (P, w),
+                    "A4 %s, A3 %s ms" % (ms(t["a4"]), ms(t["a3"])),
+                    t["a4"] < t["a3"])
+        if n1 and n2:
+            x1 = mean(n1, "total_s", alg="a4", workload=w)
+            x2 = mean(n2, "total_s", alg="a4", workload=w)
+            verdict(p, "Figs 21/22 (SP2), P = %d, %s: A4-n2 < A4-n1"
+                    % (P, w), "n2 %s, n1 %s ms" % (ms(x2), ms(x1)), x2 < x1)
+
+
+def liusq():
+    """Fig 23: A4-n2 beats A3 at every square P."""
+    p = "liu2002"
+    fs = sorted(csvs("liusq_p"), key=lambda f: int(f[7:]))
+    if not fs:
+        missing(p, "Fig 23 (A3 vs A4-n2)", "liusq")
+        return
+    for f in fs:
+        r = load(f)
+        for w in sorted({x["workload"] for x in r}):
+            a3 = mean(r, "total_s", alg="a3", workload=w)
+            a4 = mean(r, "total_s", alg="a4", workload=w)
+            verdict(p, "Fig 23 (SP2), P = %d, %s: A4-n2 < A3"
+                    % (int(r[0]["p"]), w),
+                    "A4-n2 %s, A3 %s ms" % (ms(a4), ms(a3)), a4 < a3)
+
+
 # ---- hambrusch1995/1996 (s-to-p broadcasting, cm5sched --bcast) ----------
 
 def hbt(r, alg, **match):
@@ -571,14 +649,15 @@ STATUS = [
      "rerun at three values of t, not the paper's whole range (item 4)"),
     ("ranka1995", "bound ceil(t/p) on stage-1 messages", "kl_t16384",
      "checked exactly (stage1_maxlen)"),
-    ("liu2002", "Tables 3-4 (start-ups, traffic, buffers)", "liu_m1024",
+    ("liu2002", "Tables 3-4 (start-ups, traffic, buffers)", "liu_m*",
      "message and step counts checked; buffer sizes not measured (item 4)"),
-    ("liu2002", "Figs 15/17 (P varied)", None,
-     "not rerun: only P = 32 (item 4)"),
-    ("liu2002", "Figs 16/18-22 (M_max sweeps, n1/n2 modes)", None,
-     "not rerun (item 4)"),
-    ("liu2002", "Fig 23 (A3 vs A4 on square P)", None,
-     "not rerun: A3 needs a square P, the run uses 32 (item 4)"),
+    ("liu2002", "Figs 15/17 (P varied)", "liup_p*",
+     "rerun in blocking mode at P = {liup} (no non-blocking A1/A2 here)"),
+    ("liu2002", "Figs 16/18-22 (M_max sweeps, n1/n2 modes)", "lium_b",
+     "rerun at P = {lium}, M_max = {lium_m}; A4 in modes b, n1, n2 (A3 "
+     "has one mode)"),
+    ("liu2002", "Fig 23 (A3 vs A4 on square P)", "liusq_p*",
+     "rerun at P = {liusq}"),
     ("liu2002", "Table 1 (T_s / t_c ratios)", None,
      "not rerun: n1/2 of the provider not measured here (doc/bench.md)"),
     ("hambrusch1995", "Figs 2-5 (Br_*, Xor, 2-Step)", "hb_fig2",
@@ -594,12 +673,23 @@ STATUS = [
 
 
 def ran(name):
+    """name.csv is in the run; a name ending in * matches a prefix."""
+    if name.endswith("*"):
+        return bool(csvs(name[:-1]))
     return os.path.exists(os.path.join(D, name + ".csv"))
 
 
 def status():
     fill = {"t3n": ", ".join(["32"] + [n for n in ("64", "128", "256")
                                        if ran("t3_n%s_am_d4" % n)])}
+    fill["liup"] = ", ".join(sorted((f[6:] for f in csvs("liup_p")),
+                                    key=int))
+    fill["liusq"] = ", ".join(sorted((f[7:] for f in csvs("liusq_p")),
+                                     key=int))
+    b = load("lium_b") or [{"p": 0, "workload": ""}]
+    fill["lium"] = "%d" % int(b[0]["p"])
+    fill["lium_m"] = ", ".join(str(m) for m in sorted(
+        {mmax(x["workload"]) for x in b}))
     for t in ("t4", "t5", "t6_airfoil2800"):
         base = t if t.startswith("t6") else t + "_d4"
         fill[t] = " and ".join(
@@ -626,7 +716,7 @@ def main():
         print(__doc__.strip(), file=sys.stderr)
         return 2
     D = args[0]
-    for f in (t2, t3, t4, t5, t6, kl, liu, hb):
+    for f in (t2, t3, t4, t5, t6, kl, liu, liup, lium, liusq, hb):
         try:
             f()
         except (KeyError, ValueError, ZeroDivisionError, IndexError) as e:

@@ -10,9 +10,9 @@
 V=$abs_top_srcdir/bench/verdicts.py
 
 . "$(dirname "$0")/../tap.sh"
-tap_begin cm5verdicts 6
+tap_begin cm5verdicts 9
 if ! command -v python3 >/dev/null 2>&1; then
-    for i in 1 2 3 4 5 6; do skip "verdicts $i" "no python3"; done
+    for i in 1 2 3 4 5 6 7 8 9; do skip "verdicts $i" "no python3"; done
     exit 0
 fi
 
@@ -20,6 +20,21 @@ H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,r
 # row ALG RECV_S TOTAL PHASES S1MSGS: one line (p = 16, C = 4).
 row() {
     echo "\"w\",0,1,16,\"shm\",$1,16,1,16,0,4,$3,$3,0,$2,$4,1,0,0,0,0,0,0,4,0,$5,0,0,2,0,0,2,0,0,2,0,0,0"
+}
+# rowp WORKLOAD P ALG TOTAL: a liu2002 sweep line.
+rowp() {
+    echo "\"$1\",0,1,$2,\"shm\",$3,1,48,48,0,4,$4,$4,0,0,1,1,0,0,0,0,0,0,4,0,0,0,0,2,0,0,2,0,0,2,0,0,0"
+}
+mksweep() { # DIR A4_B A4_N1 A4_N2 A3_SQ
+    { echo $H; for w in pattern1:m=64 pattern2:m=4096; do
+        rowp $w 16 a1 0.5; rowp $w 16 a2 0.4; rowp $w 16 a3 0.3
+        rowp $w 16 a4 "$2"; done; } >"$1/lium_b.csv"
+    { echo $H; rowp pattern2:m=4096 16 a4 "$3"; } >"$1/lium_n1.csv"
+    { echo $H; rowp pattern2:m=4096 16 a4 "$4"; } >"$1/lium_n2.csv"
+    { echo $H; rowp pattern1:m=4096 25 a3 "$5"; rowp pattern1:m=4096 25 a4 0.2
+    } >"$1/liusq_p25.csv"
+    { echo $H; rowp pattern1 8 a1 0.5; rowp pattern1 8 a2 0.4
+      rowp pattern1 8 a4 "$2"; } >"$1/liup_p8.csv"
 }
 mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS
     mkdir -p "$1"
@@ -32,6 +47,8 @@ mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS
 }
 mk good 0.001 0.002 0.1 5
 mk bad 0.003 0.002 0.9 6
+mksweep good 0.2 0.3 0.1 0.4
+mksweep bad 0.35 0.3 0.4 0.1
 python3 "$V" good >good.out 2>&1
 python3 "$V" bad >bad.out 2>&1
 line() { grep -F "$2" "$1.out"; }
@@ -47,6 +64,23 @@ check "Table 2 counts: 5 = C + 1 messages holds, 6 does not" \
      line bad "A4 stage messages" | grep -q "1 of 1 runs over.*\*\*does not hold\*\*"'
 check "sections without CSVs are reported as not run, not as verdicts" \
     'line good "wang1993 T4" | grep -q "no CSV (t4 not run).*not computed"'
+check "liu2002 sweeps: A4 0.2 s lowest holds (Figs 15-18), 0.35 s under A3 does not; Fig 19 and 20 are opposite claims" \
+    'line good "Figs 15/17, P = 8: A4 < A1" | grep -q "\*\*holds\*\*" &&
+     line good "Figs 16/18, P = 16, pattern2:m=4096: A4 lowest" | grep -q "a4 200, a3 300, a2 400, a1 500 ms.*\*\*holds\*\*" &&
+     line bad "Figs 16/18, P = 16, pattern2:m=4096: A4 lowest" | grep -q "\*\*does not hold\*\*" &&
+     line good "Fig 19 (T3D), P = 16, pattern1:m=64: A3 < A4" | grep -q "\*\*does not hold\*\*" &&
+     line bad "Fig 20 (T3D), P = 16, pattern2:m=4096: A4 < A3" | grep -q "\*\*does not hold\*\*" &&
+     ! grep -q "Fig 19 (T3D), P = 16, pattern2:m=4096" good.out &&
+     ! grep -q "Fig 20 (T3D), P = 16, pattern1" good.out'
+check "liu2002 modes: A4-n2 0.1 s against n1 0.3 s holds, 0.4 s does not; Fig 23 at P = 25" \
+    'line good "Figs 21/22 (SP2), P = 16, pattern2:m=4096: A4-n2 < A4-n1" | grep -q "n2 100, n1 300 ms.*\*\*holds\*\*" &&
+     line bad "Figs 21/22 (SP2), P = 16, pattern2:m=4096" | grep -q "\*\*does not hold\*\*" &&
+     line good "Fig 23 (SP2), P = 25, pattern1:m=4096: A4-n2 < A3" | grep -q "A4-n2 200, A3 400 ms.*\*\*holds\*\*" &&
+     line bad "Fig 23 (SP2), P = 25" | grep -q "\*\*does not hold\*\*"'
 python3 "$V" --status good >status.out 2>&1
 check "the status table names all five papers" \
     '[ "$(cut -d"|" -f2 status.out | sed 1,2d | sort -u | wc -l)" -eq 5 ]'
+check "the status table gives the P and M_max of the liu2002 sweeps" \
+    'grep -q "Figs 15/17 (P varied) | rerun in blocking mode at P = 8 " status.out &&
+     grep -q "rerun at P = 16, M_max = 64, 4096; A4 in modes b, n1, n2" status.out &&
+     grep -q "Fig 23 (A3 vs A4 on square P) | rerun at P = 25 |" status.out'
