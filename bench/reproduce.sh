@@ -38,6 +38,7 @@ RECV_MODES="given am"
 SECTIONS="t2 t3 t3n t4 t5 t6 kl liu liup lium liusq hb"
 HB_SCALE=1
 LIU_NODES="8 16 32 64"
+KL_T=
 LIU_P=64
 LIU_SQUARE="16 25 36 49 64"
 
@@ -66,6 +67,8 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
                      (Figs 16/18-22: M_max varied, modes b, n1, n2), liusq
                      (Fig 23: A3 vs A4-n2 on square P), hb
                      (hambrusch1995/1996)
+  --kl-t L           traffic t per node of section kl (default: "4096 16384
+                     65536 262144 1048576"; --quick: 4096)
   --liu-nodes L      P of section liup (default: "$LIU_NODES"; --quick: "4 8")
   --liu-p P          P of section lium, a square (default: $LIU_P; --quick: 16)
   --liu-square L     square P of section liusq (default: "$LIU_SQUARE";
@@ -90,7 +93,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --nodes | --provider | --matrices | --reps | --seed | --timeout | \
         --builddir | --out | --table3-nodes | --sections | --recv-modes | \
-        --hb-scale | --liu-nodes | --liu-p | --liu-square)
+        --hb-scale | --liu-nodes | --liu-p | --liu-square | --kl-t)
         need "$@" ;;
     esac
     case $1 in
@@ -104,6 +107,7 @@ while [ $# -gt 0 ]; do
     --recv-modes) RECV_MODES=$2; shift ;;
     --hb-scale) HB_SCALE=$2; shift ;;
     --liu-nodes) LIU_NODES=$2; shift ;;
+    --kl-t) KL_T=$2; shift ;;
     --liu-p) LIU_P=$2; shift ;;
     --liu-square) LIU_SQUARE=$2; shift ;;
     --sections) SECTIONS=$(echo "$2" | tr ',' ' '); shift ;;
@@ -134,6 +138,11 @@ done
 for x in $LIU_NODES; do
     case $x in
     *[!0-9]* | '') echo "$me: --liu-nodes: '$x' is not a node count" >&2; exit 2 ;;
+    esac
+done
+for x in $KL_T; do
+    case $x in
+    *[!0-9]* | '') echo "$me: --kl-t: '$x' is not a byte count" >&2; exit 2 ;;
     esac
 done
 for x in $RECV_MODES; do
@@ -264,11 +273,13 @@ section() {
 
 if [ $QUICK = 1 ]; then
     T4_SIZES=16,4096 T5_UNITS=16,1024 T6_UNITS=16,256 DENS="4"
-    KL_T=4096 LIU_M=256 LIU_MS="64 1024"
+    : "${KL_T:=4096}"
+    LIU_M=256 LIU_MS="64 1024"
 else
     T4_SIZES=16,128,256,512,1024,2048,4096,16384,32768,131072
     T5_UNITS=16:4096 T6_UNITS=16:2048 DENS="4 16 $((NODES - 1))"
-    KL_T="16384 65536 262144" LIU_M=1024 LIU_MS="64 256 1024 4096"
+    : "${KL_T:=4096 16384 65536 262144 1048576}"
+    LIU_M=1024 LIU_MS="64 256 1024 4096"
 fi
 
 # Tables 4-6 with recvcounts given, or discovered by Generate_Recv (am):

@@ -645,9 +645,10 @@ STATUS = [
      "rerun, recvcounts {t6_airfoil2800}"),
     ("wang1993", "Figs 7-9 (Tables 4-6 drawn)", None,
      "not drawn by reproduce.sh (cm5sched --plot draws them)"),
-    ("ranka1995", "Figs 9/10 (k/l cases against t)", "kl_t16384",
-     "rerun at three values of t, not the paper's whole range (item 4)"),
-    ("ranka1995", "bound ceil(t/p) on stage-1 messages", "kl_t16384",
+    ("ranka1995", "Figs 9/10 (k/l cases against t)", "kl_t*",
+     "rerun at t = {kl} bytes per node (the figures' axes are lost, "
+     "PAPER_RESULTS.md A.2: the range is ours)"),
+    ("ranka1995", "bound ceil(t/p) on stage-1 messages", "kl_t*",
      "checked exactly (stage1_maxlen)"),
     ("liu2002", "Tables 3-4 (start-ups, traffic, buffers)", "liu_m*",
      "message and step counts checked; buffer sizes not measured (item 4)"),
@@ -682,6 +683,7 @@ def ran(name):
 def status():
     fill = {"t3n": ", ".join(["32"] + [n for n in ("64", "128", "256")
                                        if ran("t3_n%s_am_d4" % n)])}
+    fill["kl"] = ", ".join(sorted((f[4:] for f in csvs("kl_t")), key=int))
     fill["liup"] = ", ".join(sorted((f[6:] for f in csvs("liup_p")),
                                     key=int))
     fill["liusq"] = ", ".join(sorted((f[7:] for f in csvs("liusq_p")),
