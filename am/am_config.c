@@ -5,13 +5,18 @@
 #include "am_config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "am_log.h"
 #include "cm5/cm5.h"
 
 extern char **environ;
+
+/* A variable had a value it cannot take: the node does not start. */
+static int config_bad;
 
 static const cm5_config_var_t config_table[] = {
     {CM5_ENV_PROVIDER, "",
@@ -116,11 +121,48 @@ long cm5i_config_long(const char *name, long min, long max)
     if (*s && !errno && !*end && val >= min && val <= max)
         return val;
     if (v && strcmp(s, v->default_value) != 0)
-        cm5i_log(CM5I_LOG_WARN, "config",
-                 "%s=%s is not a number in [%ld, %ld]; using %s", name, s,
-                 min, max, v->default_value);
+        cm5i_config_error("%s=%s: expected a number from %ld to %ld", name, s,
+                          min, max);
     val = v ? strtol(v->default_value, NULL, 10) : min;
     return val < min ? min : val;
+}
+
+/* cm5run gives every node the same environment: node 0 alone says what
+ * is wrong with it (the others stop as well, without repeating it).
+ * Other launchers may not, so there every node speaks for itself. */
+static int config_speaks(void)
+{
+    const char *launcher = getenv(CM5_ENV_LAUNCHER);
+    const char *rank = getenv(CM5_ENV_RANK);
+
+    return !launcher || strcmp(launcher, "cm5run") != 0 || !rank ||
+           strcmp(rank, "0") == 0;
+}
+
+void cm5i_config_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    config_bad = 1;
+    if (!config_speaks())
+        return;
+    va_start(ap, fmt);
+    cm5i_vlog(CM5I_LOG_ERROR, "config", fmt, ap);
+    va_end(ap);
+}
+
+cm5_status_t cm5i_config_status(void)
+{
+    struct timespec ts = {2, 0};
+
+    if (!config_bad)
+        return CM5_OK;
+    /* A silent node gives node 0 the time to say why and end the job
+     * (cm5run stops the job at the first node that exits: were it this
+     * one, nobody would have said why). */
+    if (!config_speaks())
+        nanosleep(&ts, NULL);
+    return CM5_ERR_INVALID;
 }
 
 void cm5i_config_check(int print)

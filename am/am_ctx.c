@@ -116,17 +116,33 @@ static const char *ctx_pick_provider(const char *api)
 }
 
 
+static int ctx_interrupts; /* CM5_INTERRUPTS: enable them at start-up */
+
+static void ctx_shm_config(void)
+{
+    const char *v = cm5i_config_str(CM5_ENV_SHM);
+
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 &&
+        strcmp(v, "auto") != 0)
+        cm5i_config_error(CM5_ENV_SHM "=%s: expected off, auto or on", v);
+}
+
+/* Every variable is read (or checked) here, before anything opens: a
+ * bad value stops the node with one line, having changed nothing. */
 static void ctx_read_config(void)
 {
     const char *lvl = getenv(CM5_ENV_LOG_LEVEL);
 
     if (lvl && cm5i_log_parse_level(lvl) < 0)
-        cm5i_log(CM5I_LOG_WARN, "config", CM5_ENV_LOG_LEVEL "=%s is unknown",
-                 lvl);
+        cm5i_config_error(CM5_ENV_LOG_LEVEL "=%s: expected none, error, "
+                          "warn, info or debug", lvl);
     else if (lvl)
         cm5i_log_level = cm5i_log_parse_level(lvl);
     cm5i_flow_config();
     cm5i_wait_config();
+    cm5i_irq_config();
+    ctx_shm_config();
+    ctx_interrupts = (int)cm5i_config_long(CM5_ENV_INTERRUPTS, 0, 1);
 }
 
 /* Address space libfabric needs, measured with libfabric 1.17 (VmSize
@@ -194,10 +210,7 @@ static int ctx_use_rings(const char *api)
         return 1;
     if (strcmp(v, "off") == 0)
         return 0;
-    if (strcmp(v, "auto") != 0)
-        cm5i_log(CM5I_LOG_WARN, "config",
-                 CM5_ENV_SHM "=%s is not off, auto or on; using auto", v);
-    return !named;
+    return !named; /* auto (ctx_shm_config refused anything else) */
 }
 
 static cm5_status_t ctx_open_fabric(const char *provider)
@@ -401,8 +414,10 @@ static cm5_status_t ctx_start(const char *provider)
     if (cm5i_ctx.rank == 0) /* once per job */
         cm5i_config_check(cm5i_config_long(CM5_ENV_VERBOSE_ENV, 0, 1));
     cm5i_handler_refresh();
-    if ((st = cm5i_alive_config()) != CM5_OK ||
-        (st = ctx_open_fabric(provider)) != CM5_OK)
+    st = cm5i_alive_config();
+    if (cm5i_config_status() != CM5_OK) /* a bad variable, said once */
+        st = CM5_ERR_INVALID;
+    if (st != CM5_OK || (st = ctx_open_fabric(provider)) != CM5_OK)
         goto err_boot;
     /* The packet layer's own, then its clients' (the parked packets'
      * hook runs before the held packets'). */
@@ -475,7 +490,7 @@ cm5_status_t cm5_init(const char *provider)
     if (cm5i_ctx.finalized)
         cm5_fatal("cm5fab", "called after the runtime shut down (at exit)");
     st = ctx_start(provider);
-    if (st == CM5_OK && cm5i_config_long(CM5_ENV_INTERRUPTS, 0, 1))
+    if (st == CM5_OK && ctx_interrupts)
         st = cm5_interrupts_enable();
     /* The bootstrap or the configuration said why. */
     if (st != CM5_OK && st != CM5_ERR_BOOT && st != CM5_ERR_INVALID &&

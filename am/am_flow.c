@@ -46,9 +46,8 @@ void cm5i_flow_config(void)
             flow.credits = (uint16_t)v;
             return;
         }
-        cm5i_log(CM5I_LOG_WARN, "config",
-                 CM5_ENV_AM_CREDITS "=%s is not a number in [2, 4096]; "
-                 "using auto", s);
+        cm5i_config_error(CM5_ENV_AM_CREDITS "=%s: expected auto or a number "
+                          "from 2 to 4096", s);
     }
     flow.window_auto = 1;
     flow.credits = (uint16_t)(n < 32 ? 32 : n > 256 ? 256 : n);

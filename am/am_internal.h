@@ -213,6 +213,7 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 void cm5i_probe_progress(void);
 void cm5i_doorbell_ring(int node);
 void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
+void cm5i_irq_config(void);  /* read CM5_INTERRUPT_SIGNAL, _TICK_US */
 cm5_status_t cm5i_wait_setup(void);
 /* This node's doorbell slot (NULL: none); the provider's wait objects. */
 cm5i_doorbell_t *cm5i_wait_doorbell(void);

@@ -443,19 +443,26 @@ static int irq_parse_signal(const char *s)
                : -1;
 }
 
-static cm5_status_t irq_start(void)
+/* Read at start-up, so a bad value stops the node there rather than at
+ * the first CMAML_enable_interrupts. */
+void cm5i_irq_config(void)
 {
-    struct sigaction sa;
     const char *name = cm5i_config_str(CM5_ENV_INTERRUPT_SIGNAL);
 
     irq.sig = irq_parse_signal(name);
-    if (irq.sig < 0) {
-        cm5i_log(CM5I_LOG_ERROR, "irq", "%s=%s is not a usable signal",
-                 CM5_ENV_INTERRUPT_SIGNAL, name);
-        return CM5_ERR_INVALID;
-    }
+    if (irq.sig < 0)
+        cm5i_config_error("%s=%s is not a usable signal",
+                          CM5_ENV_INTERRUPT_SIGNAL, name);
     irq.tick_ns =
         cm5i_config_long(CM5_ENV_INTERRUPT_TICK_US, 10, 10000000) * 1000L;
+}
+
+static cm5_status_t irq_start(void)
+{
+    struct sigaction sa;
+
+    if (irq.sig <= 0)
+        return CM5_ERR_INVALID; /* cm5i_irq_config said why */
     if (cm5i_am_sendq_setup() != CM5_OK) {
         cm5i_log(CM5I_LOG_ERROR, "irq", "out of memory");
         return CM5_ERR_NO_MEMORY;

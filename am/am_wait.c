@@ -46,9 +46,9 @@ void cm5i_wait_config(void)
         if (*spin && !*end && us >= 0 && us <= 10000000)
             waits.spin_s = us * 1e-6;
         else
-            cm5i_log(CM5I_LOG_WARN, "config",
-                     CM5_ENV_SPIN_US "=%s is not a number of microseconds; "
-                     "using auto", spin);
+            cm5i_config_error(CM5_ENV_SPIN_US "=%s: expected auto or a "
+                              "number of microseconds from 0 to 10000000",
+                              spin);
     }
 }
 

@@ -87,6 +87,7 @@ void cm5i_irq_acquire(void) {}
 void cm5i_irq_leave(void) { cm5i_irq_pending = 0; }
 void cm5i_lazy_init(void) { cm5i_ctx.ready = 1; }
 const char *cm5i_config_str(const char *name) { (void)name; return "8"; }
+void cm5i_config_error(const char *fmt, ...) { (void)fmt; }
 size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab) { (void)fab; return 0; }
 const char *cm5i_fab_provider(const cm5i_fab_t *fab) { (void)fab; return "x"; }
 void cm5i_waiter_init(cm5i_waiter_t *w) { memset(w, 0, sizeof(*w)); }
