@@ -192,7 +192,11 @@ static void irq_handler(int from)
 
 /* The others send to node 0, which waits in a barrier, and enter it 0.2 s
  * later.  Held, the handlers run once the barrier is complete: after the
- * last node entered it (one clock: every node is on this host). */
+ * last node entered it (one clock: every node is on this host).  A
+ * handler may also run before node 0 entered the barrier (a node 0 slow
+ * to get there, under a sanitizer on a loaded machine): that is outside
+ * any control-network call, so allowed; the senders wait 0.3 s so that
+ * it is rare. */
 static void test_irq(void)
 {
     double t_enter = 0, all[64], last = 0, t0;
@@ -203,7 +207,7 @@ static void test_irq(void)
     CMAML_enable_interrupts();
     CMMD_sync_with_nodes();
     if (t_self != 0) {
-        t_compute(0.05);
+        t_compute(0.3);
         CMAML_request(0, (CMAML_handler_t)irq_handler, t_self);
         t_compute(0.2);
     }
@@ -223,8 +227,10 @@ static void test_irq(void)
         if (all[i] > last)
             last = all[i];
     if (t_self == 0)
-        T_CHECK(first_run >= last, "a request handler ran %.3f s before the "
-                "last node entered the barrier: inside it", last - first_run);
+        T_CHECK(first_run >= last || first_run < t_enter,
+                "a request handler ran %.3f s before the last node entered "
+                "the barrier, %.3f s after node 0 did: inside it",
+                last - first_run, first_run - t_enter);
     CMMD_sync_with_nodes();
 }
 
