@@ -28,7 +28,7 @@ FI_SOCKETS_IFACE=lo
 export FI_TCP_IFACE FI_SOCKETS_IFACE
 
 . "$src/tests/tap.sh"
-tap_begin cm5legacy 12
+tap_begin cm5legacy 13
 
 what= RUNOPTS=
 # run SECONDS NODES PROVIDER PROGRAM [ARGS...]: out, err, rc, ms.
@@ -80,7 +80,7 @@ check "64-bit: int words compile silently (gnu89 -Wall -Wextra -Werror)" \
 if [ ! -f "$top/legacy32/.libs/libcm5fab.so" ]; then
     for d in "cm5cc --legacy --showme" "cm5cc --legacy builds kr_words" \
         "kr_words 1 node shm" "kr_words 2 nodes shm" "kr_words 8 nodes shm" \
-        "kr_words 2 nodes tcp" "kr_words 8 nodes tcp" \
+        "kr_words 2 nodes tcp" "kr_words 8 nodes tcp" "kr_words mpirun" \
         "start-up address check" "algos (cm5sched, 32-bit)" \
         "cm5fab-legacy.pc"; do
         skip "legacy: $d" "no 32-bit libcm5fab (configure said why)"
@@ -113,6 +113,22 @@ for c in "1 shm" "2 shm" "8 shm" "2 tcp" "8 tcp"; do
     check "kr_words on $1 node(s) over $2: pointers, doubles, floats, mixed words, &global and malloc'ed blocks (20 rounds)" \
         "kr_ok $1"
 done
+
+# Under mpirun (PMIx) through cm5pmix, the 64-bit PMIx client that
+# starts the 32-bit node with randomization off: the address check passes.
+mpirun=$(command -v mpirun.openmpi || command -v mpirun)
+if [ ! -x "$top/legacy/cm5pmix" ] || [ -z "$mpirun" ]; then
+    skip "kr_words under mpirun -np 4 cm5pmix" "no PMIx or no mpirun"
+else
+    root=
+    [ "$(id -u)" -ne 0 ] || root=--allow-run-as-root
+    what="mpirun -np 4 cm5pmix ./kr_words 20"
+    timeout -k 5 120 "$mpirun" $root --oversubscribe --mca btl self -np 4 \
+        "$top/legacy/cm5pmix" ./kr_words 20 >out 2>err
+    rc=$?
+    check "kr_words under mpirun --oversubscribe -np 4 cm5pmix (PMIx): the address check passes" \
+        'kr_ok 4'
+fi
 
 # Started through sh, the program keeps address randomization: the
 # start-up check says so, in one line (the job may then crash).
