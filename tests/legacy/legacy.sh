@@ -5,7 +5,8 @@
 # mixed int/double words, remote writes to &global and to a malloc'ed
 # block computed on the sender) built with cm5cc --legacy runs correctly
 # on 1, 2 and 8 nodes over shm, on 2 and 8 over tcp and on 8 over udp
-# (through cm5pmix under mpirun on 4), with no address
+# (through cm5pmix under mpirun on 4), with no address; blocks malloc'ed
+# after communication have the same addresses on every node (kr_heap.c);
 # warning; started without cm5run's address randomization off, the
 # start-up check says so in one line; the scheduling algorithms of
 # algos/ (32-bit cm5sched, every algorithm, every byte checked) pass one
@@ -31,7 +32,7 @@ FI_SOCKETS_IFACE=lo
 export FI_TCP_IFACE FI_SOCKETS_IFACE
 
 . "$src/tests/tap.sh"
-tap_begin cm5legacy 16
+tap_begin cm5legacy 18
 
 what= RUNOPTS=
 # run SECONDS NODES PROVIDER PROGRAM [ARGS...]: out, err, rc, ms.
@@ -85,7 +86,7 @@ if [ ! -f "$top/legacy32/.libs/libcm5fab.so" ]; then
         "K&R redeclarations (kr_decl.c)" "K&R redeclarations (all)" \
         "kr_words 1 node shm" "kr_words 2 nodes shm" "kr_words 8 nodes shm" \
         "kr_words 2 nodes tcp" "kr_words 8 nodes tcp" "kr_words 8 nodes udp" \
-        "kr_words mpirun" \
+        "kr_words mpirun" "kr_heap 8 shm" "kr_heap 8 tcp" \
         "start-up address check" "algos (cm5sched, 32-bit)" \
         "cm5fab-legacy.pc"; do
         skip "legacy: $d" "no 32-bit libcm5fab (configure said why)"
@@ -144,6 +145,18 @@ for c in "1 shm" "2 shm" "8 shm" "2 tcp" "8 tcp" "8 udp"; do
     run 120 "$1" "$2" ./kr_words 20
     check "kr_words on $1 node(s) over $2: pointers, doubles, floats, mixed words, &global and malloc'ed blocks (20 rounds)" \
         "kr_ok $1"
+done
+
+# The program's heap after communication: blocks malloc'ed after sends,
+# reductions, broadcasts and active messages have the same addresses on
+# every node (kr_heap.c ships each in a word and writes through it).
+what="cm5cc --legacy -o kr_heap kr_heap.c"
+"$CM5CC" --legacy -o kr_heap "$src/tests/legacy/kr_heap.c" >out 2>err
+for c in "8 shm" "8 tcp"; do
+    set -- $c
+    run 120 "$1" "$2" ./kr_heap 5
+    check "kr_heap on $1 nodes over $2: 8 blocks malloc'ed after communication at the same addresses on every node" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^node [0-9]*: heap ok$" out)" -eq 8 ]'
 done
 
 # Under mpirun (PMIx) through cm5pmix, the 64-bit PMIx client that
