@@ -104,6 +104,14 @@ cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
 #ifdef HAVE_PMIX
     if (!getenv(CM5_ENV_BOOT_FD) && cm5i_boot_pmix_present())
         return cm5i_boot_pmix_init(b);
+#elif defined(CM5_LEGACY_BUILD)
+    /* The i386 libpmix cannot talk to a 64-bit launcher (cm5pmix.c). */
+    if (!getenv(CM5_ENV_BOOT_FD) && getenv("PMIX_RANK"))
+        cm5i_log(CM5I_LOG_WARN, "boot",
+                 "a PMIx launcher started this 32-bit (legacy) program "
+                 "directly: running as a 1-node partition; start it "
+                 "through cm5pmix (mpirun -n N cm5pmix ./prog, "
+                 "doc/porting.md)");
 #else
     if (!getenv(CM5_ENV_BOOT_FD) && getenv("PMIX_RANK"))
         cm5i_log(CM5I_LOG_WARN, "boot",

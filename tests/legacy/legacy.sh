@@ -4,13 +4,17 @@
 # pointers in int words, doubles through CMAML_rpc, a float promoted,
 # mixed int/double words, remote writes to &global and to a malloc'ed
 # block computed on the sender) built with cm5cc --legacy runs correctly
-# on 1, 2 and 8 nodes over shm and on 2 and 8 over tcp, with no address
+# on 1, 2 and 8 nodes over shm, on 2 and 8 over tcp and on 8 over udp
+# (through cm5pmix under mpirun on 4), with no address; blocks malloc'ed
+# after communication have the same addresses on every node (kr_heap.c);
 # warning; started without cm5run's address randomization off, the
 # start-up check says so in one line; the scheduling algorithms of
 # algos/ (32-bit cm5sched, every algorithm, every byte checked) pass one
 # run on 8 nodes.  In the 64-bit build the same source is refused at
 # compile time with a message naming cm5cc --legacy, and a program with
-# int words only compiles silently.  The legacy checks SKIP where
+# int words only compiles silently.  K&R redeclarations of the calls with
+# empty parameter lists (kr_decl.c, and every function of the headers)
+# compile with -std=gnu89 -pedantic-errors.  The legacy checks SKIP where
 # configure found no i386 toolchain (the 64-bit ones always run).
 #
 #   abs_top_builddir=BUILD abs_top_srcdir=SRC sh tests/legacy/legacy.sh
@@ -28,7 +32,7 @@ FI_SOCKETS_IFACE=lo
 export FI_TCP_IFACE FI_SOCKETS_IFACE
 
 . "$src/tests/tap.sh"
-tap_begin cm5legacy 12
+tap_begin cm5legacy 18
 
 what= RUNOPTS=
 # run SECONDS NODES PROVIDER PROGRAM [ARGS...]: out, err, rc, ms.
@@ -79,8 +83,10 @@ check "64-bit: int words compile silently (gnu89 -Wall -Wextra -Werror)" \
 # ---- legacy mode ----
 if [ ! -f "$top/legacy32/.libs/libcm5fab.so" ]; then
     for d in "cm5cc --legacy --showme" "cm5cc --legacy builds kr_words" \
+        "K&R redeclarations (kr_decl.c)" "K&R redeclarations (all)" \
         "kr_words 1 node shm" "kr_words 2 nodes shm" "kr_words 8 nodes shm" \
-        "kr_words 2 nodes tcp" "kr_words 8 nodes tcp" \
+        "kr_words 2 nodes tcp" "kr_words 8 nodes tcp" "kr_words 8 nodes udp" \
+        "kr_words mpirun" "kr_heap 8 shm" "kr_heap 8 tcp" \
         "start-up address check" "algos (cm5sched, 32-bit)" \
         "cm5fab-legacy.pc"; do
         skip "legacy: $d" "no 32-bit libcm5fab (configure said why)"
@@ -101,18 +107,73 @@ rc=$?
 check "cm5cc --legacy builds the 1993-style program (a 32-bit ELF)" \
     '[ "$rc" -eq 0 ] && [ "$(od -An -tx1 -j4 -N1 kr_words)" = " 01" ]'
 
+# K&R redeclarations with empty parameter lists, as 1993 files wrote
+# them: kr_decl.c, and every function the headers declare.
+what="cm5cc --legacy -std=gnu89 -pedantic-errors -c kr_decl.c"
+"$CM5CC" --legacy -std=gnu89 -pedantic-errors -c \
+    "$src/tests/legacy/kr_decl.c" -o kr_decl.o >out 2>err
+rc=$?
+check "K&R file redeclaring CMMD/CMAML calls (extern int CMAML_scopy();) compiles with -std=gnu89 -pedantic-errors" \
+    '[ "$rc" -eq 0 ] && [ ! -s err ]'
+
+printf '#include <cm/cmmd.h>\n#include <cm/cmmd-io.h>\n#include <cm/cmaml.h>\n' \
+    >hdrs.c
+"$CM5CC" --legacy -c hdrs.c -aux-info aux.txt -o hdrs.o 2>err
+{
+    cat hdrs.c
+    grep 'cmmd_compat/api' aux.txt |
+        grep -E '\b(CMMD|CMAML|CMCN|CMMP|CMMS)_[A-Za-z0-9_]+ \(' |
+        sed -e 's|^/\*[^*]*\*/ ||' -e 's|^extern ||' -e 's| (.*);$|();|' \
+            -e 's|^|extern |' | sort -u
+} >redecl.c
+nredecl=$(grep -c '^extern' redecl.c)
+what="cm5cc --legacy -std=gnu89 -pedantic-errors -c redecl.c ($nredecl functions)"
+"$CM5CC" --legacy -std=gnu89 -pedantic-errors -c redecl.c -o redecl.o \
+    >out 2>err
+rc=$?
+check "every function of the headers ($nredecl) redeclared K&R style compiles (gnu89 -pedantic-errors)" \
+    '[ "$rc" -eq 0 ] && [ ! -s err ] && [ "$nredecl" -ge 250 ]'
+
 # kr_words: every node says ok, node 0 prints the addresses, no warning.
 kr_ok() {
     [ "$rc" -eq 0 ] && [ "$(grep -c '^node [0-9]*: ok$' out)" -eq "$1" ] &&
         [ "$(grep -c '^node' out)" -eq "$1" ] &&
         grep -q '^addresses target 0x' out && ! grep -q 'legacy' err
 }
-for c in "1 shm" "2 shm" "8 shm" "2 tcp" "8 tcp"; do
+for c in "1 shm" "2 shm" "8 shm" "2 tcp" "8 tcp" "8 udp"; do
     set -- $c
     run 120 "$1" "$2" ./kr_words 20
     check "kr_words on $1 node(s) over $2: pointers, doubles, floats, mixed words, &global and malloc'ed blocks (20 rounds)" \
         "kr_ok $1"
 done
+
+# The program's heap after communication: blocks malloc'ed after sends,
+# reductions, broadcasts and active messages have the same addresses on
+# every node (kr_heap.c ships each in a word and writes through it).
+what="cm5cc --legacy -o kr_heap kr_heap.c"
+"$CM5CC" --legacy -o kr_heap "$src/tests/legacy/kr_heap.c" >out 2>err
+for c in "8 shm" "8 tcp"; do
+    set -- $c
+    run 120 "$1" "$2" ./kr_heap 5
+    check "kr_heap on $1 nodes over $2: 8 blocks malloc'ed after communication at the same addresses on every node" \
+        '[ "$rc" -eq 0 ] && [ "$(grep -c "^node [0-9]*: heap ok$" out)" -eq 8 ]'
+done
+
+# Under mpirun (PMIx) through cm5pmix, the 64-bit PMIx client that
+# starts the 32-bit node with randomization off: the address check passes.
+mpirun=$(command -v mpirun.openmpi || command -v mpirun)
+if [ ! -x "$top/legacy/cm5pmix" ] || [ -z "$mpirun" ]; then
+    skip "kr_words under mpirun -np 4 cm5pmix" "no PMIx or no mpirun"
+else
+    root=
+    [ "$(id -u)" -ne 0 ] || root=--allow-run-as-root
+    what="mpirun -np 4 cm5pmix ./kr_words 20"
+    timeout -k 5 120 "$mpirun" $root --oversubscribe --mca btl self -np 4 \
+        "$top/legacy/cm5pmix" ./kr_words 20 >out 2>err
+    rc=$?
+    check "kr_words under mpirun --oversubscribe -np 4 cm5pmix (PMIx): the address check passes" \
+        'kr_ok 4'
+fi
 
 # Started through sh, the program keeps address randomization: the
 # start-up check says so, in one line (the job may then crash).
