@@ -16,6 +16,7 @@
 
 #include "am_config.h"
 #include "am_internal.h"
+#include "am_trace.h"
 
 cm5i_ctx_t cm5i_ctx;
 
@@ -401,6 +402,8 @@ static cm5_status_t ctx_start(const char *provider)
     if (cm5i_ctx.rank == 0) /* once per job */
         cm5i_config_check(cm5i_config_long(CM5_ENV_VERBOSE_ENV, 0, 1));
     cm5i_handler_refresh();
+    if ((st = cm5i_trace_setup()) != CM5_OK)
+        goto err_boot;
     if ((st = cm5i_alive_config()) != CM5_OK ||
         (st = ctx_open_fabric(provider)) != CM5_OK)
         goto err_boot;
@@ -448,6 +451,7 @@ err_flow:
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_ctx.fab = NULL;
 err_boot:
+    cm5i_trace_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
     return st;
 }
@@ -517,6 +521,7 @@ void cm5_finalize(void)
      * has come here, and close only when our own last messages have
      * left (their send completions arrived). */
     cm5i_fab_track_sends(cm5i_ctx.fab);
+    cm5i_trace_flush(); /* node 0 merges the parts after the barrier */
     if (cm5i_node_ok(cm5i_ctx.rank) &&
         (cm5i_ctx.size > 1 || cm5i_ctx.host >= 0)) {
         cm5i_waiter_t w;
@@ -556,6 +561,7 @@ void cm5_finalize(void)
     cm5i_poll_teardown();
     cm5i_flow_teardown();
     cm5i_progress_teardown();
+    cm5i_trace_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
 }
 
