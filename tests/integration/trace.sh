@@ -87,7 +87,7 @@ check "the trace is valid JSON (python3 -m json.tool)" \
     'python3 -m json.tool "$tr" >/dev/null'
 check_trace "$tr" runs.csv >found 2>&1
 sed -n 's/^# /# /p' found
-check "events of every node; sends and handlers = cm5_stats; scopies = cm5sched's msgs" \
+check "every node's events; sends, handlers = cm5_stats; scopies = msgs" \
     '! grep -v "^# " found | sed "s/^/# /" | grep .'
 check "the per-node parts are gone" '! ls "$tr".*.part 2>/dev/null | grep .'
 check_clean "cm5sched --trace"
@@ -101,7 +101,8 @@ check "CM5_TRACE=FILE traces any program (am_pingpong, 3 nodes)" \
 # 2 x 200000 one-way messages: node 0 runs more handlers than it holds.
 job 120 "-n 2 --provider shm" env CM5_TRACE=big.json \
     "$EXAMPLES/am_pingpong" -i 10 -m 200000
-dropped=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cm5fab"]["dropped"])' big.json 2>/dev/null)
+dropped=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["cm5fab"]["dropped"])' big.json 2>/dev/null)
 check "a full buffer: a warning with the number dropped, the file still valid" \
     '[ "$rc" -eq 0 ] && [ "${dropped:-0}" -gt 0 ] &&
      grep -q "trace: [0-9]* events dropped" err &&
