@@ -15,7 +15,7 @@ what=${1:-demo}
 
 packages="build-essential autoconf automake libtool pkg-config \
 libfabric-dev libfabric-bin libcriterion-dev lowdown python3 \
-libpmix-dev openmpi-bin libmetis-dev libmetis-doc"
+libpmix-dev openmpi-bin libmetis-dev libmetis-doc gnuplot-nox"
 # Legacy mode (the 32-bit libcm5fab of cm5cc --legacy): the i386 toolchain
 # and the multi-arch dependencies of Debian's i386 libfabric, which
 # configure itself downloads and unpacks into the build tree.

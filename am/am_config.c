@@ -62,6 +62,11 @@ static const cm5_config_var_t config_table[] = {
      "data and everything between hosts; auto: unless a provider is named "
      "(cm5run --provider, " CM5_ENV_PROVIDER ", cm5_init); on: even then; "
      "off: every message through libfabric"},
+    {CM5_ENV_TRACE, "",
+     "file: every node records its active messages, CMMD messages and "
+     "scopies (time, peer, bytes; up to 262144 events per node) and at "
+     "exit node 0 writes them to this file as Chrome trace-event JSON "
+     "(open it in ui.perfetto.dev or chrome://tracing)"},
     {CM5_ENV_TIMEOUT, "0",
      "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_LAUNCHER, "",

@@ -16,6 +16,7 @@
 
 #include "am_config.h"
 #include "am_internal.h"
+#include "am_trace.h"
 
 cm5i_ctx_t cm5i_ctx;
 
@@ -417,7 +418,9 @@ static cm5_status_t ctx_start(const char *provider)
     st = cm5i_alive_config();
     if (cm5i_config_status() != CM5_OK) /* a bad variable, said once */
         st = CM5_ERR_INVALID;
-    if (st != CM5_OK || (st = ctx_open_fabric(provider)) != CM5_OK)
+    if (st != CM5_OK || (st = cm5i_trace_setup()) != CM5_OK)
+        goto err_boot;
+    if ((st = ctx_open_fabric(provider)) != CM5_OK)
         goto err_boot;
     /* The packet layer's own, then its clients' (the parked packets'
      * hook runs before the held packets'). */
@@ -463,6 +466,7 @@ err_flow:
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_ctx.fab = NULL;
 err_boot:
+    cm5i_trace_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
     return st;
 }
@@ -532,6 +536,7 @@ void cm5_finalize(void)
      * has come here, and close only when our own last messages have
      * left (their send completions arrived). */
     cm5i_fab_track_sends(cm5i_ctx.fab);
+    cm5i_trace_flush(); /* node 0 merges the parts after the barrier */
     if (cm5i_node_ok(cm5i_ctx.rank) &&
         (cm5i_ctx.size > 1 || cm5i_ctx.host >= 0)) {
         cm5i_waiter_t w;
@@ -571,6 +576,7 @@ void cm5_finalize(void)
     cm5i_poll_teardown();
     cm5i_flow_teardown();
     cm5i_progress_teardown();
+    cm5i_trace_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "am_internal.h"
+#include "am_trace.h"
 
 enum { MSG_RTS_SENT = 1, MSG_MATCHED, MSG_DATA, MSG_DONE };
 #define MSG_REFUSED UINT32_MAX /* CTS slot: the receive buffer is short */
@@ -202,6 +203,7 @@ static void msg_finish(cm5_msg_h m)
         return;
     }
     m->state = MSG_DONE;
+    cm5i_trace_msg(1, m->is_send, m->node, m->tag, m->bytes, m->slot, m->gen);
     m->in_callback = 1;
     if (!m->internal)
         msgs.active[m->is_send]--;
@@ -445,6 +447,7 @@ static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf,
     m->done = done;
     m->arg = arg;
     msgs.active[is_send]++;
+    cm5i_trace_msg(0, is_send, node, tag, len, m->slot, m->gen);
     return m;
 }
 

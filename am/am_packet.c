@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "am_internal.h"
+#include "am_trace.h"
 
 static struct {
     cm5i_pkt_func_t types[CM5I_PKT_MAX];   /* by packet type */
@@ -41,7 +42,9 @@ static void am_run_user(int ch, const cm5i_pkt_t *pkt)
                   pkt->obj, pkt->off, pkt->src);
     cm5i_ctx.in_handler++;
     cm5i_ctx.in_req_handler = ch == CM5I_CH_REQ;
+    cm5i_trace_am_begin(ch, pkt->src, pkt->obj, pkt->off);
     h(pkt->arg[0], pkt->arg[1], pkt->arg[2], pkt->arg[3]);
+    cm5i_trace_am_end(ch);
     cm5i_ctx.in_req_handler = was_req;
     cm5i_ctx.in_handler--;
     if (ch == CM5I_CH_REQ)
@@ -339,7 +342,9 @@ static int am_run_rpcs(void)
                       "function (object %08x, offset 0x%x) sent by node %d "
                       "is not executable code in this process; not called",
                       pkt.obj, pkt.off, pkt.src);
+        cm5i_trace_am_begin(CM5I_CH_REQ, pkt.src, pkt.obj, pkt.off);
         h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
+        cm5i_trace_am_end(CM5I_CH_REQ);
         cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
         cm5i_ctx.stats.requests_handled++;
         n++;
@@ -446,8 +451,10 @@ static cm5_status_t am_request(int type, int node, cm5_am_handler_func_t h,
     if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
         return CM5_ERR_STATE;
     st = am_user(CM5I_CH_REQ, type, node, h, arg);
-    if (st == CM5_OK)
+    if (st == CM5_OK) {
         cm5i_ctx.stats.requests_sent++;
+        cm5i_trace_am_send(CM5I_CH_REQ, node);
+    }
     return st;
 }
 
@@ -470,8 +477,10 @@ cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
     if (CM5I_UNLIKELY(cm5i_ctx.in_handler && !cm5i_ctx.in_req_handler))
         return CM5_ERR_STATE;
     st = am_user(CM5I_CH_REP, CM5I_PKT_USER, node, h, arg);
-    if (st == CM5_OK)
+    if (st == CM5_OK) {
         cm5i_ctx.stats.replies_sent++;
+        cm5i_trace_am_send(CM5I_CH_REP, node);
+    }
     return st;
 }
 

@@ -46,6 +46,7 @@ typedef struct {
     int noset;
     char recv_opt[64];         /* --recv as an -o setting */
     const char *csv, *plot;
+    const char *trace; /* --trace FILE, or NULL */
     int quiet, progress;
     int spread; /* print and plot comm's min and max over the samples */
     stat_t stat;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <cm/cmmd.h>
+#include <cm5/cm5.h>
 
 #include "cm5sched.h"
 
@@ -222,6 +223,9 @@ int main(int argc, char **argv)
     check_workloads(&l);
     open_outputs(&l);
     cells_new(&l);
+    /* From here on: the runs, not the set-up (written at exit). */
+    if (a.trace && cm5_trace_start(a.trace) != CM5_OK)
+        CMMD_error("cm5sched: --trace %s: cannot start the trace", a.trace);
     for (wi = 0; wi < a.nwork; wi++)
         run_workload(&l, wi);
     bad = finish(&l);

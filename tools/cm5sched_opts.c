@@ -379,6 +379,9 @@ static const cli_opt_t cli[] = {
      "and rep", .set = set_str, .off = AOFF(csv)},
     {"--plot", NULL, "FILE.png", "comm time against size, log-log (needs "
      "gnuplot)", .set = set_str, .off = AOFF(plot)},
+    {"--trace", NULL, "FILE", "every node's messages and handlers as "
+     "Chrome trace-event\nJSON (open in ui.perfetto.dev)", .set = set_str,
+     .off = AOFF(trace)},
     {"--progress", NULL, NULL, "progress lines on stderr (default when "
      "stderr is a tty)", .set = set_flag, .off = AOFF(progress)},
     {"--quiet", "-q", NULL, "no tables (errors only)", .set = set_flag,
@@ -541,4 +544,8 @@ void parse_args(args_t *a, int argc, char **argv)
         usage_error("--plot: file name '%s' contains a quote", a->plot);
     if (a->csv && a->plot && !strcmp(a->csv, a->plot))
         usage_error("--csv and --plot name the same file '%s'", a->csv);
+    if (a->trace && ((a->csv && !strcmp(a->csv, a->trace)) ||
+                     (a->plot && !strcmp(a->plot, a->trace))))
+        usage_error("--trace names the file of --csv or --plot: '%s'",
+                    a->trace);
 }

@@ -336,6 +336,12 @@ typedef struct {
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 
+/* Record this node's active messages, CMMD messages and scopies from now
+ * on; at exit node 0 merges every node's events into path, Chrome
+ * trace-event JSON (what CM5_TRACE=path does from the start).  Call it on
+ * every node with the same path. */
+CM5_EXPORT cm5_status_t cm5_trace_start(const char *path);
+
 /* List the libfabric providers on this host: cb(arg, name, usable, why)
  * once per provider, usable != 0 if cm5fab's endpoints open on it. */
 CM5_EXPORT int cm5_fabric_list(void (*cb)(void *arg, const char *provider,

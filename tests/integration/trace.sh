@@ -1,0 +1,115 @@
+#!/bin/sh
+# The event trace (issue 13, item 5): cm5sched --trace of a small DRS_N
+# run and CM5_TRACE=FILE on any program write one Chrome trace-event JSON
+# file that parses, holds events of every node, and whose send, handler
+# and scopy counts are exactly cm5_stats' counters and cm5sched's message
+# counts; a full buffer says how many events it dropped; the per-node
+# parts are gone afterwards.  TAP output.
+
+. "${abs_top_srcdir:-.}/tests/integration/lib.sh"
+
+SCHED=$top/tools/cm5sched
+export SCHED
+if ! command -v python3 >/dev/null; then
+    echo "1..0 # SKIP python3 not installed (it reads the JSON)"
+    exit 0
+fi
+plan 10
+
+# check_trace FILE [CSV]: python3 reads FILE and prints one line per
+# finding (nothing: all is well).  Every node 0..N-1 has events; per node
+# the request and reply sends and the request and reply handlers match
+# cm5_stats; handler begins and ends pair up; scopy and CMMD message
+# posts and completions pair up; with CSV, the completed scopies out and
+# in are the sums of its msgs and msgs_recv columns (DRS_N's data).
+check_trace() {
+    python3 - "$@" <<'PY'
+import collections, csv, json, sys
+t = json.load(open(sys.argv[1]))
+ev, meta = t["traceEvents"], t["cm5fab"]
+n = meta["nodes"]
+c = collections.Counter()
+for e in ev:
+    if e.get("ph") == "M" or e.get("name") == "trace":
+        continue
+    p = e["pid"]
+    c[p, "any"] += 1
+    ph = e["ph"]
+    if ph == "i":
+        c[p, e["name"] + "_sent"] += 1
+    elif ph == "B":
+        c[p, e["args"]["channel"] + "_handled"] += 1
+        c[p, "open"] += 1
+    elif ph == "E":
+        c[p, "open"] -= 1
+    elif ph in "be":
+        c[p, e["name"] + ph] += 1
+for p in range(n):
+    if not c[p, "any"]:
+        print("node %d has no event" % p)
+    if c[p, "open"]:
+        print("node %d: %d handler begins without an end" % (p, c[p, "open"]))
+    for k in ("send", "receive", "scopy out", "scopy in"):
+        if c[p, k + "b"] != c[p, k + "e"]:
+            print("node %d: %d %s posted, %d done" % (p, c[p, k + "b"], k,
+                                                      c[p, k + "e"]))
+for s in meta["stats"]:
+    p = s["node"]
+    for k in ("requests_sent", "replies_sent", "requests_handled",
+              "replies_handled"):
+        mine = c[p, k.replace("requests", "request").replace("replies",
+                                                               "reply")]
+        if mine != s[k]:
+            print("node %d: %d events for %s %d" % (p, mine, k, s[k]))
+if len(meta["stats"]) != n:
+    print("stats of %d nodes, not %d" % (len(meta["stats"]), n))
+if len(sys.argv) > 2:
+    rows = list(csv.DictReader(open(sys.argv[2])))
+    out = sum(c[p, "scopy oute"] for p in range(n))
+    inn = sum(c[p, "scopy ine"] for p in range(n))
+    want = sum(int(r["msgs"]) for r in rows)
+    wantr = sum(int(r["msgs_recv"]) for r in rows)
+    if out != want or inn != wantr:
+        print("scopies out %d in %d; cm5sched says %d and %d" %
+              (out, inn, want, wantr))
+    else:
+        print("# %d scopies, %d events" % (out, len(ev)))
+PY
+}
+
+job 120 "-n 8 --provider shm" sh -c 'exec "$SCHED" --alg drsn \
+    --workload density:d=4 --sizes 64,1024 --reps 2 --warmup 0 \
+    --csv runs.csv --quiet --trace "$0.json"'
+tr=$marker.json
+check "cm5sched --trace: a DRS_N run on 8 nodes" \
+    '[ "$rc" -eq 0 ] && [ -s "$tr" ]'
+check "the trace is valid JSON (python3 -m json.tool)" \
+    'python3 -m json.tool "$tr" >/dev/null'
+check_trace "$tr" runs.csv >found 2>&1
+sed -n 's/^# /# /p' found
+check "every node's events; sends, handlers = cm5_stats; scopies = msgs" \
+    '! grep -v "^# " found | sed "s/^/# /" | grep .'
+check "the per-node parts are gone" '! ls "$tr".*.part 2>/dev/null | grep .'
+check_clean "cm5sched --trace"
+
+job 60 "-n 3 --provider shm" env CM5_TRACE=pp.json \
+    "$EXAMPLES/am_pingpong" -i 200 -m 300
+check "CM5_TRACE=FILE traces any program (am_pingpong, 3 nodes)" \
+    '[ "$rc" -eq 0 ] && python3 -m json.tool pp.json >/dev/null &&
+     check_trace pp.json >found 2>&1 && ! grep -v "^# " found | grep .'
+
+# 2 x 200000 one-way messages: node 0 runs more handlers than it holds.
+job 120 "-n 2 --provider shm" env CM5_TRACE=big.json \
+    "$EXAMPLES/am_pingpong" -i 10 -m 200000
+dropped=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["cm5fab"]["dropped"])' big.json 2>/dev/null)
+check "a full buffer: a warning with the number dropped, the file still valid" \
+    '[ "$rc" -eq 0 ] && [ "${dropped:-0}" -gt 0 ] &&
+     grep -q "trace: [0-9]* events dropped" err &&
+     python3 -m json.tool big.json >/dev/null'
+check_clean "CM5_TRACE with a full buffer"
+
+check "cm5info -e lists CM5_TRACE" \
+    '"$top/tools/cm5info" -e | grep -q "CM5_TRACE"'
+check "cm5sched --help names --trace" \
+    '"$SCHED" --help | grep -q -- "--trace FILE"'

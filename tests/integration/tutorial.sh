@@ -1,0 +1,37 @@
+#!/bin/sh
+# The course (doc/tutorial.md, issue 13 item 4): every lesson of
+# examples/tutorial/ and every solution runs under cm5run and prints
+# exactly examples/tutorial/expected/<lesson>[.solution].out (lines
+# starting "time " are real-clock times: only their presence is checked);
+# each expected output also appears word for word in doc/tutorial.md, so
+# the text shows what the programs print.  TAP output.
+
+. "${abs_top_srcdir:-.}/tests/integration/lib.sh"
+
+src=${abs_top_srcdir:-$top}
+exp=$src/examples/tutorial/expected
+LESSONS="l1_address:4 l2_request:4 l3_counting:5 l4_scopy:4 l5_interrupts:2
+l6_deadlock:4 l7_contention:8"
+plan 42
+
+for l in $LESSONS; do
+    name=${l%:*} nodes=${l#*:}
+    for kind in lesson solution; do
+        prog=$EXAMPLES/tutorial/$name want=$exp/$name.out
+        if [ $kind = solution ]; then
+            prog=$EXAMPLES/tutorial/solutions/$name
+            want=$exp/$name.solution.out
+            # The shift order of lesson 7's solution runs on any size.
+            [ "$name" = l7_contention ] && nodes=6
+        fi
+        job 90 "-n $nodes --provider shm" "$prog"
+        grep -v '^time ' out >got
+        check "$name ($kind, $nodes nodes) prints the expected output" \
+            '[ "$rc" -eq 0 ] && diff "$want" got >diff 2>&1 ||
+             { sed "s/^/# /" diff; false; }'
+        check_clean "$name ($kind)"
+        check "$name ($kind): its output is in doc/tutorial.md" \
+            'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
+                open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
+    done
+done
