@@ -16,7 +16,7 @@ CXX=${CXX:-c++}
 compat=$(cd "$src/cmmd_compat/api" && find . -name '*.h' | sed 's|^\./||' |
     grep -vx 'cm/cmmd.h' | sort)
 ncompat=$(echo $compat | wc -w)
-plan $((8 + 3 * ncompat))
+plan $((10 + 3 * ncompat))
 
 cat >cmmd_c.c <<'EOF2'
 #include <cm/cmmd.h>
@@ -40,6 +40,30 @@ int main(void)
     if (CMMD_partition_size() < 1)
         CMMD_error("no nodes: %d", CMMD_partition_size());
     return (int)CMMD_node_timer_elapsed(0);
+}
+EOF2
+# A legacy file's own K&R redeclarations (empty parameter lists), among
+# them the active-message calls <cm/cmmd/words.h> wraps in macros.
+cat >cmmd_kr.c <<'EOF2'
+#include <cm/cmmd.h>
+extern void CMAML_request();
+extern void CMAML_reply();
+extern void CMAML_rpc();
+extern void CMAML_request_tohost();
+extern void CMAML_reply_tohost();
+extern void CMAML_rpc_tohost();
+extern int CMAML_scopy();
+extern double CMMD_reduce_float();
+extern int CMMD_send_block();
+
+static volatile int done;
+static void handler(a) int a; { done = a; }
+
+int main()
+{
+    CMAML_request(CMMD_self_address(), handler, 1);
+    CMAML_poll_while_lt(&done, 1);
+    return 0;
 }
 EOF2
 sed -e 's/^static void handler(a, b)$/static void handler(int a, int b)/' \
@@ -101,6 +125,16 @@ compile "<cm/cmmd.h>: gcc -std=gnu89 -pedantic-errors -Wall -Wextra -Werror" \
     $INC cmmd_c.c
 compile "<cm/cmmd.h>: -std=c89 -pedantic-errors (no GNU extensions needed)" \
     $CC -std=c89 -pedantic-errors -Wall -Werror -fsyntax-only $INC cmmd_c.c
+compile "K&R redeclarations of CMAML_request & co.: gcc -std=gnu89 -pedantic-errors" \
+    $CC -std=gnu89 -pedantic-errors -Wall -Werror -fsyntax-only $INC cmmd_kr.c
+if command -v clang >/dev/null 2>&1; then
+    compile "K&R redeclarations of CMAML_request & co.: clang -std=gnu89 -pedantic-errors" \
+        clang -std=gnu89 -pedantic-errors -Wall -Werror -fsyntax-only $INC \
+        cmmd_kr.c
+else
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n - K&R redeclarations: clang -std=gnu89 # SKIP no clang"
+fi
 compile "<cm/cmmd.h>: -std=c11 -Wall -Wextra -Werror" \
     $CC -std=c11 -Wall -Wextra -Werror -fsyntax-only $INC cmmd_c11.c
 compile "<cm/cmmd.h>: C++11 -Wall -Wextra -Werror -pedantic-errors" \

@@ -8,21 +8,32 @@
  * deliver garbage, so here CMAML_request, _reply, _rpc and their _tohost
  * forms refuse at compile time a word that is a pointer (an array, a
  * string, a function) or a floating-point value.  Integer words of any
- * size compile silently.  Active with GCC and clang in C99 and later, in
- * the gnu modes and in C++11; off in strict C89 and with
- * CMMD_NO_WORD_CHECK defined.  A call without arguments (the K&R
+ * size compile silently.  Active with GCC and clang in C99 and later,
+ * with GCC in gnu89 too, and in C++11; off in strict C89, with clang in
+ * gnu89 and with CMMD_NO_WORD_CHECK defined.  A call without arguments (the K&R
  * redeclaration `extern void CMAML_request();`) is left alone.
  */
 #ifndef _CM_CMMD_WORDS_H
 #define _CM_CMMD_WORDS_H
 
+/* Its macros are the system's: a K&R redeclaration compiled with
+ * -std=gnu89 -pedantic-errors expands CMAML_request with no argument,
+ * which C90 leaves undefined and GCC refuses, except for a system
+ * header's macro. */
+#if defined(__GNUC__)
+#pragma GCC system_header
+#endif
+
 #include <cm/cmmd.h>
 
+/* clang in gnu89 mode diagnoses an empty macro argument even from a
+ * system header's macro: there the check is off, so that K&R
+ * redeclarations compile with -pedantic-errors. */
 #if defined(__GNUC__) && defined(__LP64__) && !defined(CMMD_NO_WORD_CHECK) &&  \
-    (defined(__cplusplus) ? __cplusplus >= 201103L                            \
-                          : !defined(__STRICT_ANSI__) ||                      \
-                                (defined(__STDC_VERSION__) &&                 \
-                                 __STDC_VERSION__ >= 199901L))
+    (defined(__cplusplus)                                                     \
+         ? __cplusplus >= 201103L                                             \
+         : (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) ||      \
+               (!defined(__STRICT_ANSI__) && !defined(__clang__)))
 #define CMMD_WORD_CHECK 1
 
 /* Variadic macros and __VA_OPT__ are extensions in gnu89 and before C23:
