@@ -382,14 +382,14 @@ static void ctx_log_started(double t0, double t1)
              cm5i_ctx.rank, cm5i_ctx.size,
              cm5i_ctx.host >= 0 ? " nodes and a host" : "",
              cm5i_ctx.boot.method,
-             cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
+             cm5i_ctx.provider, t1 - t0, cm5_rtime() - t1);
 }
 
 /* Every step that fails undoes the ones before it, in reverse order: a
  * start that fails leaves no endpoint, file, mapping or memory behind. */
 static cm5_status_t ctx_start(const char *provider)
 {
-    double t0 = cm5_wtime(), t1;
+    double t0 = cm5_rtime(), t1;
     cm5_status_t st;
 
     ctx_open_log();
@@ -401,6 +401,8 @@ static cm5_status_t ctx_start(const char *provider)
     if (cm5i_ctx.rank == 0) /* once per job */
         cm5i_config_check(cm5i_config_long(CM5_ENV_VERBOSE_ENV, 0, 1));
     cm5i_handler_refresh();
+    if ((st = cm5i_model_setup()) != CM5_OK)
+        goto err_boot;
     if ((st = cm5i_alive_config()) != CM5_OK ||
         (st = ctx_open_fabric(provider)) != CM5_OK)
         goto err_boot;
@@ -413,7 +415,7 @@ static cm5_status_t ctx_start(const char *provider)
     if ((st = cm5i_alive_open()) != CM5_OK)
         goto err_alive;
     cm5i_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
-    t1 = cm5_wtime();
+    t1 = cm5_rtime();
     if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK)
         goto err_alive;
     if ((st = cm5i_barrier_setup()) != CM5_OK ||
@@ -448,6 +450,7 @@ err_flow:
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_ctx.fab = NULL;
 err_boot:
+    cm5i_model_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
     return st;
 }
@@ -507,7 +510,7 @@ __attribute__((constructor)) static void ctx_auto_init(void)
 void cm5_finalize(void)
 {
     CM5I_GUARD();
-    double t0 = cm5_wtime(), t1;
+    double t0 = cm5_rtime(), t1;
     int bye = 0;
 
     if (!cm5i_ctx.ready || cm5i_ctx.failed)
@@ -539,14 +542,14 @@ void cm5_finalize(void)
     }
     cm5i_alive_stop(bye);
     cm5i_irq_quiesce(); /* it watches the endpoints and the doorbell */
-    t1 = cm5_wtime();
+    t1 = cm5_rtime();
     cm5i_ctx.ready = 0;
     cm5i_ctx.finalized = 1;
     /* The endpoints first: no completion may name a message freed below. */
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_ctx.fab = NULL;
     cm5i_log(CM5I_LOG_DEBUG, "fini", "exit barrier %.3f s, close %.3f s",
-             t1 - t0, cm5_wtime() - t1);
+             t1 - t0, cm5_rtime() - t1);
     /* Then the rest of what ctx_start set up, in reverse order. */
     cm5i_coll_teardown();
     cm5i_msg_teardown();
@@ -556,6 +559,7 @@ void cm5_finalize(void)
     cm5i_poll_teardown();
     cm5i_flow_teardown();
     cm5i_progress_teardown();
+    cm5i_model_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
 }
 
@@ -616,6 +620,13 @@ void cm5_stats(cm5_stats_t *out)
 }
 
 double cm5_wtime(void)
+{
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        return cm5i_model_wtime();
+    return cm5_rtime();
+}
+
+double cm5_rtime(void)
 {
     struct timespec ts;
 
