@@ -397,11 +397,11 @@ void cm5i_model_msg_done(uint64_t vt);
 void cm5i_model_cn_enter(void);
 void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n);
 /* The barrier's side: its entry clocks travel in its packets. */
-void cm5i_model_bar_start(void);
-uint64_t cm5i_model_bar_value(void);
-void cm5i_model_bar_rx(uint32_t epoch, uint32_t round, uint64_t vt);
-void cm5i_model_bar_round(uint32_t epoch, int round);
-void cm5i_model_bar_done(void);
+void cm5i_model_barrier_start(void);
+uint64_t cm5i_model_barrier_value(void);
+void cm5i_model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt);
+void cm5i_model_barrier_round(uint32_t epoch, int round);
+void cm5i_model_barrier_done(void);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

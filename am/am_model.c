@@ -226,7 +226,7 @@ void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n)
         cm5_fatal("cm5fab", "virtual time: the closing barrier failed");
 }
 
-void cm5i_model_bar_start(void)
+void cm5i_model_barrier_start(void)
 {
     if (!model.bar_seeded) {
         model.bar_val = model.v.clock;
@@ -235,12 +235,12 @@ void cm5i_model_bar_start(void)
     model.bar_seeded = 0;
 }
 
-uint64_t cm5i_model_bar_value(void)
+uint64_t cm5i_model_barrier_value(void)
 {
     return model.bar_val;
 }
 
-void cm5i_model_bar_rx(uint32_t epoch, uint32_t round, uint64_t vt)
+void cm5i_model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt)
 {
     uint64_t *s;
 
@@ -251,7 +251,7 @@ void cm5i_model_bar_rx(uint32_t epoch, uint32_t round, uint64_t vt)
         *s = vt;
 }
 
-void cm5i_model_bar_round(uint32_t epoch, int round)
+void cm5i_model_barrier_round(uint32_t epoch, int round)
 {
     uint64_t *s = &model.bar_rx[epoch & 1][round];
 
@@ -260,7 +260,7 @@ void cm5i_model_bar_round(uint32_t epoch, int round)
     *s = 0;
 }
 
-void cm5i_model_bar_done(void)
+void cm5i_model_barrier_done(void)
 {
     uint64_t end = model.bar_val + model.bar_cost;
 
