@@ -159,12 +159,12 @@ cm5_status_t cm5i_alive_open(void)
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d-hb",
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
     p.name_tag = tag;
-    t0 = cm5_wtime();
+    t0 = cm5_rtime();
     st = cm5i_fab_open(&p, &alive.fab);
     if (st != CM5_OK)
         return st;
     cm5i_log(CM5I_LOG_DEBUG, "alive", "heartbeat endpoints opened in %.3f s",
-             cm5_wtime() - t0);
+             cm5_rtime() - t0);
     alive.nfds = cm5i_fab_wait_fds(alive.fab, alive.fds);
     alive.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (alive.wake_fd < 0) {
@@ -196,7 +196,7 @@ static void alive_ring(int size)
         alive.pred = (r - 1 + size) % size;
     }
     alive.pred_left = 0;
-    alive.heard = cm5_wtime();
+    alive.heard = cm5_rtime();
 }
 
 static void alive_rx(void *arg, int ch, const void *buf, size_t len)
@@ -216,7 +216,7 @@ static void alive_rx(void *arg, int ch, const void *buf, size_t len)
     }
     if ((int)p.src != alive.pred)
         return; /* a ping from before a partition resize */
-    alive.heard = cm5_wtime();
+    alive.heard = cm5_rtime();
     if (p.type == ALIVE_BYE)
         alive.pred_left = 1;
 }
@@ -339,25 +339,25 @@ static void alive_lost(double silent)
  * little for the message to leave before the endpoint closes. */
 static void alive_bye(void)
 {
-    double until = cm5_wtime() + 0.2;
+    double until = cm5_rtime() + 0.2;
     cm5_status_t st;
 
     cm5i_fab_track_sends(alive.fab);
-    while ((st = alive_send(ALIVE_BYE)) == CM5_ERR_AGAIN && cm5_wtime() < until)
+    while ((st = alive_send(ALIVE_BYE)) == CM5_ERR_AGAIN && cm5_rtime() < until)
         alive_drain();
     while (st == CM5_OK && cm5i_fab_sends_pending(alive.fab) > 0 &&
-           cm5_wtime() < until)
+           cm5_rtime() < until)
         alive_drain();
 }
 
 static void *alive_thread(void *arg)
 {
-    double now = cm5_wtime(), next_ping = now, last = now, wake;
+    double now = cm5_rtime(), next_ping = now, last = now, wake;
     int size = -1, watching;
 
     (void)arg;
     while (!atomic_load(&alive.stop)) {
-        now = cm5_wtime();
+        now = cm5_rtime();
         /* This node itself did not run (stopped, host suspended or
          * starved): the silence is ours, blame nobody. */
         if (now - last > alive.timeout / 2)
@@ -376,7 +376,7 @@ static void *alive_thread(void *arg)
         wake = next_ping;
         if (watching && alive.heard + alive.timeout < wake)
             wake = alive.heard + alive.timeout;
-        alive_sleep(wake - cm5_wtime());
+        alive_sleep(wake - cm5_rtime());
     }
     if (atomic_load(&alive.bye))
         alive_bye();

@@ -47,6 +47,15 @@ static struct {
     int gor_mine;
 } coll;
 
+/* A blocking control-network call ends: in virtual time every clock
+ * ends at the largest entry clock plus the call's cost. */
+static cm5_status_t coll_model_end(cm5i_cn_kind_t kind, size_t n)
+{
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_cn_end(kind, n);
+    return CM5_OK;
+}
+
 /* ---- scalar messages ---- */
 
 static void coll_handler(int src, const uint32_t *a)
@@ -340,7 +349,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
         while (!red_advance(&r))
             cm5i_wait_step(&w, CM5I_CH_ALL);
         memcpy(values, &r.acc, sz);
-        return CM5_OK;
+        return coll_model_end(CM5I_CN_REDUCE, 1);
     }
     me = cm5i_ctx.rank;
     size = cm5i_ctx.size;
@@ -360,7 +369,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
         coll_xfer(1, me - low, seq, values, len);
     free(tmp);
     coll_bcast_tree(seq, values, len);
-    return CM5_OK;
+    return coll_model_end(CM5I_CN_REDUCE, (size_t)count);
 }
 
 cm5_status_t cm5_bcast(void *buf, size_t len, int root)
@@ -383,7 +392,7 @@ cm5_status_t cm5_bcast(void *buf, size_t len, int root)
     if (root != 0 && cm5i_ctx.rank == 0)
         coll_xfer(0, root, seq, buf, len);
     coll_bcast_tree(seq, buf, len);
-    return CM5_OK;
+    return coll_model_end(CM5I_CN_BCAST, len);
 }
 
 cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
@@ -416,7 +425,7 @@ cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
                   (size_t)n * len);
     }
     coll_bcast_tree(seq, all, (size_t)size * len);
-    return CM5_OK;
+    return coll_model_end(CM5I_CN_BCAST, (size_t)size * len);
 }
 
 /* Segmented scan by recursive doubling on pairs (acc, f): after round r
@@ -561,7 +570,7 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
     while (!scan_advance(&c))
         cm5i_wait_step(&w, CM5I_CH_ALL);
     memcpy(value, &c.acc, cm5_type_size(type));
-    return CM5_OK;
+    return coll_model_end(CM5I_CN_REDUCE, 1);
 }
 
 /* ---- split-phase reduction and scan ----
@@ -815,7 +824,7 @@ cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
         scan_v_shift(&c, values, count, out, in);
     free(out);
     free(in);
-    return CM5_OK;
+    return coll_model_end(CM5I_CN_REDUCE, (size_t)count);
 }
 
 cm5_status_t cm5_ordered(void (*fn)(void *arg), void *arg)

@@ -67,6 +67,16 @@ static const cm5_config_var_t config_table[] = {
      "scopies (time, peer, bytes; up to 262144 events per node) and at "
      "exit node 0 writes them to this file as Chrome trace-event JSON "
      "(open it in ui.perfetto.dev or chrome://tracing)"},
+    {CM5_ENV_MODEL, "off",
+     "virtual time (doc/model.md): off (the real clock), cm5 (the CM-5's "
+     "network and control network, calibrated), logp:L=6,o=2.2,g=4 (LogP, "
+     "microseconds); cm5:KEY=VALUE,... or logp:... changes a parameter (L, "
+     "o, os, or, g, bw1, bw2, bw3, ms, mr, bar, red, cnb, clk); timers and "
+     "cm5_wtime() report the virtual clock"},
+    {CM5_ENV_MODEL_CPU_SCALE, "20",
+     "virtual time: computation between runtime calls is charged as its "
+     "thread CPU time times this factor (a 33 MHz CM-5 node against this "
+     "host's core; 0: computation is free)"},
     {CM5_ENV_TIMEOUT, "0",
      "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_LAUNCHER, "",

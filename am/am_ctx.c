@@ -396,14 +396,14 @@ static void ctx_log_started(double t0, double t1)
              cm5i_ctx.rank, cm5i_ctx.size,
              cm5i_ctx.host >= 0 ? " nodes and a host" : "",
              cm5i_ctx.boot.method,
-             cm5i_ctx.provider, t1 - t0, cm5_wtime() - t1);
+             cm5i_ctx.provider, t1 - t0, cm5_rtime() - t1);
 }
 
 /* Every step that fails undoes the ones before it, in reverse order: a
  * start that fails leaves no endpoint, file, mapping or memory behind. */
 static cm5_status_t ctx_start(const char *provider)
 {
-    double t0 = cm5_wtime(), t1;
+    double t0 = cm5_rtime(), t1;
     cm5_status_t st;
 
     ctx_open_log();
@@ -418,10 +418,10 @@ static cm5_status_t ctx_start(const char *provider)
     st = cm5i_alive_config();
     if (cm5i_config_status() != CM5_OK) /* a bad variable, said once */
         st = CM5_ERR_INVALID;
-    if (st != CM5_OK || (st = cm5i_trace_setup()) != CM5_OK)
-        goto err_boot;
-    if ((st = ctx_open_fabric(provider)) != CM5_OK)
-        goto err_boot;
+    if (st != CM5_OK || (st = cm5i_model_setup()) != CM5_OK ||
+        (st = cm5i_trace_setup()) != CM5_OK ||
+        (st = ctx_open_fabric(provider)) != CM5_OK)
+        goto err_boot; /* (its teardowns accept what never started) */
     /* The packet layer's own, then its clients' (the parked packets'
      * hook runs before the held packets'). */
     if ((st = cm5i_flow_setup()) != CM5_OK ||
@@ -431,7 +431,7 @@ static cm5_status_t ctx_start(const char *provider)
     if ((st = cm5i_alive_open()) != CM5_OK)
         goto err_alive;
     cm5i_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
-    t1 = cm5_wtime();
+    t1 = cm5_rtime();
     if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK)
         goto err_alive;
     if ((st = cm5i_barrier_setup()) != CM5_OK ||
@@ -467,6 +467,7 @@ err_flow:
     cm5i_ctx.fab = NULL;
 err_boot:
     cm5i_trace_teardown();
+    cm5i_model_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
     return st;
 }
@@ -526,7 +527,7 @@ __attribute__((constructor)) static void ctx_auto_init(void)
 void cm5_finalize(void)
 {
     CM5I_GUARD();
-    double t0 = cm5_wtime(), t1;
+    double t0 = cm5_rtime(), t1;
     int bye = 0;
 
     if (!cm5i_ctx.ready || cm5i_ctx.failed)
@@ -559,14 +560,14 @@ void cm5_finalize(void)
     }
     cm5i_alive_stop(bye);
     cm5i_irq_quiesce(); /* it watches the endpoints and the doorbell */
-    t1 = cm5_wtime();
+    t1 = cm5_rtime();
     cm5i_ctx.ready = 0;
     cm5i_ctx.finalized = 1;
     /* The endpoints first: no completion may name a message freed below. */
     cm5i_fab_close(cm5i_ctx.fab);
     cm5i_ctx.fab = NULL;
     cm5i_log(CM5I_LOG_DEBUG, "fini", "exit barrier %.3f s, close %.3f s",
-             t1 - t0, cm5_wtime() - t1);
+             t1 - t0, cm5_rtime() - t1);
     /* Then the rest of what ctx_start set up, in reverse order. */
     cm5i_coll_teardown();
     cm5i_msg_teardown();
@@ -577,6 +578,7 @@ void cm5_finalize(void)
     cm5i_flow_teardown();
     cm5i_progress_teardown();
     cm5i_trace_teardown();
+    cm5i_model_teardown();
     cm5i_boot_fini(&cm5i_ctx.boot);
 }
 
@@ -637,6 +639,13 @@ void cm5_stats(cm5_stats_t *out)
 }
 
 double cm5_wtime(void)
+{
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        return cm5i_model_wtime();
+    return cm5_rtime();
+}
+
+double cm5_rtime(void)
 {
     struct timespec ts;
 

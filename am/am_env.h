@@ -23,6 +23,8 @@
     X(CM5_ENV_PEER_TIMEOUT, "CM5_PEER_TIMEOUT")                               \
     X(CM5_ENV_SHM, "CM5_SHM")                                                 \
     X(CM5_ENV_TRACE, "CM5_TRACE")                                             \
+    X(CM5_ENV_MODEL, "CM5_MODEL")                                             \
+    X(CM5_ENV_MODEL_CPU_SCALE, "CM5_MODEL_CPU_SCALE")                         \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                         \
     X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                       \
     X(CM5_ENV_RANK, "CM5_RANK")                                               \
@@ -46,6 +48,8 @@
 #define CM5_ENV_SHM "CM5_SHM"
 /* The event trace (am_trace.c). */
 #define CM5_ENV_TRACE "CM5_TRACE"
+#define CM5_ENV_MODEL "CM5_MODEL"
+#define CM5_ENV_MODEL_CPU_SCALE "CM5_MODEL_CPU_SCALE"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"
 /* Set by cm5run for every node (the bootstrap, boot/boot_proto.h). */

@@ -9,6 +9,7 @@
 
 #include "am_handler.h"
 #include "am_log.h"
+#include "am_model.h"
 #include "boot/boot.h"
 #include "boot/boot_proto.h"
 #include "cm5/cm5.h"
@@ -30,7 +31,8 @@ enum {
     CM5I_PKT_MAX = 8
 };
 
-/* The wire format of an active message: 48 bytes. */
+/* The wire format of an active message: 56 bytes (the same-host rings
+ * carry up to 56). */
 typedef struct {
     uint64_t key;    /* the job's key: packets from elsewhere are dropped */
     uint32_t obj;    /* handler object id, or internal handler index */
@@ -42,7 +44,9 @@ typedef struct {
     uint8_t raw; /* obj:off is the handler's address in the receiver */
     uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
     uint32_t pad2;
+    uint64_t vt; /* virtual send time (am_model.c), or CM5I_VT_NONE */
 } cm5i_pkt_t;
+#define CM5I_VT_NONE UINT64_MAX /* a packet the model does not charge */
 
 /* Runtime-internal handlers (collectives and the like), by index. */
 typedef void (*cm5i_internal_func_t)(int src, const uint32_t *arg);
@@ -278,19 +282,31 @@ void cm5i_irq_deliver(void);
 void cm5i_irq_quiesce(void);
 /* Inside the signal handler (sends are queued for the interrupt thread). */
 extern volatile sig_atomic_t cm5i_irq_in_signal;
+extern int cm5i_model_on; /* virtual time (am_model.c) */
+void cm5i_model_enter(void);
+void cm5i_model_leave(void);
 static inline int cm5i_guard_enter(void)
 {
-    if (cm5i_rt_depth++ == 0 && CM5I_UNLIKELY(cm5i_irq_active))
-        cm5i_irq_acquire();
+    if (cm5i_rt_depth++ == 0 &&
+        CM5I_UNLIKELY(cm5i_irq_active | cm5i_model_on)) {
+        if (cm5i_irq_active)
+            cm5i_irq_acquire();
+        if (cm5i_model_on) /* charge the computation since the last call */
+            cm5i_model_enter();
+    }
     return 0;
 }
 static inline void cm5i_guard_leave(int *unused)
 {
     (void)unused;
     if (cm5i_rt_depth == 1 &&
-        CM5I_UNLIKELY(cm5i_irq_pending || cm5i_irq_owned)) {
-        cm5i_irq_leave();
-        return;
+        CM5I_UNLIKELY(cm5i_irq_pending || cm5i_irq_owned | cm5i_model_on)) {
+        if (cm5i_model_on)
+            cm5i_model_leave();
+        if (cm5i_irq_pending || cm5i_irq_owned) {
+            cm5i_irq_leave();
+            return;
+        }
     }
     cm5i_rt_depth--;
 }
@@ -359,6 +375,34 @@ int cm5i_rport_place(int rport, int src, size_t off, size_t len,
 /* Copy len packed bytes to their elements. */
 void cm5i_rport_scatter(const cm5i_rport_place_t *pl, const void *data,
                         size_t len);
+
+/* Virtual time (am_model.c, CM5_MODEL): the node's clock, the stamps
+ * packets carry, and the hooks the modules call, each behind one branch
+ * on cm5i_model_on.  Read CM5_MODEL (a bad value fails the start). */
+cm5_status_t cm5i_model_setup(void);
+void cm5i_model_teardown(void);
+double cm5i_model_wtime(void); /* the virtual clock, in seconds */
+/* The next packet sent carries vt (messages, barrier rounds). */
+void cm5i_model_stamp(uint64_t vt);
+void cm5i_model_tx(int node, cm5i_pkt_t *pkt); /* stamp a packet */
+void cm5i_model_rx(const cm5i_pkt_t *pkt);     /* before its dispatch */
+void cm5i_model_run(const cm5i_pkt_t *pkt); /* a user handler runs */
+uint64_t cm5i_model_rx_stamp(void); /* the stamp of the packet handled */
+/* A message (cmmd) or an scopy of len bytes: the sender pays; returns
+ * the stamp of its RTS.  Its data landed: the receiver pays; returns the
+ * stamp of its FIN.  A sender that waits for it: done. */
+uint64_t cm5i_model_msg_send(size_t len, int cmmd);
+uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd);
+void cm5i_model_msg_done(uint64_t vt);
+/* The outermost control-network call begins; a blocking one ends. */
+void cm5i_model_cn_enter(void);
+void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n);
+/* The barrier's side: its entry clocks travel in its packets. */
+void cm5i_model_barrier_start(void);
+uint64_t cm5i_model_barrier_value(void);
+void cm5i_model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt);
+void cm5i_model_barrier_round(uint32_t epoch, int round);
+void cm5i_model_barrier_done(void);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

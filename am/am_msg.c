@@ -50,12 +50,14 @@ struct cm5_msg {
     cm5_msg_done_func_t done;
     void *arg;
     struct cm5_msg *next; /* posted receives */
+    uint64_t vt, fin_vt; /* virtual time: the RTS's and the FIN's stamps */
 };
 
 /* An RTS that found no receive yet. */
 typedef struct msg_rts {
     int src, tag;
     uint32_t len, slot, gen;
+    uint64_t vt; /* its stamp (virtual time) */
     struct msg_rts *next;
 } msg_rts_t;
 
@@ -270,6 +272,8 @@ static void msg_accept(cm5_msg_h m)
         uint32_t slot = m->peer_slot, gen = m->peer_gen;
         uint32_t how = m->status == CM5_OK ? 0 : MSG_REFUSED;
 
+        if (CM5I_UNLIKELY(cm5i_model_on) && m->status == CM5_OK)
+            cm5i_model_msg_recv(node, m->vt, 0, m->rport < 0);
         msg_finish(m);
         msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen,
                           how, 0);
@@ -299,6 +303,7 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r)
     m->bytes = r->len;
     m->peer_slot = r->slot;
     m->peer_gen = r->gen;
+    m->vt = r->vt;
     m->state = MSG_MATCHED;
     if (m->bytes > m->size)
         m->status = CM5_ERR_INVALID;
@@ -318,9 +323,11 @@ static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
 static void msg_rts_handler(int src, const uint32_t *arg)
 {
     msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
-                   .slot = arg[2], .gen = arg[3]};
+                   .slot = arg[2], .gen = arg[3], .vt = CM5I_VT_NONE};
     msg_rts_t *u;
 
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        r.vt = cm5i_model_rx_stamp();
     for (cm5_msg_h m = msgs.posted_head, prev = NULL; m;
          prev = m, m = m->next) {
         if (msg_matches(m->node, m->tag, r.src, r.tag)) {
@@ -399,6 +406,8 @@ static void msg_fin_handler(int src, const uint32_t *arg)
     if (!m || !m->is_send || m->node != src)
         cm5_fatal("cm5_msg", "unexpected completion from node %d", src);
     m->remote_done = 1;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        m->fin_vt = cm5i_model_rx_stamp();
     if (m->local_done)
         msg_later(m, msg_finish);
 }
@@ -409,6 +418,9 @@ static void msg_recv_finish(cm5_msg_h m)
     if (m->status == CM5_OK &&
         msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
         return;
+    if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_stamp(cm5i_model_msg_recv(m->node, m->vt, m->bytes,
+                                             m->rport < 0));
     if (m->status == CM5_OK)
         msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN,
                           m->peer_slot, m->peer_gen, 0, 0);
@@ -420,6 +432,8 @@ static void msg_send_rts(cm5_msg_h m)
     int node = m->node;
 
     msgs.rts_busy[node] = 1;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_stamp(m->vt);
     msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
                       (uint32_t)m->tag, (uint32_t)m->bytes, m->slot, m->gen);
     msgs.rts_busy[node] = 0;
@@ -489,6 +503,9 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     }
     m->state = MSG_RTS_SENT;
     *out = m;
+    m->fin_vt = CM5I_VT_NONE;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        m->vt = cm5i_model_msg_send(len, 1);
     if (msgs.rtsq_head[node] || msgs.rts_busy[node] ||
         !cm5i_flow_has(CM5I_CH_REQ, node)) {
         if (!msgs.rtsq_head[node])
@@ -568,11 +585,21 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
     return CM5_OK;
 }
 
+/* A sender that waits for its message waits, in virtual time, until its
+ * last packet has left (the network held it back while the receiver's
+ * link was busy). */
+static void msg_model_done(cm5_msg_h m)
+{
+    if (CM5I_UNLIKELY(cm5i_model_on) && m->is_send && m->state == MSG_DONE)
+        cm5i_model_msg_done(m->fin_vt);
+}
+
 int cm5_msg_test(cm5_msg_h m)
 {
     CM5I_GUARD();
     if (m->state != MSG_DONE && !cm5i_ctx.in_handler)
         cm5i_probe_progress();
+    msg_model_done(m);
     return m->state == MSG_DONE;
 }
 
@@ -586,6 +613,7 @@ cm5_status_t cm5_msg_wait(cm5_msg_h m)
     cm5i_waiter_init(&w);
     while (m->state != MSG_DONE)
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    msg_model_done(m);
     return m->status;
 }
 
@@ -664,6 +692,8 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     m->sent = sent;
     m->bytes = len;
     m->state = MSG_RTS_SENT;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_stamp(cm5i_model_msg_send(len, 0));
     msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
                       (uint32_t)rport | m->slot << 8, (uint32_t)offset,
                       (uint32_t)len, m->gen);
@@ -676,7 +706,7 @@ static void msg_scopy_handler(int src, const uint32_t *arg)
     uint32_t off = arg[1], len = arg[2];
     cm5i_rport_t *p = r < CM5_RPORTS ? &cm5i_rports[r] : NULL;
     msg_rts_t rts = {.src = src, .tag = -1, .len = len,
-                     .slot = arg[0] >> 8, .gen = arg[3]};
+                     .slot = arg[0] >> 8, .gen = arg[3], .vt = CM5I_VT_NONE};
     cm5_msg_h m;
 
     if (!p || !p->allocated)
@@ -705,6 +735,8 @@ static void msg_scopy_handler(int src, const uint32_t *arg)
         m->buf = m->copy;
     }
     p->pending += len;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        rts.vt = cm5i_model_rx_stamp();
     msg_match(m, &rts);
 }
 

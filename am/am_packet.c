@@ -40,6 +40,8 @@ static void am_run_user(int ch, const cm5i_pkt_t *pkt)
                   "handler (object %08x, offset 0x%x) sent by node %d is "
                   "not executable code in this process; not called",
                   pkt->obj, pkt->off, pkt->src);
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_run(pkt);
     cm5i_ctx.in_handler++;
     cm5i_ctx.in_req_handler = ch == CM5I_CH_REQ;
     cm5i_trace_am_begin(ch, pkt->src, pkt->obj, pkt->off);
@@ -145,7 +147,8 @@ int cm5i_cn_enter(void)
 {
     if (cm5i_ctx.finalizing)
         return 0;
-    cm5i_ctx.cn_hold++;
+    if (cm5i_ctx.cn_hold++ == 0 && CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_cn_enter();
     return 1;
 }
 
@@ -269,6 +272,8 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
                       pkt.type >= CM5I_PKT_MAX || !pkts.types[pkt.type]))
         goto foreign;
     cm5i_flow_returned(pkt.src, &pkt);
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_rx(&pkt);
     if (pkts.types[pkt.type](ch, &pkt))
         cm5i_flow_owe(ch, pkt.src);
     return;
@@ -342,6 +347,8 @@ static int am_run_rpcs(void)
                       "function (object %08x, offset 0x%x) sent by node %d "
                       "is not executable code in this process; not called",
                       pkt.obj, pkt.off, pkt.src);
+        if (CM5I_UNLIKELY(cm5i_model_on))
+            cm5i_model_run(&pkt);
         cm5i_trace_am_begin(CM5I_CH_REQ, pkt.src, pkt.obj, pkt.off);
         h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
         cm5i_trace_am_end(CM5I_CH_REQ);
@@ -378,6 +385,8 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
 
     pkt->key = cm5i_ctx.key;
     pkt->src = (uint16_t)cm5i_ctx.rank;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_tx(node, pkt);
     if (CM5I_UNLIKELY(cm5i_irq_in_signal) &&
         am_sendq_put(ch, node, pkt, counted))
         return CM5_OK;

@@ -110,7 +110,7 @@ static uint64_t poll_handled(void)
 static int poll_channel(poll_pace_t *p, int ch)
 {
     uint64_t before = poll_handled();
-    double now = cm5_wtime();
+    double now = cm5_rtime();
 
     if (now - p->last > 20e-6) /* the program worked in between */
         cm5i_waiter_init(&p->w);
@@ -122,7 +122,7 @@ static int poll_channel(poll_pace_t *p, int ch)
     } else {
         poll_progress(&p->w, ch, 1);
     }
-    p->last = cm5_wtime();
+    p->last = cm5_rtime();
     return (int)(poll_handled() - before);
 }
 

@@ -82,13 +82,13 @@ static void progress_release_held(void)
 static void progress_run_one(cm5i_deferred_t *w)
 {
     cm5_stats_t *st = &cm5i_ctx.stats;
-    double t0 = cm5_wtime(), us;
+    double t0 = cm5_rtime(), us;
 
     if ((uint64_t)++prog.defer_depth > st->deferred_depth_max)
         st->deferred_depth_max = (uint64_t)prog.defer_depth;
     w->run(w); /* may send, wait, and so defer more */
     prog.defer_depth--;
-    us = (cm5_wtime() - t0) * 1e6;
+    us = (cm5_rtime() - t0) * 1e6;
     if (us > (double)st->deferred_max_us)
         st->deferred_max_us = (uint64_t)us;
 }
@@ -150,11 +150,11 @@ void cm5i_progress_teardown(void)
 static CM5_NORETURN void progress_network_failure(int c, int status)
 {
     int lost = cm5i_fab_lost_node(cm5i_ctx.fab);
-    double until = cm5_wtime() + 3.0;
+    double until = cm5_rtime() + 3.0;
     struct timespec ts = {0, 20 * 1000 * 1000};
 
     if (strcmp(cm5_bootstrap(), "single") != 0)
-        while (cm5_wtime() < until)
+        while (cm5_rtime() < until)
             nanosleep(&ts, NULL);
     if (lost >= 0)
         cm5_fatal("cm5fab",

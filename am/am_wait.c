@@ -204,13 +204,13 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
         return;
     }
     if (w->empty++ == 0) {
-        w->t0 = cm5_wtime();
+        w->t0 = cm5_rtime();
         if (waits.spin_s > 0)
             w->crowded = wait_crowded();
         return;
     }
     if (waits.spin_s > 0 && !w->crowded &&
-        cm5_wtime() - w->t0 < waits.spin_s) {
+        cm5_rtime() - w->t0 < waits.spin_s) {
         if ((w->empty & 63) == 0)
             w->crowded = wait_crowded();
         return;
@@ -240,7 +240,7 @@ static double probe_last;
 
 void cm5i_probe_progress(void)
 {
-    double now = cm5_wtime();
+    double now = cm5_rtime();
 
     if (now - probe_last > 20e-6) /* the program worked in between */
         cm5i_waiter_init(&probe_waiter);
@@ -252,7 +252,7 @@ void cm5i_probe_progress(void)
     } else {
         cm5i_wait_step(&probe_waiter, CM5I_CH_ALL);
     }
-    probe_last = cm5_wtime();
+    probe_last = cm5_rtime();
 }
 
 static uint64_t poll_handled(void)

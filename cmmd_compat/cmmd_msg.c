@@ -77,9 +77,9 @@ static void cmmd_fail(const char *call, cm5_msg_h m, cm5_status_t st)
     if (st == CM5_ERR_INVALID) {
         /* The receiver refused it and is reporting that itself: give its
          * report time to stop the job, then report here. */
-        double t0 = cm5_wtime();
+        double t0 = cm5_rtime(); /* (real time, also in virtual time) */
 
-        while (cm5_wtime() - t0 < 5.0)
+        while (cm5_rtime() - t0 < 5.0)
             cm5_poll();
         cm5_fatal(call, "node %d refused the message of %zu bytes (tag %d): "
                   "its receive buffer is shorter", in.node, in.bytes, in.tag);

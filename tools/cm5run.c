@@ -44,6 +44,7 @@
 #include <sys/wait.h>
 
 #include "am_env.h"
+#include "am_model.h" /* a --model value is checked before any node starts */
 #include "boot/boot_proto.h" /* the framing and the doorbell's layout */
 
 #ifdef PACKAGE_VERSION
@@ -65,6 +66,7 @@ struct opts {
     int nodes;
     int procs;                  /* nodes, and the host program if any */
     const char *provider;
+    const char *model;          /* --model SPEC, or NULL */
     int label;
     double timeout;             /* seconds, 0 = no limit */
     char **argv;                /* PROGRAM and its arguments */
@@ -169,6 +171,29 @@ static void usage_error(const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
+/* A bad virtual-time setting stops the job before it starts, with one
+ * line (instead of one per node). */
+static void check_model(const struct opts *o)
+{
+    const char *spec = o->model ? o->model : getenv(CM5_ENV_MODEL);
+    const char *scale = getenv(CM5_ENV_MODEL_CPU_SCALE);
+    cm5i_model_params_t p;
+    char err[200], *end;
+    int on;
+
+    if (spec && cm5i_model_parse(spec, &on, &p, err, sizeof(err)) < 0) {
+        fprintf(stderr, "cm5run: %s%s: %s\n",
+                o->model ? "--model " : CM5_ENV_MODEL "=", spec, err);
+        exit(EXIT_USAGE);
+    }
+    if (scale && (!(strtod(scale, &end) >= 0) || end == scale || *end ||
+                  !isfinite(strtod(scale, NULL)))) {
+        fprintf(stderr, "cm5run: %s=%s: not a number >= 0 (0: computation "
+                "is free)\n", CM5_ENV_MODEL_CPU_SCALE, scale);
+        exit(EXIT_USAGE);
+    }
+}
+
 static int64_t now_ms(void)
 {
     struct timespec ts;
@@ -229,6 +254,8 @@ static void print_help(void)
 "Options:\n"
 "  -n, -np, --nodes N     number of nodes to start (1 to %d)\n"
 "  -p, --provider NAME    libfabric provider to use (sets CM5_PROVIDER)\n"
+"      --model SPEC       virtual time: off, cm5, logp:L=6,o=2.2,g=4 or\n"
+"                         cm5:KEY=VALUE,... (sets CM5_MODEL; doc/model.md)\n"
 "  -l, --label            prefix each output line with \"[RANK] \"\n"
 "                         (\"[host] \" for the host program)\n"
 "      --host HOSTPROG    start HOSTPROG with the arguments up to \"--\" as\n"
@@ -336,7 +363,9 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
         if (*v == '\0')
             usage_error("empty provider name");
         o->provider = v;
-    } else if (match_opt(argc, argv, i, "-t", "--timeout", &v))
+    } else if (match_opt(argc, argv, i, "--model", "--model", &v))
+        o->model = v;
+    else if (match_opt(argc, argv, i, "-t", "--timeout", &v))
         o->timeout = parse_timeout(v, "timeout");
     else
         usage_error("unrecognized option '%s'", a);
@@ -546,6 +575,8 @@ static int prepare_env(const struct job *j)
         setenv("FI_SOCKETS_IFACE", "lo", 0) < 0)
         return -1;
     if (o->provider && setenv(CM5_ENV_PROVIDER, o->provider, 1) < 0)
+        return -1;
+    if (o->model && setenv(CM5_ENV_MODEL, o->model, 1) < 0)
         return -1;
     return 0;
 }
@@ -1360,6 +1391,7 @@ int main(int argc, char **argv)
     int rc = 1;
 
     parse_args(argc, argv, &o);
+    check_model(&o);
     ensure_std_fds();
     if (job_init(&j, &o) < 0) {
         msg("out of memory");

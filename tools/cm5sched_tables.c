@@ -120,6 +120,9 @@ static void table_head(const args_t *a, const char *wname, size_t elem,
            a->o.interrupts ? "  interrupts" : "");
     if (a->fam == &broadcast)
         printf("  mesh=%dx%d", a->mesh_r, a->mesh_c);
+    if (cm5_model()) /* CM5_MODEL, cm5run --model: doc/model.md */
+        printf("\n# VIRTUAL TIME: model %s (the modelled CM-5's clock, "
+               "not this host's)", cm5_model());
     printf("\n# times in ms, max over nodes, %s over matrices and reps; as "
            "wang1993's tables:\n# comm = communication cost, comp = "
            "scheduling cost (computing the schedule);\n# gather = "
@@ -225,8 +228,10 @@ int plot(const args_t *a, char **wnames, cell_t *cells)
             "set logscale xy\nset grid\nset key left top\n"
             "set xlabel 'message unit (bytes)'\n"
             "set ylabel 'comm time (ms, %s, max over nodes)'\n"
-            "set title 'cm5sched: p=%d, provider %s'\n",
-            a->plot, stat_names[a->stat], P, cm5_provider());
+            "set title 'cm5sched: p=%d, provider %s%s%s'\n",
+            a->plot, stat_names[a->stat], P, cm5_provider(),
+            cm5_model() ? ", virtual time, model " : "",
+            cm5_model() ? cm5_model() : "");
     fprintf(g, "plot");
     for (wi = 0; wi < a->nwork; wi++)
         for (k = 0; k < a->nalg; k++) {

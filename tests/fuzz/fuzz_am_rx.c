@@ -30,6 +30,8 @@
 #include "../../am/am_progress.c"
 #include "../../am/am_barrier.c"
 #include "../../am/am_poll.c"
+#include "../../am/am_model.c"
+#include "../../am/am_model_calc.c"
 #undef cm5i_handler_decode
 #undef cm5i_handler_decode_raw
 void *cm5i_handler_decode(cm5i_href_t ref);
@@ -86,7 +88,7 @@ void cm5i_log(int level, const char *subsys, const char *fmt, ...)
 const char *cm5_bootstrap(void) { return "single"; }
 int cm5_interrupts_enabled(void) { return 0; }
 const char *cm5_status_string(cm5_status_t st) { return st ? "error" : "ok"; }
-double cm5_wtime(void) { return 0; }
+double cm5_rtime(void) { return 0; }
 void cm5i_doorbell_ring(int node) { (void)node; }
 int cm5i_fab_lost_node(const cm5i_fab_t *fab) { (void)fab; return -1; }
 void cm5i_irq_deliver(void) { cm5i_irq_pending = 0; }

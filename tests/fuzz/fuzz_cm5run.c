@@ -12,6 +12,7 @@
  */
 #define main cm5run_main
 #include "../../tools/cm5run.c"
+#include "../../am/am_model_calc.c"
 #undef main
 
 #define PROCS_MAX 4

@@ -52,7 +52,7 @@ check "the global context holds no module's state (credits, RPC queue, deferred 
         ctx_fields | sed "s/^/# /" | grep .'
 
 missing=
-for m in flow pkt progress barrier msg coll wait poll; do
+for m in flow pkt progress barrier msg coll wait poll model; do
     grep -q "^cm5_status_t cm5i_${m}_setup(void)\|^void cm5i_progress_hook" \
         "$am"/*.c || missing="$missing ${m}_setup"
     grep -q "^void cm5i_${m}_teardown(void)" "$am"/*.c ||

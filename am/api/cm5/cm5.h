@@ -305,9 +305,14 @@ CM5_EXPORT cm5_status_t cm5_host_barrier(void);
 CM5_EXPORT CM5_NORETURN void cm5_fatal(const char *call, const char *fmt, ...)
     CM5_PRINTF(2, 3);
 
-/* Wall clock and CPU time of this process, in seconds. */
+/* Wall clock and CPU time of this process, in seconds.  With CM5_MODEL
+ * set (virtual time, doc/model.md), cm5_wtime() is the node's virtual
+ * clock; cm5_rtime() is always the real one. */
 CM5_EXPORT double cm5_wtime(void);
+CM5_EXPORT double cm5_rtime(void);
 CM5_EXPORT double cm5_cputime(void);
+/* The virtual-time model in use (the CM5_MODEL value), or NULL: off. */
+CM5_EXPORT const char *cm5_model(void);
 
 /* Counters of this node's active-message traffic. */
 typedef struct {

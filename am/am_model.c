@@ -1,0 +1,269 @@
+/*
+ * Virtual time (CM5_MODEL, doc/model.md): every node keeps a virtual
+ * clock that advances by the modelled CM-5's costs instead of the host's,
+ * so a 32-node job on two cores shows the CM-5's timings and contention.
+ *
+ * - Packets carry their sender's virtual send time (cm5i_pkt_t.vt);
+ *   a user active message costs its sender os and its receiver the
+ *   network's latency, its input link's serialization and orr
+ *   (am_model_calc.c does the arithmetic).
+ * - A CMMD message or an scopy of n bytes is modelled as its 16-byte
+ *   packets: its RTS carries the time its first packet left, the
+ *   receiver charges the packets when the data has landed, and its FIN
+ *   tells a sender that waits for the message when the last packet left.
+ * - Control-network calls cost fixed figures: they end with every clock
+ *   at the largest entry clock plus the cost, the entry clocks travelling
+ *   in the barrier's packets (the other calls end with an internal
+ *   barrier, in this mode only).
+ * - Computation between runtime calls is charged from the thread's CPU
+ *   time times CM5_MODEL_CPU_SCALE; stretches shorter than MODEL_FLOOR_NS
+ *   (a polling loop's turn) are not, so that how often a node polls while
+ *   it waits, which depends on the host's load, changes nothing.
+ *
+ * When the model is off, each hook costs the caller one predictable
+ * branch on cm5i_model_on.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "am_config.h"
+#include "am_internal.h"
+#include "am_model.h"
+
+#define MODEL_FLOOR_NS 2000 /* shorter computation is a polling loop's */
+#define MODEL_ROUNDS 32     /* barrier rounds (am_barrier.c) */
+
+int cm5i_model_on;
+
+static struct {
+    cm5i_model_params_t p;
+    cm5i_vnode_t v;
+    char spec[128];
+    double scale;       /* CM5_MODEL_CPU_SCALE */
+    uint64_t cpu_mark;  /* thread CPU time at the last runtime exit */
+    int stamp_set;      /* the next packet's stamp is given */
+    uint64_t stamp;
+    uint64_t rx_vt;     /* stamp of the packet being dispatched */
+    uint64_t cn_entry;  /* clock at the outermost control-network entry */
+    uint64_t bar_val;   /* largest entry clock the barrier knows */
+    uint64_t bar_cost;  /* what the barrier under way costs */
+    int bar_seeded;     /* bar_val/bar_cost set by cm5i_model_cn_end */
+    uint64_t bar_rx[2][MODEL_ROUNDS]; /* by epoch parity and round */
+} model;
+
+static uint64_t model_cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+cm5_status_t cm5i_model_setup(void)
+{
+    const char *spec = cm5i_config_str(CM5_ENV_MODEL);
+    const char *scale = cm5i_config_str(CM5_ENV_MODEL_CPU_SCALE);
+    char err[160], *end;
+    int on;
+
+    memset(&model, 0, sizeof(model));
+    cm5i_model_on = 0;
+    if (cm5i_model_parse(spec, &on, &model.p, err, sizeof(err)) < 0) {
+        cm5i_log(CM5I_LOG_ERROR, "model", "%s=%s: %s", CM5_ENV_MODEL, spec,
+                 err);
+        return CM5_ERR_INVALID;
+    }
+    model.scale = strtod(scale, &end);
+    if (end == scale || *end || !isfinite(model.scale) || model.scale < 0) {
+        cm5i_log(CM5I_LOG_ERROR, "model",
+                 "%s=%s: not a number >= 0 (0: computation is free)",
+                 CM5_ENV_MODEL_CPU_SCALE, scale);
+        return CM5_ERR_INVALID;
+    }
+    if (!on)
+        return CM5_OK;
+    snprintf(model.spec, sizeof(model.spec), "%s", spec);
+    model.bar_cost = (uint64_t)model.p.bar;
+    model.cpu_mark = model_cpu_ns();
+    cm5i_model_on = 1;
+    return CM5_OK;
+}
+
+void cm5i_model_teardown(void)
+{
+    cm5i_model_on = 0;
+    memset(&model, 0, sizeof(model));
+}
+
+const char *cm5_model(void)
+{
+    cm5i_ensure_init();
+    return cm5i_model_on ? model.spec : NULL;
+}
+
+/* ---- computation ---- */
+
+void cm5i_model_enter(void)
+{
+    uint64_t now, d;
+
+    if (model.scale == 0)
+        return;
+    now = model_cpu_ns();
+    d = now - model.cpu_mark;
+    if (d >= MODEL_FLOOR_NS)
+        model.v.clock += (uint64_t)((double)d * model.scale + 0.5);
+    model.cpu_mark = now;
+}
+
+void cm5i_model_leave(void)
+{
+    if (model.scale != 0)
+        model.cpu_mark = model_cpu_ns();
+}
+
+double cm5i_model_wtime(void)
+{
+    CM5I_GUARD(); /* charges the computation since the last call */
+
+    model.v.clock += (uint64_t)model.p.clk;
+    return (double)model.v.clock * 1e-9;
+}
+
+/* ---- packets ---- */
+
+void cm5i_model_stamp(uint64_t vt)
+{
+    model.stamp = vt;
+    model.stamp_set = 1;
+}
+
+void cm5i_model_tx(int node, cm5i_pkt_t *pkt)
+{
+    (void)node;
+    if (model.stamp_set) {
+        pkt->vt = model.stamp;
+        model.stamp_set = 0;
+    } else if (!cm5i_ctx.cn_hold && (pkt->type == CM5I_PKT_USER ||
+                                     pkt->type == CM5I_PKT_RPC))
+        pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
+    else
+        pkt->vt = CM5I_VT_NONE;
+}
+
+void cm5i_model_rx(const cm5i_pkt_t *pkt)
+{
+    model.rx_vt = pkt->vt;
+}
+
+/* Charged when its handler runs: a packet held by a control-network call
+ * or parked by a one-channel poll is taken after it, as on the CM-5. */
+void cm5i_model_run(const cm5i_pkt_t *pkt)
+{
+    if (pkt->vt != CM5I_VT_NONE)
+        cm5i_model_recv(&model.p, &model.v,
+                        cm5i_model_level(pkt->src, cm5i_ctx.rank), pkt->vt,
+                        1, 0);
+}
+
+uint64_t cm5i_model_rx_stamp(void)
+{
+    return model.rx_vt;
+}
+
+/* ---- messages and scopy ---- */
+
+uint64_t cm5i_model_msg_send(size_t len, int cmmd)
+{
+    if (cm5i_ctx.cn_hold)
+        return CM5I_VT_NONE; /* the control network's own */
+    if (cmmd)
+        model.v.clock += (uint64_t)model.p.ms;
+    return cm5i_model_send(&model.p, &model.v, cm5i_model_packets(len));
+}
+
+uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd)
+{
+    if (d0 == CM5I_VT_NONE)
+        return CM5I_VT_NONE;
+    return cm5i_model_recv(&model.p, &model.v,
+                           cm5i_model_level(src, cm5i_ctx.rank), d0,
+                           cm5i_model_packets(len), cmmd ? model.p.mr : 0);
+}
+
+void cm5i_model_msg_done(uint64_t vt)
+{
+    if (vt != CM5I_VT_NONE && vt > model.v.clock)
+        model.v.clock = vt;
+}
+
+/* ---- control network ---- */
+
+void cm5i_model_cn_enter(void)
+{
+    model.cn_entry = model.v.clock;
+}
+
+void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n)
+{
+    uint64_t cost = cm5i_model_cn_cost(&model.p, kind, n);
+
+    if (cm5i_ctx.cn_hold != 1 || cm5i_ctx.finalizing)
+        return; /* inside another control-network call */
+    if (cm5i_barrier_open() || cm5i_ctx.in_handler) {
+        /* (a split-phase barrier is open: no clocks to compare) */
+        if (model.cn_entry + cost > model.v.clock)
+            model.v.clock = model.cn_entry + cost;
+        return;
+    }
+    model.bar_val = model.cn_entry;
+    model.bar_cost = cost;
+    model.bar_seeded = 1;
+    if (cm5_barrier() != CM5_OK)
+        cm5_fatal("cm5fab", "virtual time: the closing barrier failed");
+}
+
+void cm5i_model_barrier_start(void)
+{
+    if (!model.bar_seeded) {
+        model.bar_val = model.v.clock;
+        model.bar_cost = (uint64_t)model.p.bar;
+    }
+    model.bar_seeded = 0;
+}
+
+uint64_t cm5i_model_barrier_value(void)
+{
+    return model.bar_val;
+}
+
+void cm5i_model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt)
+{
+    uint64_t *s;
+
+    if (round >= MODEL_ROUNDS || vt == CM5I_VT_NONE)
+        return;
+    s = &model.bar_rx[epoch & 1][round];
+    if (vt > *s)
+        *s = vt;
+}
+
+void cm5i_model_barrier_round(uint32_t epoch, int round)
+{
+    uint64_t *s = &model.bar_rx[epoch & 1][round];
+
+    if (*s > model.bar_val)
+        model.bar_val = *s;
+    *s = 0;
+}
+
+void cm5i_model_barrier_done(void)
+{
+    uint64_t end = model.bar_val + model.bar_cost;
+
+    if (end > model.v.clock)
+        model.v.clock = end;
+}

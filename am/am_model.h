@@ -1,0 +1,70 @@
+/*
+ * The CM-5 virtual-time model (CM5_MODEL, doc/model.md): its parameters
+ * and its arithmetic, pure functions on explicit node clocks so that the
+ * unit tests (tests/unit/am/test_model.c) and cm5run (which checks a
+ * --model value before it starts a node) use them without a runtime.
+ * The runtime's side, with the node's own clock, is am_model.c.
+ *
+ * Times are integer nanoseconds, so a model's arithmetic is exact and the
+ * same on every machine.
+ */
+#ifndef CM5_AM_MODEL_H
+#define CM5_AM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A model's costs, in nanoseconds. */
+typedef struct {
+    char name[8];   /* "cm5" or "logp" */
+    int64_t os, orr; /* send, receive overhead per 16-byte packet */
+    int64_t L;       /* network latency */
+    int64_t g;       /* gap: least time per packet at an input link */
+    int64_t pkt[4];  /* a 16-byte packet's link time by fat-tree level */
+    int64_t ms, mr;  /* a CMMD message's software overhead: send, receive */
+    int64_t bar;     /* a barrier (control network) */
+    int64_t red;     /* a reduction or scan, per element */
+    int64_t cnb;     /* broadcast and concatenation, per byte */
+    int64_t clk;     /* reading the clock (cm5_wtime, node timers) */
+} cm5i_model_params_t;
+
+/* One node's virtual state. */
+typedef struct {
+    uint64_t clock;     /* the node's virtual time */
+    uint64_t link_free; /* its input link is busy until then */
+} cm5i_vnode_t;
+
+/* Control-network operations, for their cost. */
+typedef enum {
+    CM5I_CN_BARRIER,
+    CM5I_CN_REDUCE, /* reductions and scans: n = elements */
+    CM5I_CN_BCAST   /* broadcast, concatenation: n = bytes */
+} cm5i_cn_kind_t;
+
+/* Parse a CM5_MODEL value: 0 and *p filled (on: 1 in *on), or -1 with
+ * one line in err saying what is wrong. */
+int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,
+                     char *err, size_t errlen);
+
+/* Fat-tree distance between nodes a and b: 0 the same node, 1 the same
+ * cluster of 4, 2 of 16, 3 beyond. */
+int cm5i_model_level(int a, int b);
+/* 16-byte packets that carry len bytes (at least one). */
+uint64_t cm5i_model_packets(size_t len);
+
+/* A node sends npk packets: it pays npk * os; returns the time the first
+ * packet leaves (the stamp it carries). */
+uint64_t cm5i_model_send(const cm5i_model_params_t *p, cm5i_vnode_t *n,
+                         uint64_t npk);
+/* Node r receives npk packets whose first left at d0 from level lv away,
+ * plus a software overhead extra: the link serializes them behind what
+ * it carries already, the node pays npk * orr.  Returns the time the
+ * last packet left its sender (held back by the network when the link
+ * was busy): a blocking sender's clock waits for it. */
+uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                         int lv, uint64_t d0, uint64_t npk, int64_t extra);
+/* What a control-network operation costs. */
+uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,
+                            cm5i_cn_kind_t kind, size_t n);
+
+#endif

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Virtual time (CM5_MODEL, doc/model.md) on 2, 4, 5 and 8 nodes: exact
+# figures of the model's arithmetic seen from a CMMD program (prog_model),
+# determinism, node timers in virtual time, and bad settings refused by
+# cm5run with one line.  Computation is free (CM5_MODEL_CPU_SCALE=0) and
+# a clock read costs nothing (clk=0), so every figure is exact.  TAP.
+#
+#   abs_top_builddir=BUILD sh tests/cmmd/model.sh
+
+PLAN=24
+. "$(dirname "$0")/lib.sh"
+
+CM5_MODEL_CPU_SCALE=0
+export CM5_MODEL_CPU_SCALE
+LOGP=logp:L=6,o=2.2,g=4,clk=0
+
+# field N of the line of out starting with "prog_model: WORD"
+val() { sed -n "s/^prog_model: $1 //p" out | cut -d' ' -f"$2"; }
+
+# request/reply round trip: 2 (os + L + or)
+for m in cm5:clk=0:18600 $LOGP:20800; do
+    CM5_MODEL=${m%:*} want=${m##*:}
+    export CM5_MODEL
+    job "rtt $CM5_MODEL" 60 2 shm prog_model pingpong 20
+    expect_ok "rtt $CM5_MODEL: ran"
+    check "rtt $CM5_MODEL: one round trip is $want ns (got $(val rtt 1))" \
+        '[ "$(val rtt 1)" = "$want" ]'
+    left_behind
+done
+
+# k requests to one node: os + L + (k - 1) g + or under LogP
+for nn in 2 4 8; do
+    CM5_MODEL=$LOGP
+    want=$((2200 + 6000 + (nn - 2) * 4000 + 2200))
+    job "contention n=$nn" 60 $nn shm prog_model contention
+    expect_ok "contention n=$nn: ran"
+    check "contention n=$nn: the receiver is done after $want ns (got $(val contention 2))" \
+        '[ "$(val contention 1)" = $((nn - 1)) ] &&
+         [ "$(val contention 2)" = "$want" ]'
+    left_behind
+done
+
+# a deterministic program gives the same virtual times twice
+CM5_MODEL=cm5:clk=0
+job "det run 1" 90 5 shm prog_model det
+grep -E '^prog_model: node [0-9]+ (clock|scopy)' out | sort >det1
+expect_ok "det run 1: ran"
+job "det run 2" 90 5 shm prog_model det
+grep -E '^prog_model: node [0-9]+ (clock|scopy)' out | sort >det2
+expect_ok "det run 2: ran"
+check "det: two runs, identical virtual times on every node ($(wc -l <det2) lines)" \
+    '[ "$(wc -l <det1)" -eq 10 ] && cmp -s det1 det2'
+left_behind
+
+# node timers report virtual time: a 0.2 s sleep is no computation
+CM5_MODEL=cm5
+job "timers" 60 1 shm prog_model timers
+check "timers: the node timer reads 1 us (one clock read; got $(val timer 1) ns) over $(val timer 3) ms of real time" \
+    '[ "$rc" -eq 0 ] && [ "$(val timer 1)" = 1000 ] && [ "$(val timer 3)" -ge 200 ]'
+CM5_MODEL_CPU_SCALE=1 job "timers scale 1" 60 1 shm prog_model timers
+check "timers scale 1: the timer reads the computation (0 < $(val timer 1) ns < 0.2 s)" \
+    '[ "$rc" -eq 0 ] && [ "$(val timer 1)" -gt 1000 ] &&
+     [ "$(val timer 1)" -lt 200000000 ]'
+
+# bad settings: one line from cm5run, exit 2, no node started
+bad() {
+    "$CM5RUN" -n 2 "$@" "$PROGS/prog_model" det >out 2>err
+    rc=$?
+}
+unset CM5_MODEL
+CM5_MODEL=cm6 bad
+check "CM5_MODEL=cm6: one line naming it, exit 2" \
+    '[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && ! [ -s out ] &&
+     grep -q "^cm5run: CM5_MODEL=cm6: unknown model .cm6." err'
+bad --model logp:L=x
+check "--model logp:L=x: one line naming it, exit 2" \
+    '[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+     grep -q "^cm5run: --model logp:L=x: .L=x. needs a number" err'
+CM5_MODEL_CPU_SCALE=-2 bad --model cm5
+check "CM5_MODEL_CPU_SCALE=-2: one line naming it, exit 2" \
+    '[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+     grep -q "^cm5run: CM5_MODEL_CPU_SCALE=-2: not a number" err'
+finish

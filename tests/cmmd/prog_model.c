@@ -1,0 +1,167 @@
+/*
+ * prog_model: virtual time (CM5_MODEL, doc/model.md) seen from a CMMD
+ * program.  Each mode prints what it measured in virtual nanoseconds;
+ * tests/cmmd/model.sh compares the figures with the model's arithmetic.
+ *
+ *   pingpong R    node 0 sends R requests to node 1, each answered by a
+ *                 reply it polls for: "prog_model: rtt NS" (one round trip,
+ *                 from CMMD_node_timer_elapsed)
+ *   contention    after a barrier every node but 0 sends one request to
+ *                 node 0: "prog_model: contention K NS" (node 0's time
+ *                 from the barrier until the K-th has run)
+ *   timers        a 0.2 s sleep and some computation, timed by a node
+ *                 timer and cm5_rtime: "prog_model: timer NS real MS"
+ *   det           a deterministic mix (ring of blocking messages of
+ *                 several sizes, gather to node 0, scopy, reduction,
+ *                 broadcast): "prog_model: node N clock NS" per node
+ *
+ *   cm5run -n N prog_model MODE [ARG]
+ */
+#include <math.h>
+
+#include <cm5/cm5.h>
+
+#include "t_util.h"
+
+static volatile int replies, requests;
+
+static void on_reply(void)
+{
+    replies++;
+}
+
+static void on_request(int from)
+{
+    requests++;
+    CMAML_reply(from, (CMAML_handler_t)on_reply);
+}
+
+static void on_hit(void)
+{
+    requests++;
+}
+
+static long long ns(double s)
+{
+    return llround(s * 1e9);
+}
+
+static void pingpong(int rounds)
+{
+    CMMD_sync_with_nodes();
+    if (t_self == 0) {
+        CMMD_node_timer_clear(0);
+        CMMD_node_timer_start(0);
+        for (int r = 0; r < rounds; r++) {
+            CMAML_request(1, (CMAML_handler_t)on_request, 0);
+            CMAML_poll_while_lt(&replies, r + 1);
+        }
+        CMMD_node_timer_stop(0);
+        printf("prog_model: rtt %lld\n",
+               ns(CMMD_node_timer_elapsed(0)) / rounds);
+    } else if (t_self == 1) /* (a barrier would hold the handlers) */
+        CMAML_poll_while_lt(&requests, rounds);
+    CMMD_sync_with_nodes();
+}
+
+static void contention(void)
+{
+    double t0;
+
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    if (t_self != 0)
+        CMAML_request(0, (CMAML_handler_t)on_hit);
+    else {
+        CMAML_poll_while_lt(&requests, t_nodes - 1);
+        printf("prog_model: contention %d %lld\n", t_nodes - 1,
+               ns(cm5_wtime() - t0));
+    }
+    CMMD_sync_with_nodes();
+}
+
+static void timers(void)
+{
+    double r0 = cm5_rtime(), r1;
+    volatile double x = 0;
+
+    CMMD_node_timer_clear(1);
+    CMMD_node_timer_start(1);
+    t_sleep(0.2);
+    for (int i = 0; i < 2000000; i++)
+        x += sqrt((double)i);
+    CMMD_node_timer_stop(1);
+    r1 = cm5_rtime();
+    printf("prog_model: timer %lld real %lld\n",
+           ns(CMMD_node_timer_elapsed(1)), (long long)((r1 - r0) * 1e3));
+}
+
+static int scopied;
+
+static void on_landed(void)
+{
+    scopied = 1;
+}
+
+static void det(void)
+{
+    static char out[8192], in[8192], port[4096];
+    int to = (t_self + 1) % t_nodes, from = (t_self + t_nodes - 1) % t_nodes;
+    int rport = CMAML_allocate_rport(), sum;
+
+    T_CHECK(rport >= 0, "no rport");
+    CMAML_set_rport_addr(rport, port);
+    CMAML_set_rport_byte_counter(rport, 1000);
+    CMAML_set_rport_handler(rport, (CMAML_handler_t)on_landed);
+    CMMD_sync_with_nodes();
+    for (int len = 0; len <= 8192; len = len ? len * 4 : 8) {
+        t_fill(out, (size_t)len, (uint32_t)(len + t_self));
+        if (t_self % 2 == 0) {
+            CMMD_send_block(to, 1, out, len);
+            CMMD_receive_block(from, 1, in, len);
+        } else {
+            CMMD_receive_block(from, 1, in, len);
+            CMMD_send_block(to, 1, out, len);
+        }
+        T_PATTERN(in, (size_t)len, (uint32_t)(len + from), "ring %d", len);
+    }
+    if (t_self == 0)
+        for (int i = 1; i < t_nodes; i++)
+            CMMD_receive_block(i, 2, in, 512);
+    else
+        CMMD_send_block(0, 2, out, 512);
+    /* each node's rport gets 1000 bytes from its predecessor */
+    CMMD_sync_with_nodes();
+    CMAML_scopy(to, rport, 0, 0, out, 1000, NULL, NULL);
+    while (!scopied)
+        CMAML_poll();
+    printf("prog_model: node %d scopy %lld\n", t_self, ns(cm5_wtime()));
+    sum = CMMD_reduce_int(t_self, CMMD_combiner_add);
+    T_EQ(sum, t_nodes * (t_nodes - 1) / 2, "sum");
+    if (t_self == 0)
+        CMMD_bc_to_nodes(out, 100);
+    else
+        CMMD_receive_bc_from_node(in, 100);
+    printf("prog_model: node %d clock %lld\n", t_self, ns(cm5_wtime()));
+    CMMD_sync_with_nodes();
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+
+    t_init("prog_model");
+    if (strcmp(mode, "pingpong") == 0)
+        pingpong(argc > 2 ? atoi(argv[2]) : 10);
+    else if (strcmp(mode, "contention") == 0)
+        contention();
+    else if (strcmp(mode, "timers") == 0)
+        timers();
+    else if (strcmp(mode, "det") == 0)
+        det();
+    else
+        T_CHECK(0, "unknown mode '%s'", mode);
+    fflush(stdout);
+    t_done();
+    return 0;
+}

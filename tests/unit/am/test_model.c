@@ -1,0 +1,138 @@
+/*
+ * The virtual-time model's arithmetic (am/am_model_calc.c), exactly: the
+ * figures doc/model.md derives from it, on explicit node clocks.
+ */
+#include <criterion/criterion.h>
+
+#include "am_model.h"
+
+TestSuite(model, .timeout = 10);
+
+static cm5i_model_params_t parse(const char *spec)
+{
+    cm5i_model_params_t p;
+    char err[200] = "";
+    int on = -1;
+
+    cr_assert_eq(cm5i_model_parse(spec, &on, &p, err, sizeof(err)), 0,
+                 "%s: %s", spec, err);
+    cr_assert_eq(on, 1, "%s is on", spec);
+    return p;
+}
+
+Test(model, parses_presets_and_parameters)
+{
+    cm5i_model_params_t p = parse("logp:L=6,o=2.2,g=4");
+    int on = -1;
+    char err[200];
+
+    cr_expect_eq(p.L, 6000);
+    cr_expect_eq(p.os, 2200);
+    cr_expect_eq(p.orr, 2200);
+    cr_expect_eq(p.g, 4000);
+    p = parse("cm5:bw3=4,ms=0");
+    cr_expect_eq(p.pkt[3], 4000, "16 bytes at 4 MB/s take 4 us");
+    cr_expect_eq(p.ms, 0);
+    cr_expect_eq(cm5i_model_parse("off", &on, &p, err, sizeof(err)), 0);
+    cr_expect_eq(on, 0);
+}
+
+Test(model, rejects_bad_values_with_one_reason)
+{
+    static const char *bad[] = {"cm6", "cm5:", "cm5:L", "cm5:L=x",
+                                "cm5:L=-1", "cm5:bw1=0", "logp:q=1",
+                                "cm5:L=1e99", "cm5:o=nan"};
+    cm5i_model_params_t p;
+    char err[200];
+    int on;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        err[0] = '\0';
+        cr_expect_eq(cm5i_model_parse(bad[i], &on, &p, err, sizeof(err)),
+                     -1, "%s is refused", bad[i]);
+        cr_expect_neq(err[0], '\0', "%s: a reason", bad[i]);
+        cr_expect_null(strchr(err, '\n'), "%s: one line", bad[i]);
+    }
+}
+
+Test(model, fat_tree_levels)
+{
+    cr_expect_eq(cm5i_model_level(5, 5), 0);
+    cr_expect_eq(cm5i_model_level(4, 7), 1);
+    cr_expect_eq(cm5i_model_level(3, 4), 2);
+    cr_expect_eq(cm5i_model_level(0, 15), 2);
+    cr_expect_eq(cm5i_model_level(15, 16), 3);
+    cr_expect_eq(cm5i_model_packets(0), 1);
+    cr_expect_eq(cm5i_model_packets(16), 1);
+    cr_expect_eq(cm5i_model_packets(17), 2);
+}
+
+/* Node a requests, node b replies from the handler: 2 (os + L + or). */
+static void round_trip(const char *spec)
+{
+    cm5i_model_params_t p = parse(spec);
+    cm5i_vnode_t a = {0, 0}, b = {0, 0};
+    uint64_t d;
+
+    d = cm5i_model_send(&p, &a, 1);
+    cm5i_model_recv(&p, &b, 1, d, 1, 0);
+    d = cm5i_model_send(&p, &b, 1);
+    cm5i_model_recv(&p, &a, 1, d, 1, 0);
+    cr_expect_eq(a.clock, (uint64_t)(2 * (p.os + p.L + p.orr)), "%s: %llu",
+                 spec, (unsigned long long)a.clock);
+}
+
+Test(model, round_trip_is_twice_os_L_or)
+{
+    round_trip("cm5");
+    round_trip("logp:L=6,o=2.2,g=4");
+    round_trip("cm5:os=1,or=3,L=5");
+}
+
+/* k senders, one packet each at time 0, to one receiver: the link takes
+ * one per g, the last is taken at os + L + (k - 1) g + or. */
+Test(model, contention_serializes_at_the_receiver)
+{
+    cm5i_model_params_t p = parse("logp:L=6,o=2.2,g=4");
+
+    for (int k = 1; k <= 31; k++) {
+        cm5i_vnode_t r = {0, 0};
+
+        for (int i = 0; i < k; i++) {
+            cm5i_vnode_t s = {0, 0};
+
+            cm5i_model_recv(&p, &r, 3, cm5i_model_send(&p, &s, 1), 1, 0);
+        }
+        cr_expect_eq(r.clock, (uint64_t)(2200 + 6000 + (k - 1) * 4000 + 2200),
+                     "k = %d: %llu", k, (unsigned long long)r.clock);
+    }
+}
+
+/* A bulk message of n packets: the sender pays n os; a receiver that
+ * waits takes the last packet one link period after the one before. */
+Test(model, bulk_message_is_paced_by_its_slowest_stage)
+{
+    cm5i_model_params_t p = parse("cm5:os=1,or=1,L=5,g=0,bw1=4,ms=0,mr=0");
+    cm5i_vnode_t s = {0, 0}, r = {0, 0};
+    uint64_t d = cm5i_model_send(&p, &s, 100), left;
+
+    cr_expect_eq(s.clock, 100000);
+    left = cm5i_model_recv(&p, &r, 1, d, 100, 0);
+    /* link: 4 us a packet, from 1 + 5 us: the last passes at 6 + 99 * 4 */
+    cr_expect_eq(r.clock, 6000 + 99 * 4000 + 1000);
+    cr_expect_eq(r.link_free, 6000 + 100 * 4000);
+    cr_expect_eq(left, 6000 + 99 * 4000 - 5000, "held back by the link");
+    /* a receiver busy until 1 s takes them all after it */
+    r = (cm5i_vnode_t){1000000000, 0};
+    cm5i_model_recv(&p, &r, 1, d, 100, 7);
+    cr_expect_eq(r.clock, 1000000000 + 100 * 1000 + 7);
+}
+
+Test(model, control_network_costs)
+{
+    cm5i_model_params_t p = parse("cm5:bar=5,red=10,cnb=2");
+
+    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_BARRIER, 0), 5000);
+    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_REDUCE, 3), 30000);
+    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_BCAST, 100), 5000 + 200000);
+}
