@@ -9,6 +9,9 @@
 #   not_ok DESC          a failing check, with what the job left behind
 #   check DESC EXPR      ok if the shell expression EXPR holds, else not_ok
 #   now_ms               milliseconds since the epoch
+#   provopt PROV         cm5run's provider option for PROV: none for shm
+#                        (the one-host default, the same-host fast path
+#                        beside libfabric's shm) unless CM5_SHM=off
 #
 # not_ok shows the job ($what, $rc and $ms, when set), the last $TAP_TAIL
 # (12) lines of ./out and ./err, and the first lines of ./why if any.
@@ -48,6 +51,12 @@ not_ok() {
 
 check() {
     if eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
+
+provopt() {
+    if [ "$1" != shm ] || [ "${CM5_SHM:-auto}" = off ]; then
+        echo "--provider $1"
+    fi
 }
 
 now_ms() {

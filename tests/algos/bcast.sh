@@ -70,7 +70,8 @@ run() {
     shift 3
     what="prog_bcast $* on $nodes nodes, $prov"
     t0=$(now_ms)
-    timeout -k 2 $((secs + 10)) "$CM5RUN" -n "$nodes" --provider "$prov" \
+    # shellcheck disable=SC2046 # provopt: none or two words
+    timeout -k 2 $((secs + 10)) "$CM5RUN" -n "$nodes" $(provopt "$prov") \
         --timeout "$secs" "$PROG" "$@" >out 2>err
     rc=$?
     ms=$(($(now_ms) - t0))

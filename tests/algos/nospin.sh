@@ -61,7 +61,7 @@ echo "$JOBS" | while read -r nodes algs opt; do
     rm -f run.csv
     t0=$(now_ms)
     timeout -k 2 190 taskset -c "$cpu" "$CM5RUN" -n "$nodes" \
-        --provider shm --timeout 180 "$SCHED" "$@" >out 2>err
+        $(provopt shm) --timeout 180 "$SCHED" "$@" >out 2>err
     rc=$?
     ms=$(($(now_ms) - t0))
     check "$nodes nodes on CPU $cpu: $algs ${opt#-} verified (${ms} ms)" \
