@@ -10,9 +10,9 @@
 V=$abs_top_srcdir/bench/verdicts.py
 
 . "$(dirname "$0")/../tap.sh"
-tap_begin cm5verdicts 11
+tap_begin cm5verdicts 13
 if ! command -v python3 >/dev/null 2>&1; then
-    for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "verdicts $i" "no python3"; done
+    for i in $(seq 13); do skip "verdicts $i" "no python3"; done
     exit 0
 fi
 
@@ -43,6 +43,8 @@ mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS A4_RBUF A1_SBUF
         { echo $H; row lp "$2" 1 15 0; } >"$1/t3_am_d$d.csv"
         { echo $H; row lp "$3" 1 15 0; } >"$1/t3_concat_d$d.csv"
     done
+    { echo $H; row lp "$2" 1 15 0; } >"$1/t3_n256_am_d4.csv"
+    { echo $H; row lp "$3" 1 15 0; } >"$1/t3_n256_concat_d4.csv"
     { echo $H; row a1 0 0.5 15 0 "$7" 4; row a2 0 0.4 30 0 4 3
       row a4 0 "$4" 18 "$5" 2 "$6"; } >"$1/liu_m1024.csv"
 }
@@ -57,6 +59,9 @@ check "AM 1 ms against concatenate 2 ms: holds, with the numbers" \
     'line good "AM beats concatenate at every d" | grep -q "d=4: AM 1 / concat 2 ms.*\*\*holds\*\*"'
 check "AM 3 ms against concatenate 2 ms: does not hold" \
     'line bad "AM beats concatenate at every d" | grep -q "\*\*does not hold\*\*"'
+check "n = 256 (Table 3 on tcp): AM 1 ms against concatenate 2 ms holds, 3 ms does not" \
+    'line good "AM beats concatenate at n = 256, d = 4" | grep -q "AM 1, concat 2 ms.*\*\*holds\*\*" &&
+     line bad "AM beats concatenate at n = 256, d = 4" | grep -q "\*\*does not hold\*\*"'
 check "A4 100 ms against A1 500, A2 400: holds; A4 900 ms: does not" \
     'line good "A4 < A1 and A4 < A2" | grep -q "a4 100, a2 400, a1 500 ms.*\*\*holds\*\*" &&
      line bad "A4 < A1 and A4 < A2" | grep -q "\*\*does not hold\*\*"'
@@ -88,6 +93,9 @@ check "liu2002 modes: A4-n2 0.1 s against n1 0.3 s holds, 0.4 s does not; Fig 23
 python3 "$V" --status good >status.out 2>&1
 check "the status table names all five papers" \
     '[ "$(cut -d"|" -f2 status.out | sed 1,2d | sort -u | wc -l)" -eq 5 ]'
+check "the status table gives Table 3 at n = 256 when its CSVs are there, and how to run it when not" \
+    'grep -q "Table 3 (recvl: AM vs concatenate) | rerun at n = 32, 256 |" status.out &&
+     rm -f bad/t3_n256_*.csv && python3 "$V" --status bad | grep -q "rerun at n = 32; n = 256 not in this run.*--t3-provider tcp"'
 check "the status table gives the P and M_max of the liu2002 sweeps" \
     'grep -q "Figs 15/17 (P varied) | rerun in blocking mode at P = 8 " status.out &&
      grep -q "rerun at P = 16, M_max = 64, 4096; A4 in modes b, n1, n2" status.out &&
