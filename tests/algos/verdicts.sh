@@ -69,12 +69,12 @@ check "Table 2 counts: 5 = C + 1 messages holds, 6 does not" \
     'line good "A4 stage messages" | grep -q "0 of 1 runs over.*\*\*holds\*\*" &&
      line bad "A4 stage messages" | grep -q "1 of 1 runs over.*\*\*does not hold\*\*"'
 check "Table 4: A4 rBUF 4 = C^2 L/P holds (ratio 1.00), 5 does not (1.25)" \
-    'line good "Table 4 (liu_m1024), A4: sBUF <= C^2 L/P, rBUF <= C^2 L/P" | grep -q "sBUF 0.50, rBUF 1.00; 0 of 2 over.*\*\*holds\*\*" &&
-     line bad "Table 4 (liu_m1024), A4" | grep -q "rBUF 1.25; 1 of 2 over.*\*\*does not hold\*\*"'
+    'line good "Table 4, A4: sBUF <= C^2 L/P, rBUF <= C^2 L/P (L = t)" | grep -q "sBUF 0.50, rBUF 1.00; 0 of 14 over (P = 8, 16, 25).*\*\*holds\*\*" &&
+     line bad "Table 4, A4" | grep -q "rBUF 1.25; 1 of 14 over.*\*\*does not hold\*\*"'
 check "Table 4: A1 sBUF 16384 = M_max P holds, 16385 does not; A2 holds in both" \
-    'line good "Table 4 (liu_m1024), A1: sBUF <= M_max P, rBUF <= L" | grep -q "sBUF 1.00, rBUF 1.00.*\*\*holds\*\*" &&
-     line bad "Table 4 (liu_m1024), A1" | grep -q "\*\*does not hold\*\*" &&
-     line bad "Table 4 (liu_m1024), A2: sBUF <= L, rBUF <= L" | grep -q "sBUF 1.00, rBUF 0.75.*\*\*holds\*\*"'
+    'line good "Table 4, A1: sBUF <= M_max P, rBUF <= L" | grep -q "sBUF 1.00, rBUF 1.00.*\*\*holds\*\*" &&
+     line bad "Table 4, A1" | grep -q "\*\*does not hold\*\*" &&
+     line bad "Table 4, A2: sBUF <= L, rBUF <= L" | grep -q "sBUF 1.00, rBUF 0.75.*\*\*holds\*\*"'
 check "sections without CSVs are reported as not run, not as verdicts" \
     'line good "wang1993 T4" | grep -q "no CSV (t4 not run).*not computed"'
 check "liu2002 sweeps: A4 0.2 s lowest holds (Figs 15-18), 0.35 s under A3 does not; Fig 19 and 20 are opposite claims" \
