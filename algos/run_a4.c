@@ -94,7 +94,7 @@ typedef struct {
     int nsmcb[2];
     cm5s_a4_step_t *steps;
     uint64_t *ctr, *got, *cnt;
-    uint64_t rsum;       /* payload elements this stage brought in */
+    uint64_t rsum; /* payload elements this stage brought in */
     int tag0;
 } a4_t;
 

@@ -251,13 +251,13 @@ static void ts_buffers(ts_t *ts)
 {
     cm5s_xfer_t *x = ts->x;
     uint64_t s1 = 0, r1 = 0, s2 = 0, r2 = 0;
-    int k, p = x->p;
+    int k, i, p = x->p;
 
     for (k = 0; k < p; k++) {
         s1 += ts->sp.total[k];
         s2 += ts->tot[k];
         r2 += x->rcount[k];
-        for (int i = 0; i < p; i++)
+        for (i = 0; i < p; i++)
             r1 += k != x->me ? ts->len1[(size_t)k * p + i] : 0;
     }
     r2 -= ts->tot[x->me];

@@ -64,8 +64,8 @@ void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
         fprintf(f, ",%" PRIu64, r->s[k]);
     for (k = 2; k < NU; k++)
         fprintf(f, ",%" PRIu64, r->u[k]);
-    fprintf(f, ",%.9f,%.9f,%" PRIu64 ",%" PRIu64 "%s%s\n", r->d[4],
-            r->d[6], r->buf[0], r->buf[1], /* added last */
+    fprintf(f, ",%.9f,%.9f,%" PRIu64 ",%" PRIu64 "%s%s\n", r->d[4], r->d[6],
+            r->buf[0], r->buf[1], /* added last */
             pi->extra[0] ? "," : "", pi->extra);
 }
 

@@ -39,7 +39,7 @@ cases() {
     done
 }
 JOBS="16 25 18"
-echo "1..$(($(echo $JOBS | wc -w) * 2))"
+echo "1..$(($(echo "$JOBS" | wc -w) * 2))"
 
 # What differs from Table 4 in the case lines of out, one line each.
 check_buffers() {

@@ -111,7 +111,7 @@ static void matrix(const char *kind, size_t maxn, size_t *com)
         for (i = 0; i < P; i++)
             com[(size_t)i * P] = maxn;
     if (!strcmp(kind, "recvless") || !strcmp(kind, "recvmore"))
-        com[P - 1] = 5;           /* node 0 sends node P-1 five elements */
+        com[P - 1] = 5; /* node 0 sends node P-1 five elements */
     if (!strcmp(kind, "p2div") || !strcmp(kind, "pattern2")) {
         size_t f = kind[1] == '2' ? (size_t)P : 1; /* p2div: times P */
         int C = a4_columns();
