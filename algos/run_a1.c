@@ -38,6 +38,17 @@ static void a1_strays(cm5s_xfer_t *x, int tag)
     CMMD_sync_with_nodes_finish();
 }
 
+/* liu2002 Table 4: A1 stages nothing, its buffers are the user's. */
+static void a1_buffers(cm5s_xfer_t *x)
+{
+    int j;
+
+    for (j = 0; j < x->p; j++) {
+        x->st->sbuf_elems += x->scount[j];
+        x->st->rbuf_elems += x->rcount[j];
+    }
+}
+
 void cm5s_run_a1(cm5s_xfer_t *x)
 {
     static unsigned seq;
@@ -73,5 +84,6 @@ void cm5s_run_a1(cm5s_xfer_t *x)
         }
     }
     x->st->phases = (uint32_t)(x->p - 1);
+    a1_buffers(x);
     a1_strays(x, tag);
 }

@@ -94,6 +94,7 @@ typedef struct {
     int nsmcb[2];
     cm5s_a4_step_t *steps;
     uint64_t *ctr, *got, *cnt;
+    uint64_t rsum; /* payload elements this stage brought in */
     int tag0;
 } a4_t;
 
@@ -415,6 +416,7 @@ static void note_recv(a4_t *a, int stage, const gbuf_t *m, int from)
     /* Payload elements: what is left without descriptors and count. */
     elems = (m->len - sizeof(nseg) - nseg * a->dsz) / a->x->esz;
     st->stage[stage].msgs_recv++;
+    a->rsum += elems;
     if (elems > st->stage[stage].max_msg_elems)
         st->stage[stage].max_msg_elems = elems;
     if (from != a->me) {
@@ -534,6 +536,22 @@ static void sends_wait(a4_t *a, int k)
     a->nsmcb[k] = 0;
 }
 
+/* liu2002 Table 4: the stage's send set (every bucket now filled) and
+ * what it received, against the high-water marks. */
+static void note_buffers(a4_t *a, const bucket_t *bk)
+{
+    cm5_sched_stats_t *st = a->x->st;
+    uint64_t sent = 0;
+    int b;
+
+    for (b = 0; b < a->nb; b++)
+        sent += bk[b].elems;
+    if (sent > st->sbuf_elems)
+        st->sbuf_elems = sent;
+    if (a->rsum > st->rbuf_elems)
+        st->rbuf_elems = a->rsum;
+}
+
 /* The actions of a stage: n1 fills each bucket just before its send
  * (3.4.7); n2's buckets are ready, so only the sends. */
 static int stage_ops(a4_t *a, int n)
@@ -609,6 +627,7 @@ static void stage_run(a4_t *a, int stage, int row, int op)
     a->x->st->stage[stage].steps = (uint32_t)n;
     a->x->st->phases += (uint32_t)n;
     a->cur = a->mode == CM5_SCHED_A4_NONBLOCKING ? stage % 2 : 0;
+    a->rsum = 0;
     switch (a->mode) {
     case CM5_SCHED_A4_DUAL:
         next = a->set[(stage + 1) % 2];
@@ -616,12 +635,14 @@ static void stage_run(a4_t *a, int stage, int row, int op)
         set_reset(a, next);
         a->lazy = 0;
         stage_nonblocking(a, stage, n, bk, row, op, next);
+        note_buffers(a, bk);
         if (!last)
             set_ready(a, next, op_nbuckets(a, op));
         return;
     case CM5_SCHED_A4_NONBLOCKING:
         stage_nonblocking(a, stage, n, bk, row, op, NULL);
         sends_wait(a, stage % 2);
+        note_buffers(a, bk);
         dist_arrivals(a, n, op, bk);
         return;
     default:
@@ -629,6 +650,7 @@ static void stage_run(a4_t *a, int stage, int row, int op)
             CMMD_sync_with_nodes();
         for (i = 0; i < n; i++)
             step_blocking(a, stage, i, bk, row);
+        note_buffers(a, bk);
         dist_arrivals(a, n, op, bk);
         if (!last)
             set_ready(a, bk, op_nbuckets(a, op));

@@ -236,6 +236,37 @@ static void ts_stage1(ts_t *ts)
     ts_exchange(ts, 1, ts->sb1, ts->m1, ts->d1, ts->rb1, ts->r1, ts->rd1);
 }
 
+static void ts_note_buf(uint64_t *hw, uint64_t elems)
+{
+    if (elems > *hw)
+        *hw = elems;
+}
+
+/* liu2002 Table 4 (sBUF, rBUF), in payload elements: stage 1 sent the
+ * row (this node's share for itself included) and received the slots'
+ * payload; stage 2 sends what this intermediate holds (tot[]) and
+ * receives every element for this node but the part it forwards to
+ * itself, which stays in sb2. */
+static void ts_buffers(ts_t *ts)
+{
+    cm5s_xfer_t *x = ts->x;
+    uint64_t s1 = 0, r1 = 0, s2 = 0, r2 = 0;
+    int k, i, p = x->p;
+
+    for (k = 0; k < p; k++) {
+        s1 += ts->sp.total[k];
+        s2 += ts->tot[k];
+        r2 += x->rcount[k];
+        for (i = 0; i < p; i++)
+            r1 += k != x->me ? ts->len1[(size_t)k * p + i] : 0;
+    }
+    r2 -= ts->tot[x->me];
+    ts_note_buf(&x->st->sbuf_elems, s1);
+    ts_note_buf(&x->st->sbuf_elems, s2);
+    ts_note_buf(&x->st->rbuf_elems, r1);
+    ts_note_buf(&x->st->rbuf_elems, r2);
+}
+
 /* Stg2pp: read the slots, plan and size the stage-2 messages. */
 static void ts_plan2(ts_t *ts)
 {
@@ -265,6 +296,7 @@ static void ts_plan2(ts_t *ts)
     }
     x->st->stage[0].max_msg_elems = maxlen;
     cm5s_stg2pp(p, ts->len1, ts->fwd, ts->tot);
+    ts_buffers(ts);
     for (j = 0; j < p; j++) {
         size_t h;
 

@@ -34,6 +34,7 @@ REPS=3
 SEED=1
 TIMEOUT=1800
 T3_NODES="64 128"
+T3_PROVIDER=
 RECV_MODES="given am"
 SECTIONS="t2 t3 t3n t4 t5 t6 kl liu liup lium liusq hb"
 HB_SCALE=1
@@ -56,6 +57,10 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
   --seed S           first matrix seed (default: $SEED)
   --table3-nodes L   larger partitions for wang1993 Table 3, d = 4 and 16
                      (default: "$T3_NODES"; "" for none; --quick: none)
+  --t3-provider NAME provider of those jobs (default: --provider's); shm
+                     takes at most 128 nodes, so n = 256 needs tcp:
+                     --table3-nodes 256 --t3-provider tcp (about 1-3 min
+                     per row on 2 cores)
   --recv-modes L     recvcounts of Tables 4-6: given (recv=given) and/or am
                      (discovered by Generate_Recv, wang1993 Fig. 5 step 1)
                      (default: "$RECV_MODES"; --quick: given)
@@ -93,6 +98,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --nodes | --provider | --matrices | --reps | --seed | --timeout | \
         --builddir | --out | --table3-nodes | --sections | --recv-modes | \
+        --t3-provider | \
         --hb-scale | --liu-nodes | --liu-p | --liu-square | --kl-t)
         need "$@" ;;
     esac
@@ -104,6 +110,7 @@ while [ $# -gt 0 ]; do
     --reps) REPS=$2; shift ;;
     --seed) SEED=$2; shift ;;
     --table3-nodes) T3_NODES=$2; shift ;;
+    --t3-provider) T3_PROVIDER=$2; shift ;;
     --recv-modes) RECV_MODES=$2; shift ;;
     --hb-scale) HB_SCALE=$2; shift ;;
     --liu-nodes) LIU_NODES=$2; shift ;;
@@ -314,17 +321,20 @@ if [ -n "$algs" ] && has_wl density:d=2; then
         done
     done
     # The paper's larger n (128, 256): concatenate grows with n^2.
+    main_provider=$PROVIDER
+    PROVIDER=${T3_PROVIDER:-$PROVIDER}
     want t3n && for n in $T3_NODES; do
         for d in 4 16; do
             [ "$d" -lt "$n" ] || continue
             for r in am concat; do
                 section "wang1993 Table 3 at n = $n: recvl by $r, d = $d" \
-                    "wang1993 Table 3 (n = 128: concatenate 106.8 ms, AM 1.40 ms at d = 4)." \
+                    "wang1993 Table 3 (concatenate 106.8 / 424.8 ms at n = 128 / 256; AM 1.40 / 2.67 ms at d = 4)." \
                     "t3_n${n}_${r}_d$d" "$n" --alg "$algs" \
                     --workload "density:d=$d" --sizes 16 --recv $r
             done
         done
     done
+    PROVIDER=$main_provider
 fi
 
 # wang1993 Table 4: test set 1, uniform sizes.

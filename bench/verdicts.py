@@ -134,6 +134,29 @@ def t3():
         missing(p, "concatenate grows about n^2", "t3n")
 
 
+def t3_256():
+    """Table 3 at n = 256 (reproduce.sh --table3-nodes 256 --t3-provider
+    tcp: shm takes at most 128 nodes), d = 4 and 16."""
+    p = "wang1993 T3"
+    for d in (4, 16):
+        a, c = load("t3_n256_am_d%d" % d), load("t3_n256_concat_d%d" % d)
+        if not (a and c):
+            continue
+        am, cc = mean(a, "recv_s"), mean(c, "recv_s")
+        verdict(p, "AM beats concatenate at n = 256, d = %d (paper "
+                "36-159x over d; provider %s)" % (d, c[0]["provider"]),
+                "AM %s, concat %s ms" % (ms(am), ms(cc)), am < cc)
+    big, mid = load("t3_n256_concat_d4"), load("t3_n128_concat_d4")
+    if big and mid:
+        r = mean(big, "recv_s") / mean(mid, "recv_s")
+        verdict(p, "concatenate grows about n^2: n = 128 -> 256 x2-x8 "
+                "(paper x4.0; providers %s, %s)" % (mid[0]["provider"],
+                                                     big[0]["provider"]),
+                "%s -> %s ms (x%.1f)" % (ms(mean(mid, "recv_s")),
+                                         ms(mean(big, "recv_s")), r),
+                2 <= r <= 8)
+
+
 def phases_check(p, rows, alg, want, tol, what):
     m = mean(rows, "phases", alg=alg)
     verdict(p, "%s phases %.2f (+-%d %%)" % (what, want, tol * 100),
@@ -357,6 +380,54 @@ def liu():
         verdict(p, "Table 3: A4 start-ups <= 4C + 2 = %d" % (4 * C + 2),
                 "at most %d" % max(x["phases"] for x in a4),
                 all(x["phases"] <= 4 * C + 2 for x in a4))
+
+
+# liu2002 Table 4, sBUF and rBUF as functions of (P, M_max, L), elements.
+TABLE4 = {
+    "a1": ("M_max P", "L", lambda P, m, L: m * P, lambda P, m, L: L),
+    "a2": ("L", "L", lambda P, m, L: L, lambda P, m, L: L),
+    "a3": ("M_max P", "M_max P", lambda P, m, L: m * P,
+           lambda P, m, L: m * P),
+    "a4": ("C^2 L/P", "C^2 L/P",
+           lambda P, m, L: math.ceil(math.sqrt(P)) ** 2 * L / P,
+           lambda P, m, L: math.ceil(math.sqrt(P)) ** 2 * L / P),
+}
+
+
+def table4():
+    """liu2002 Table 4, per algorithm over every liu2002 CSV of the run
+    (liu_m*, liup_p*, lium_*, liusq_p*): each run's buffers (sbuf_units,
+    rbuf_units: the most elements one stage's send and receive buffers
+    held, max over nodes) within the paper's bound for its P, M_max and
+    L = t_units, with the largest ratio measured / bound.  CSVs older
+    than the columns: not computed."""
+    p = "liu2002"
+    rows = [x for pre in ("liu_m", "liup_p", "lium_", "liusq_p")
+            for f in csvs(pre) for x in load(f)]
+    if not rows:
+        missing(p, "Table 4 (buffers)", "liu")
+        return
+    if "sbuf_units" not in rows[0]:
+        verdict(p, "Table 4 (buffers)", "CSVs older than the columns "
+                "sbuf_units, rbuf_units", None)
+        return
+    for a in [a for a in ("a1", "a2", "a3", "a4") if a in algs(rows)]:
+        sn, rn, sf, rf = TABLE4[a]
+        worst, over = [0.0, 0.0], 0
+        runs = [x for x in rows if x["alg"] == a]
+        for x in runs:
+            P, m, L = int(x["p"]), mmax(x["workload"]), x["t_units"]
+            for k, (col, bf) in enumerate((("sbuf_units", sf),
+                                           ("rbuf_units", rf))):
+                worst[k] = max(worst[k], x[col] / bf(P, m, L))
+                over += x[col] > bf(P, m, L)
+        verdict(p, "Table 4, %s: sBUF <= %s, rBUF <= %s (L = t)"
+                % (a.upper(), sn, rn),
+                "largest measured / bound: sBUF %.2f, rBUF %.2f; %d of %d "
+                "over (P = %s)" % (worst[0], worst[1], over, 2 * len(runs),
+                                   ", ".join(str(q) for q in sorted(
+                                       {int(x["p"]) for x in runs}))),
+                over == 0)
 
 
 def csvs(prefix):
@@ -637,8 +708,7 @@ STATUS = [
      "rerun (AC, contention:k=K, 256 and 4096 B); the send max/min/avg "
      "columns are not measured (the max over nodes is)"),
     ("wang1993", "Table 3 (recvl: AM vs concatenate)", "t3_am_d4",
-     "rerun at n = {t3n}; n = 256 not run (256 processes on the machine's "
-     "cores)"),
+     "rerun at n = {t3n}{t3n_256}"),
     ("wang1993", "Table 4 (test set 1)", "t4_d4", "rerun, recvcounts {t4}"),
     ("wang1993", "Table 5 (test set 2)", "t5_d4", "rerun, recvcounts {t5}"),
     ("wang1993", "Table 6 (airfoil meshes)", "t6_airfoil2800",
@@ -651,7 +721,7 @@ STATUS = [
     ("ranka1995", "bound ceil(t/p) on stage-1 messages", "kl_t*",
      "checked exactly (stage1_maxlen)"),
     ("liu2002", "Tables 3-4 (start-ups, traffic, buffers)", "liu_m*",
-     "message and step counts checked; buffer sizes not measured (item 4)"),
+     "message and step counts checked; {liu_buf}"),
     ("liu2002", "Figs 15/17 (P varied)", "liup_p*",
      "rerun in blocking mode at P = {liup} (no non-blocking A1/A2 here)"),
     ("liu2002", "Figs 16/18-22 (M_max sweeps, n1/n2 modes)", "lium_b",
@@ -683,6 +753,13 @@ def ran(name):
 def status():
     fill = {"t3n": ", ".join(["32"] + [n for n in ("64", "128", "256")
                                        if ran("t3_n%s_am_d4" % n)])}
+    fill["t3n_256"] = "" if ran("t3_n256_am_d4") else \
+        "; n = 256 not in this run (shm takes at most 128 nodes: " \
+        "reproduce.sh --table3-nodes 256 --t3-provider tcp runs it)"
+    lm = [load(f) for f in csvs("liu_m")]
+    fill["liu_buf"] = "buffer sizes measured (sbuf_units, rbuf_units) " \
+        "against Table 4" if lm and lm[0] and "sbuf_units" in lm[0][0] \
+        else "buffer sizes not in these CSVs (older than the columns)"
     fill["kl"] = ", ".join(sorted((f[4:] for f in csvs("kl_t")), key=int))
     fill["liup"] = ", ".join(sorted((f[6:] for f in csvs("liup_p")),
                                     key=int))
@@ -718,7 +795,8 @@ def main():
         print(__doc__.strip(), file=sys.stderr)
         return 2
     D = args[0]
-    for f in (t2, t3, t4, t5, t6, kl, liu, liup, lium, liusq, hb):
+    for f in (t2, t3, t3_256, t4, t5, t6, kl, liu, liup, lium, liusq,
+              table4, hb):
         try:
             f()
         except (KeyError, ValueError, ZeroDivisionError, IndexError) as e:

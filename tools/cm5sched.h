@@ -67,6 +67,7 @@ typedef struct {
     uint64_t u[NU]; /* max: phases, max_concurrent_in, nstages, stages */
     uint64_t s[NS]; /* sum: msgs, bytes sent; msgs, bytes received;
                        inquiries, denials */
+    uint64_t buf[2]; /* max: sbuf, rbuf elements (liu2002 Table 4) */
 } result_t;
 
 /* What the tables and the CSV say of a point. */

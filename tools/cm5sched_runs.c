@@ -301,9 +301,12 @@ void reduce_result(result_t *r, const cm5_sched_stats_t *stp)
     r->s[3] = st.bytes_recv;
     r->s[4] = st.inquiries;
     r->s[5] = st.denials;
+    r->buf[0] = st.sbuf_elems;
+    r->buf[1] = st.rbuf_elems;
     CMMD_reduce_v(r->d, r->d, CMMD_combiner_dmax, sizeof(double), 7);
     CMMD_reduce_v(r->u, r->u, CMMD_combiner_umax, sizeof(uint64_t), NU);
     CMMD_reduce_v(r->s, r->s, CMMD_combiner_uadd, sizeof(uint64_t), NS);
+    CMMD_reduce_v(r->buf, r->buf, CMMD_combiner_umax, sizeof(uint64_t), 2);
 }
 
 /* ---- the family --------------------------------------------------------- */

@@ -39,7 +39,8 @@ static const char header[] =
     "concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,"
     "nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_"
     "msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_"
-    "steps,stage4_msgs,stage4_maxlen,gather_s,copy_s\n";
+    "steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,rbuf_"
+    "units\n";
 
 void csv_header(FILE *f, const family_t *fam)
 {
@@ -63,7 +64,8 @@ void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
         fprintf(f, ",%" PRIu64, r->s[k]);
     for (k = 2; k < NU; k++)
         fprintf(f, ",%" PRIu64, r->u[k]);
-    fprintf(f, ",%.9f,%.9f%s%s\n", r->d[4], r->d[6], /* added last */
+    fprintf(f, ",%.9f,%.9f,%" PRIu64 ",%" PRIu64 "%s%s\n", r->d[4], r->d[6],
+            r->buf[0], r->buf[1], /* added last */
             pi->extra[0] ? "," : "", pi->extra);
 }
 

@@ -146,7 +146,7 @@ done
 echo "# built:${built:- none}"
 
 # ---- small runs: 4 and 8 nodes, shm and tcp --------------------------------
-header="workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s"
+header="workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,rbuf_units"
 two=$(echo $built | cut -d' ' -f1-2 | tr ' ' ,)
 nalg=$(echo "$two" | tr , '\n' | grep -c .)
 for nodes in 4 8; do
@@ -170,10 +170,10 @@ for nodes in 4 8; do
             '[ "$rc" -eq 0 ] && [ "$(grep -c "^# workload .* p=$nodes  provider=" out)" -eq 2 ] &&
              [ "$(grep -c "^      32 |" out)" -ge 2 ] && [ ! -s err ]'
         rows=$((2 * nalg * 2 * 2 * 2))
-        check "$d: CSV has the expected header and $rows rows of 38 columns" \
+        check "$d: CSV has the expected header and $rows rows of 40 columns" \
             '[ "$(head -n 1 r.csv)" = "$header" ] &&
              [ "$(sed 1d r.csv | wc -l)" -eq $rows ] &&
-             [ "$(sed 1d r.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "NF != 38" | wc -l)" -eq 0 ]'
+             [ "$(sed 1d r.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "NF != 40" | wc -l)" -eq 0 ]'
         # density:d=2 rows: p, seeds 5 and 6, t = 2 units, bytes >= 2p size.
         check "$d: CSV rows name p, provider, seeds 5 and 6, and carry the traffic" \
             '[ "$(grep -c "^\"density:d=2\",[01],[56],$nodes,\"$(echo $prov | cut -c1-3)" r.csv)" -eq $((rows / 2)) ] &&
@@ -197,15 +197,17 @@ run 4 shm --alg lp,rsn,two-stage --workload density:d=2 --sizes 16 --reps 2 \
 check "accounting: the table has comm (its min and max with --spread), comp, gather and total ($ms ms)" \
     '[ "$rc" -eq 0 ] && grep -q "^    size |      comm  comm min  comm max      comp    gather     total   perm    msgs |" out'
 awk -F, 'NR > 1 {
-    a = $6; tot = $12; comm = $13; comp = $14; rv = $15; g = $37; cp = $38
+    a = $6; tot = $12; comm = $13; comp = $14; rv = $15; g = $37; cp = $38; sb = $39; rb = $40
     if (comm > tot + 1e-9 || g > tot + 1e-9) print "over total: " $0
     if (a == "lp" && (g != 0 || comp != 0 || rv > 1e-5)) print "lp: " $0
     if ((a == "rsn" || a == "two-stage") && !(g > 0)) print "no gather: " $0
     if (a != "two-stage" && cp != 0) print "copies outside two-stage: " $0
     if (a == "two-stage" && !(cp > 0 && cp <= comm + 1e-9)) print "copy: " $0
     if (a == "rsn" && !(comp > 0)) print "rsn no comp: " $0
+    if (a != "two-stage" && (sb != 0 || rb != 0)) print "buffers: " $0
+    if (a == "two-stage" && !(sb > 0 && rb > 0)) print "no buffers: " $0
 }' acct.csv >why 2>&1
-check "accounting: rsn and two-stage gather, lp neither gathers nor plans, nothing above total; only two-stage copies, within its comm" \
+check "accounting: rsn and two-stage gather, lp neither gathers nor plans, nothing above total; only two-stage copies, within its comm, and only it reports staging buffers (sbuf_units, rbuf_units)" \
     '[ "$rc" -eq 0 ] && [ ! -s why ] && [ "$(sed 1d acct.csv | wc -l)" -eq 6 ]'
 
 # ---- a wrong byte is caught and named --------------------------------------

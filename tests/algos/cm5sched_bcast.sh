@@ -85,25 +85,26 @@ check "a csv source outside the partition: one error line, exit 2" \
     'one_error "outside the partition"'
 
 # ---- 4x4, shm: every algorithm and auto, the CSV ---------------------------
-header="workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,mesh,s,auto_picks"
+header="workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,rbuf_units,mesh,s,auto_picks"
 run 16 shm --bcast all,auto --workload cross:s=7 --mesh 4x4 --sizes 32,1000 \
     --reps 2 --csv b.csv
 check "4x4 shm: all and auto on cross:s=7, every byte verified, one table ($ms ms)" \
     '[ "$rc" -eq 0 ] && [ "$(grep -c "^# workload cross:s=7  p=16 .* mesh=4x4" out)" -eq 1 ] &&
      [ "$(grep -c "^    1000 |" out)" -ge 4 ] && [ ! -s err ]'
-check "4x4 shm: the CSV has the shared header plus mesh,s,auto_picks and 36 rows of 41 columns" \
+check "4x4 shm: the CSV has the shared header plus mesh,s,auto_picks and 36 rows of 43 columns" \
     '[ "$(head -n 1 b.csv)" = "$header" ] && [ "$(sed 1d b.csv | wc -l)" -eq 36 ] &&
-     [ "$(sed 1d b.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "NF != 41" | wc -l)" -eq 0 ]'
+     [ "$(sed 1d b.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "NF != 43" | wc -l)" -eq 0 ]'
 # br_* and xor never send a node its own message: exactly (p - 1) x 7 x size
 # bytes; the others at least that; t = 7 units; auto picks repos on 4x4.
 sed 1d b.csv | awk -F, '{
     want = 15 * 7 * $7
     if ($6 ~ /^(br_|xor)/ && $19 != want) print "bytes: " $0
-    if ($19 < want || $11 != 7 || $39 != "4x4" || $40 != 7) print "row: " $0
-    if ($41 != "repos") print "auto: " $0
+    if ($19 < want || $11 != 7 || $41 != "4x4" || $42 != 7) print "row: " $0
+    if ($39 != 0 || $40 != 0) print "buffers: " $0
+    if ($43 != "repos") print "auto: " $0
     seen[$6]++
 } END { if (length(seen) != 9) print "algorithms: " length(seen) }' >why
-check "4x4 shm: bytes = 15 x 7 x size for br_* and xor, at least that for all, t, mesh, s, auto's pick" \
+check "4x4 shm: bytes = 15 x 7 x size for br_* and xor, at least that for all, t, mesh, s, auto's pick, no liu2002 buffers" \
     '[ ! -s why ]'
 
 # ---- tcp, a prime p; a skewed mesh with random lengths, discovered -------
@@ -117,13 +118,13 @@ run 16 shm --bcast br_xy_source,br_xy_dim,part_xy_source,auto --mesh 2x8 \
     --recv am --csv d.csv
 check "2x8 shm: random lengths (L=1:4) and row, counts discovered (--recv am), verified ($ms ms)" \
     '[ "$rc" -eq 0 ] && [ "$(grep -c "recv=am  mesh=2x8" out)" -eq 2 ] &&
-     [ "$(sed 1d d.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "\$39 != \"2x8\"" | wc -l)" -eq 0 ] &&
+     [ "$(sed 1d d.csv | sed "s/\"[^\"]*\"/X/g" | awk -F, "\$41 != \"2x8\"" | wc -l)" -eq 0 ] &&
      [ "$(sed 1d d.csv | wc -l)" -eq 8 ] && [ ! -s err ]'
 printf '# rank,length\n0,3\n5\n6,1\n' >dist.csv
 run 8 shm --bcast br_lin,2step --workload csv:dist.csv --sizes 8 --reps 1 \
     --csv c.csv
 check "a csv distribution (lengths 3, 1 by default, 1): t = 5 units, verified" \
-    '[ "$rc" -eq 0 ] && [ "$(sed 1d c.csv | awk -F, "\$11 != 5 || \$40 != 3" | wc -l)" -eq 0 ] &&
+    '[ "$rc" -eq 0 ] && [ "$(sed 1d c.csv | awk -F, "\$11 != 5 || \$42 != 3" | wc -l)" -eq 0 ] &&
      [ "$(sed 1d c.csv | wc -l)" -eq 2 ]'
 run 4 tcp --bcast repos -o repos_alg=br_lin -o br_lin_order=rowmajor \
     --interrupts --workload dr --sizes 100 --reps 2

@@ -4,7 +4,10 @@
  * (square P) and a4 in modes b, n1 and n2, plus a few cases with
  * a4_rotate_counters=1 and 3-byte elements ("all"), or the cases named
  * (matrix p2div: 003's Pattern2 with every entry a multiple of P, for
- * which Table 2's length bounds hold exactly; recvless / recvmore: node
+ * which Table 2's length bounds hold exactly; pattern1 / pattern2: 003's
+ * patterns, entries 0..8 and one spike of --max per row, at a random
+ * column or at the transpose; p1div: pattern1 with every entry times P;
+ * recvless / recvmore: node
  * P-1's recvcounts[0] is 0 / 3 too many, which must stop the job);
  * each case makes --calls calls back to back (no synchronization between
  * them) and verifies every
@@ -19,7 +22,11 @@
  * the option promises: its own records first, in order, then exactly
  * the records the others sent it (each (source, index) once, every byte
  * right; for esz < 12, the same multiset of records, by sorting), and
- * nothing past them.  The case line adds bytes_ordered, the bytes the
+ * nothing past them.  Every case line ends with liu2002 Table 4's sbuf
+ * and rbuf (maxima over nodes) and what bounds them: mmax (the largest
+ * entry off the diagonal), rmax and cmax (the largest row and column
+ * sum; t is the larger).  A case may name a2 too.  The case line adds
+ * bytes_ordered, the bytes the
  * same call sends with a4_unordered=0 (run once more on the same matrix,
  * except for the bad inputs recvless and recvmore).  unord 2 passes rdispls
  * with a4_unordered=1, which must stop the job.
@@ -104,16 +111,26 @@ static void matrix(const char *kind, size_t maxn, size_t *com)
         for (i = 0; i < P; i++)
             com[(size_t)i * P] = maxn;
     if (!strcmp(kind, "recvless") || !strcmp(kind, "recvmore"))
-        com[P - 1] = 5;           /* node 0 sends node P-1 five elements */
-    if (!strcmp(kind, "p2div")) { /* 003 Pattern2, entries times P */
+        com[P - 1] = 5; /* node 0 sends node P-1 five elements */
+    if (!strcmp(kind, "p2div") || !strcmp(kind, "pattern2")) {
+        size_t f = kind[1] == '2' ? (size_t)P : 1; /* p2div: times P */
         int C = a4_columns();
 
         for (i = 0; i < P; i++)
             for (j = 0; j < P; j++)
-                com[(size_t)i * P + j] = rnd(9) * (size_t)P;
+                com[(size_t)i * P + j] = rnd(9) * f;
         for (i = 0; i < P; i++)
             if ((j = (i % C) * C + i / C) < P)
-                com[(size_t)i * P + j] = maxn * (size_t)P;
+                com[(size_t)i * P + j] = maxn * f;
+    }
+    if (!strcmp(kind, "p1div") || !strcmp(kind, "pattern1")) {
+        size_t f = kind[1] == '1' ? (size_t)P : 1; /* p1div: times P */
+
+        for (i = 0; i < P; i++)
+            for (j = 0; j < P; j++)
+                com[(size_t)i * P + j] = rnd(9) * f;
+        for (i = 0; i < P; i++)
+            com[(size_t)i * P + (int)rnd((uint64_t)P)] = maxn * f;
     }
     if (!strcmp(kind, "permutation")) {
         shuffle(perm);
@@ -273,11 +290,12 @@ static void run(const char *alg_name, const char *kind, const char *mode,
 {
     size_t *com = malloc(sizeof(size_t) * (size_t)P * P), *sc, *rc, *sd;
     size_t stot = 0, rtot = 0, guard = 16, k, nnz = 0, t = 0;
+    size_t mmax = 0, rmax = 0, cmax = 0;
     unsigned char *sb, *rb;
     cm5_sched_alg_t alg;
     cm5_sched_opts_t o;
     cm5_sched_stats_t st;
-    unsigned long v[16];
+    unsigned long v[18];
     char set[64], err[128], what[160];
     unsigned long bytes_ordered = 0;
     int i, j, call, s, n = 0;
@@ -316,9 +334,13 @@ static void run(const char *alg_name, const char *kind, const char *mode,
             ro += i != j ? com[(size_t)i * P + j] : 0;
             co += i != j ? com[(size_t)j * P + i] : 0;
         }
-        t = ro > t ? ro : t;
-        t = co > t ? co : t;
+        rmax = ro > rmax ? ro : rmax;
+        cmax = co > cmax ? co : cmax;
+        for (j = 0; j < P; j++)
+            if (i != j && com[(size_t)i * P + j] > mmax)
+                mmax = com[(size_t)i * P + j];
     }
+    t = rmax > cmax ? rmax : cmax;
     sb = malloc(stot * esz + 1);
     rb = malloc((rtot + guard) * esz);
     esz_g = esz;
@@ -344,6 +366,8 @@ static void run(const char *alg_name, const char *kind, const char *mode,
         v[n++] = st.stage[s].msgs_recv;
         v[n++] = st.stage[s].max_msg_elems;
     }
+    v[n++] = st.sbuf_elems;
+    v[n++] = st.rbuf_elems;
     CMMD_reduce_v(v, v, CMMD_combiner_umax, sizeof(unsigned long), n);
     {
         unsigned long msgs = CMMD_reduce_luint(st.msgs_sent, CMMD_combiner_add);
@@ -367,7 +391,8 @@ static void run(const char *alg_name, const char *kind, const char *mode,
                        "stage%d_maxlen=%lu",
                        s + 1, v[2 + 3 * s], s + 1, v[3 + 3 * s], s + 1,
                        v[4 + 3 * s]);
-            printf("\n");
+            printf(" sbuf=%lu rbuf=%lu mmax=%zu rmax=%zu cmax=%zu\n", v[n - 2],
+                   v[n - 1], mmax, rmax, cmax);
         }
     }
     ncases++;

@@ -10,20 +10,21 @@
 V=$abs_top_srcdir/bench/verdicts.py
 
 . "$(dirname "$0")/../tap.sh"
-tap_begin cm5verdicts 9
+tap_begin cm5verdicts 13
 if ! command -v python3 >/dev/null 2>&1; then
-    for i in 1 2 3 4 5 6 7 8 9; do skip "verdicts $i" "no python3"; done
+    for i in $(seq 13); do skip "verdicts $i" "no python3"; done
     exit 0
 fi
 
-H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s
-# row ALG RECV_S TOTAL PHASES S1MSGS: one line (p = 16, C = 4).
+H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,rbuf_units
+# row ALG RECV_S TOTAL PHASES S1MSGS [SBUF RBUF]: one line (p = 16, C = 4,
+# t = 4 units, M_max 1024).
 row() {
-    echo "\"w\",0,1,16,\"shm\",$1,16,1,16,0,4,$3,$3,0,$2,$4,1,0,0,0,0,0,0,4,0,$5,0,0,2,0,0,2,0,0,2,0,0,0"
+    echo "\"w\",0,1,16,\"shm\",$1,16,1,16,0,4,$3,$3,0,$2,$4,1,0,0,0,0,0,0,4,0,$5,0,0,2,0,0,2,0,0,2,0,0,0,${6:-0},${7:-0}"
 }
 # rowp WORKLOAD P ALG TOTAL: a liu2002 sweep line.
 rowp() {
-    echo "\"$1\",0,1,$2,\"shm\",$3,1,48,48,0,4,$4,$4,0,0,1,1,0,0,0,0,0,0,4,0,0,0,0,2,0,0,2,0,0,2,0,0,0"
+    echo "\"$1\",0,1,$2,\"shm\",$3,1,48,48,0,4,$4,$4,0,0,1,1,0,0,0,0,0,0,4,0,0,0,0,2,0,0,2,0,0,2,0,0,0,0,0"
 }
 mksweep() { # DIR A4_B A4_N1 A4_N2 A3_SQ
     { echo $H; for w in pattern1:m=64 pattern2:m=4096; do
@@ -36,17 +37,19 @@ mksweep() { # DIR A4_B A4_N1 A4_N2 A3_SQ
     { echo $H; rowp pattern1 8 a1 0.5; rowp pattern1 8 a2 0.4
       rowp pattern1 8 a4 "$2"; } >"$1/liup_p8.csv"
 }
-mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS
+mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS A4_RBUF A1_SBUF
     mkdir -p "$1"
     for d in 4 16 31; do
         { echo $H; row lp "$2" 1 15 0; } >"$1/t3_am_d$d.csv"
         { echo $H; row lp "$3" 1 15 0; } >"$1/t3_concat_d$d.csv"
     done
-    { echo $H; row a1 0 0.5 15 0; row a2 0 0.4 30 0; row a4 0 "$4" 18 "$5"; } \
-        >"$1/liu_m1024.csv"
+    { echo $H; row lp "$2" 1 15 0; } >"$1/t3_n256_am_d4.csv"
+    { echo $H; row lp "$3" 1 15 0; } >"$1/t3_n256_concat_d4.csv"
+    { echo $H; row a1 0 0.5 15 0 "$7" 4; row a2 0 0.4 30 0 4 3
+      row a4 0 "$4" 18 "$5" 2 "$6"; } >"$1/liu_m1024.csv"
 }
-mk good 0.001 0.002 0.1 5
-mk bad 0.003 0.002 0.9 6
+mk good 0.001 0.002 0.1 5 4 16384
+mk bad 0.003 0.002 0.9 6 5 16385
 mksweep good 0.2 0.3 0.1 0.4
 mksweep bad 0.35 0.3 0.4 0.1
 python3 "$V" good >good.out 2>&1
@@ -56,12 +59,22 @@ check "AM 1 ms against concatenate 2 ms: holds, with the numbers" \
     'line good "AM beats concatenate at every d" | grep -q "d=4: AM 1 / concat 2 ms.*\*\*holds\*\*"'
 check "AM 3 ms against concatenate 2 ms: does not hold" \
     'line bad "AM beats concatenate at every d" | grep -q "\*\*does not hold\*\*"'
+check "n = 256 (Table 3 on tcp): AM 1 ms against concatenate 2 ms holds, 3 ms does not" \
+    'line good "AM beats concatenate at n = 256, d = 4" | grep -q "AM 1, concat 2 ms.*\*\*holds\*\*" &&
+     line bad "AM beats concatenate at n = 256, d = 4" | grep -q "\*\*does not hold\*\*"'
 check "A4 100 ms against A1 500, A2 400: holds; A4 900 ms: does not" \
     'line good "A4 < A1 and A4 < A2" | grep -q "a4 100, a2 400, a1 500 ms.*\*\*holds\*\*" &&
      line bad "A4 < A1 and A4 < A2" | grep -q "\*\*does not hold\*\*"'
 check "Table 2 counts: 5 = C + 1 messages holds, 6 does not" \
     'line good "A4 stage messages" | grep -q "0 of 1 runs over.*\*\*holds\*\*" &&
      line bad "A4 stage messages" | grep -q "1 of 1 runs over.*\*\*does not hold\*\*"'
+check "Table 4: A4 rBUF 4 = C^2 L/P holds (ratio 1.00), 5 does not (1.25)" \
+    'line good "Table 4, A4: sBUF <= C^2 L/P, rBUF <= C^2 L/P (L = t)" | grep -q "sBUF 0.50, rBUF 1.00; 0 of 14 over (P = 8, 16, 25).*\*\*holds\*\*" &&
+     line bad "Table 4, A4" | grep -q "rBUF 1.25; 1 of 14 over.*\*\*does not hold\*\*"'
+check "Table 4: A1 sBUF 16384 = M_max P holds, 16385 does not; A2 holds in both" \
+    'line good "Table 4, A1: sBUF <= M_max P, rBUF <= L" | grep -q "sBUF 1.00, rBUF 1.00.*\*\*holds\*\*" &&
+     line bad "Table 4, A1" | grep -q "\*\*does not hold\*\*" &&
+     line bad "Table 4, A2: sBUF <= L, rBUF <= L" | grep -q "sBUF 1.00, rBUF 0.75.*\*\*holds\*\*"'
 check "sections without CSVs are reported as not run, not as verdicts" \
     'line good "wang1993 T4" | grep -q "no CSV (t4 not run).*not computed"'
 check "liu2002 sweeps: A4 0.2 s lowest holds (Figs 15-18), 0.35 s under A3 does not; Fig 19 and 20 are opposite claims" \
@@ -80,6 +93,9 @@ check "liu2002 modes: A4-n2 0.1 s against n1 0.3 s holds, 0.4 s does not; Fig 23
 python3 "$V" --status good >status.out 2>&1
 check "the status table names all five papers" \
     '[ "$(cut -d"|" -f2 status.out | sed 1,2d | sort -u | wc -l)" -eq 5 ]'
+check "the status table gives Table 3 at n = 256 when its CSVs are there, and how to run it when not" \
+    'grep -q "Table 3 (recvl: AM vs concatenate) | rerun at n = 32, 256 |" status.out &&
+     rm -f bad/t3_n256_*.csv && python3 "$V" --status bad | grep -q "rerun at n = 32; n = 256 not in this run.*--t3-provider tcp"'
 check "the status table gives the P and M_max of the liu2002 sweeps" \
     'grep -q "Figs 15/17 (P varied) | rerun in blocking mode at P = 8 " status.out &&
      grep -q "rerun at P = 16, M_max = 64, 4096; A4 in modes b, n1, n2" status.out &&

@@ -16,10 +16,10 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 0
 fi
 
-H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,mesh,s,auto_picks
+H=workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,rbuf_units,mesh,s,auto_picks
 # row WORKLOAD ALG COMM_S
 row() {
-    echo "\"$1\",0,1,64,\"shm\",$2,2048,1,2048,0,15,$3,$3,0,0,3,0,1,1,1,1,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,8x8,15,repos"
+    echo "\"$1\",0,1,64,\"shm\",$2,2048,1,2048,0,15,$3,$3,0,0,3,0,1,1,1,1,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,8x8,15,repos"
 }
 mk() { # DIR REPOS DIRECT PART BRLIN_ON_BLOCK
     mkdir -p "$1"

@@ -163,6 +163,19 @@ typedef struct {
         uint64_t max_msg_elems;  /* longest message it received (payload
                                     elements, headers excluded) */
     } stage[CM5_SCHED_MAX_STAGES];
+    /* liu2002 Table 4's sBUF and rBUF: the most payload elements (of
+     * elem_size bytes; headers and segment descriptors excluded, the self
+     * entry too) that one stage's send and receive buffers held, as the
+     * paper counts a buffer reused by every stage.  A1 sends and receives
+     * in place: the user buffers, i.e. what this node sends to and
+     * receives from the others.  Two-stage and A2: stage 1's packed row
+     * (the share this node keeps as its own intermediate included) and
+     * slots, stage 2's packed messages (its share for itself included)
+     * and arrivals.  A3 and A4: every bucket of a stage (the one for this
+     * node included) and every message that stage brought in (self
+     * included); n2 keeps two send sets and n1 two sets of arrivals
+     * alive at once, up to twice these.  0 for the other algorithms. */
+    uint64_t sbuf_elems, rbuf_elems;
 } cm5_sched_stats_t;
 
 CM5_EXPORT void cm5_sched_opts_init(cm5_sched_opts_t *opts);
