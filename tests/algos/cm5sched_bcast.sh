@@ -77,9 +77,9 @@ run 1 - --bcast br_lin -o nosuch=1
 check "--bcast -o nosuch=1: one error line, exit 2" 'one_error "nosuch"'
 run 1 - --bcast br_lin -o mesh=1x1
 check "--bcast -o mesh=: one error line pointing at --mesh" 'one_error "--mesh"'
-run 4 shm --bcast br_lin --mesh 3x3 --sizes 16
-check "--mesh 3x3 on 4 nodes: one error line, exit 2, no hang ($ms ms)" \
-    'one_error "mesh"'
+run 4 shm --bcast all,auto --mesh 3x3 --sizes 16
+check "--mesh 3x3 (not full) on 4 nodes, every algorithm: one error line, exit 2, no hang ($ms ms)" \
+    'one_error "--mesh: mesh 3 x 3 = 9 does not match the 4 nodes (cm5sched --help lists the options)\$"'
 run 4 shm --bcast br_lin --workload cross:s=9 --sizes 16
 check "9 sources on 4 nodes: one error line, exit 2" 'one_error "s=9"'
 run 4 shm --bcast br_lin --workload row:L=-3 --sizes 16
