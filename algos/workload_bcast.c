@@ -290,20 +290,21 @@ void cm5_workload_bcast_free(cm5_workload_bcast_t *w)
 
 const char *cm5_workload_bcast_help(void)
 {
+    /* cm5sched --help indents these by two: 78 columns at most */
     return "row[:s=S|rows=K][,fill=balanced]  ceil(s/c) rows at floor(m r/k), "
-           "filled (the last partial)\n"
+           "filled\n    (the last partial)\n"
            "col[:s=S|cols=K][,fill=balanced]  the same with columns\n"
            "diag_right[:s=S] (dr)  ceil(s/r) wrapped diagonals (x, x+d)\n"
            "diag_left[:s=S] (dl)  ceil(s/r) wrapped diagonals (x, c-1-x-d)\n"
            "equal[:s=S|step=I]  ranks floor(m p/s) (or 0, I, 2I, ...)\n"
            "cross[:s=S|i=I]  ceil(s/2) as row, the rest as col (or I full "
-           "rows and I full columns)\n"
+           "rows and\n    I full columns)\n"
            "block[:s=S|i=I,j=J]  a ceil(sqrt s) square from (0,0), row by row "
-           "(or the I x J block)\n"
+           "(or the\n    I x J block)\n"
            "band[:s=S]  ceil(sqrt(s/r)) bands of round(sqrt(s/r)) wrapped "
            "diagonals\n"
            "random[:s=S]  s distinct random ranks\n"
            "csv:FILE  lines rank[,length]\n"
            "every kind: s defaults to ceil(sqrt p); L=N (1024) or L=A:B "
-           "lengths in elements\n";
+           "lengths in\n    elements\n";
 }

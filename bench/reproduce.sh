@@ -9,7 +9,7 @@
 #   liu2002 Pattern1 / Pattern2 with A1-A4, P varied (Figs 15/17), M_max
 #   varied in blocking, n1 and n2 modes (Figs 16/18-22) and A3 against
 #   A4-n2 on square P (Fig 23);
-#   hambrusch1995 Figs 2-5 and the tables of Figs 8 and 9, hambrusch1996
+#   hambrusch1995 Figs 2-7 and the tables of Figs 8 and 9, hambrusch1996
 #   Figs 8/9 (s-to-p broadcasting, cm5sched --bcast), on meshes scaled by
 #   --hb-scale (sources scaled with p, message lengths as the papers).
 # The document starts with the status of every table and figure of the
@@ -80,7 +80,9 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
                      --quick: "4 9")
   --hb-scale K       hambrusch meshes divided by K on each side (1: the
                      papers' 10x10, 15x16, 8x8 and 16x16; 2: 5x5, 8x8, 4x4,
-                     8x8; --quick: 3), sources scaled with p
+                     8x8; --quick: 3), sources scaled with p; Fig. 7's
+                     p = 120 becomes the largest p <= 120 / K^2 (>= 12)
+                     with two shapes (2: 30, 3: 12)
   --timeout S        limit for each cm5sched job (default: $TIMEOUT)
   --builddir DIR     build tree with tools/cm5run and tools/cm5sched
                      (default: the current directory if it has them, else
@@ -519,6 +521,49 @@ if want hb; then
         hb_fig5 --bcast "$BR" --sizes 2048 \
         $(for d in row col dr dl equal cross block band; do
             printf -- '--workload %s:s=%s ' $d "$(hbs 30 100)"; done)
+    # Fig. 6: the same 80 KB total spread over s sources (L = 80 KB / s,
+    # in 1-byte units: --sizes 1 and L= in the distribution).
+    w=
+    for s in 5 10 20 40; do
+        s=$(hbs $s 100)
+        case " $w " in *" dr:s=$s,"*) ;; *) w="$w dr:s=$s,L=$((81920 / s))" ;; esac
+    done
+    # shellcheck disable=SC2046
+    hbsec "$m" "hambrusch1995 Fig. 6: right diagonal, a fixed total of 80 KB over s sources" \
+        "Paper (10x10): for a fixed total, more sources is faster: Br_xy_source 11.4 ms at s = 5, 7.3 ms at s = 40 (1.56x)." \
+        hb_fig6 --bcast "$BR" $(printf -- '--workload %s ' $w) --sizes 1
+    # Fig. 7: Br_Lin on every shape of p = 120 from 4x30 to 10x12; scaled:
+    # the largest p <= 120 / K^2 (at least 12) with two shapes r x c,
+    # 2 <= r <= c, and all of them.  s = 8, 15 (the text's) and 30 (ours:
+    # the third is not named), scaled with p.
+    hb7shapes() {
+        r=$2 out=
+        while [ $((r * r)) -le "$1" ]; do
+            [ $(($1 % r)) = 0 ] && out="$out ${r}x$(($1 / r))"
+            r=$((r + 1))
+        done
+        echo $out
+    }
+    if [ "$HB_SCALE" = 1 ]; then
+        p7=120 shapes=$(hb7shapes 120 4)
+    else
+        p7=$((120 / (HB_SCALE * HB_SCALE)))
+        [ $p7 -ge 12 ] || p7=12
+        while [ "$(hb7shapes $p7 2 | wc -w)" -lt 2 ]; do p7=$((p7 - 1)); done
+        shapes=$(hb7shapes $p7 2)
+    fi
+    hbp=$p7 w=
+    for s in 8 15 30; do
+        s=$(hbs $s 120)
+        case " $w " in *" equal:s=$s "*) ;; *) w="$w equal:s=$s" ;; esac
+    done
+    for m in $shapes; do
+        # shellcheck disable=SC2046
+        hbsec "$m" "hambrusch1995 Fig. 7: Br_Lin, p = $p7 as $m, equal distribution, L = 4 KB" \
+            "Paper (p = 120, 4x30 ... 10x12): the shape matters for large s, hardly for s = 8; s = 15 faster than s = 8 (equal puts 8 sources in columns, 15 on diagonals, except on 4x30)." \
+            "hb_fig7_$m" --bcast br_lin $(printf -- '--workload %s ' $w) \
+            --sizes 4096
+    done
     for mm in "10 10 20" "15 16 58"; do
         # shellcheck disable=SC2086
         set -- $mm

@@ -606,6 +606,66 @@ def hb_fig5(p):
                 ms(dim), ms(src)), dim > 1.5 * src)
 
 
+def hb_fig6(p):
+    """A fixed total (80 KB) over s sources: more sources is faster."""
+    r = load("hb_fig6")
+    if r is None:
+        return missing(p, "Fig. 6", "hb")
+    ss = sorted({int(x["s"]) for x in r})
+    lo, hi = ss[0], ss[-1]
+    if lo == hi:
+        return verdict(p, "Fig. 6: more sources faster for the same total",
+                       "one source count only (s = %d)" % lo, None)
+    t = {(a, s): hbt(r, a, s=float(s)) for a in algs(r) for s in ss}
+    x = t["br_xy_source", lo] / t["br_xy_source", hi]
+    verdict(p, "Fig. 6: Br_xy_source faster with more sources for the same "
+            "80 KB (paper: x1.56 from s = 5 to 40)",
+            "s=%d %s, s=%d %s ms (x%.2f)" % (
+                lo, ms(t["br_xy_source", lo]), hi,
+                ms(t["br_xy_source", hi]), x), x > 1)
+    verdict(p, "Fig. 6: every Br_* faster with more sources for the same "
+            "80 KB", "; ".join("%s x%.2f" % (a, t[a, lo] / t[a, hi])
+                               for a in algs(r)),
+            all(t[a, hi] < t[a, lo] for a in algs(r)))
+
+
+def hb_fig7(p):
+    """Br_Lin on the shapes of one p: the shape matters for large s; s =
+    15 faster than s = 8 except on the most skewed shape."""
+    fs = csvs("hb_fig7_")
+    if not fs:
+        return missing(p, "Fig. 7", "hb")
+    t, ss = {}, set()
+    for f in fs:
+        r = load(f)
+        for s in {int(x["s"]) for x in r}:
+            t[f[8:], s] = hbt(r, "br_lin", s=float(s))
+            ss.add(s)
+    shapes = sorted({m for m, s in t},
+                    key=lambda m: int(m.split("x")[0]))
+    ss = sorted(ss)
+    n = int(shapes[0].split("x")[0]) * int(shapes[0].split("x")[1])
+
+    def spread(s):
+        v = [t[m, s] for m in shapes if (m, s) in t]
+        return max(v) / min(v)
+    verdict(p, "Fig. 7 (p = %d, %s): the shape matters more for large s "
+            "(max/min over shapes, largest s > smallest s)"
+            % (n, ", ".join(shapes)), "; ".join(
+                "s=%d x%.2f" % (s, spread(s)) for s in ss),
+            spread(ss[-1]) > spread(ss[0]) if len(ss) > 1 else None)
+    if len(ss) < 3:
+        return verdict(p, "Fig. 7: s = 15 faster than s = 8",
+                       "s = 8 and 15 scale to the same count here", None)
+    s8, s15 = ss[0], ss[1]
+    rest = shapes[1:]  # all but the most skewed (the paper's 4x30)
+    verdict(p, "Fig. 7: s = 15 faster than s = 8 (here s = %d and %d) on "
+            "every shape but %s" % (s15, s8, shapes[0]), "; ".join(
+                "%s: %s vs %s ms" % (m, ms(t[m, s15]), ms(t[m, s8]))
+                for m in rest),
+            all(t[m, s15] < t[m, s8] for m in rest))
+
+
 def hb_fig8(p):
     fs = sorted(f[:-4] for f in os.listdir(D)
                 if f.startswith("hb_fig8_") and f.endswith(".csv") and
@@ -698,7 +758,8 @@ def hb96(p):
 
 
 def hb():
-    for f in (hb_fig2, hb_fig3, hb_fig4, hb_fig5, hb_fig8, hb_fig9):
+    for f in (hb_fig2, hb_fig3, hb_fig4, hb_fig5, hb_fig6, hb_fig7, hb_fig8,
+              hb_fig9):
         f("hambrusch1995")
     hb96("hambrusch1996")
 
@@ -736,8 +797,9 @@ STATUS = [
      "each section's title), sources scaled with p, the papers' L"),
     ("hambrusch1995", "Figs 8/9 tables (Repos, Part)", "hb_fig9",
      "rerun, scaled as Figs 2-5"),
-    ("hambrusch1995", "Figs 6/7 (fixed total, mesh shapes)", None,
-     "not rerun"),
+    ("hambrusch1995", "Figs 6/7 (fixed total, mesh shapes)", "hb_fig6",
+     "rerun, scaled as Figs 2-5 (Fig. 6 keeps the 80 KB total); Fig. 7 "
+     "on {hb7}"),
     ("hambrusch1996", "Figs 8/9 (repositioning, partitioning)", "hb96_fig8",
      "rerun, scaled as hambrusch1995; the MPI-port comparison is not"),
 ]
@@ -765,6 +827,8 @@ def status():
                                     key=int))
     fill["liusq"] = ", ".join(sorted((f[7:] for f in csvs("liusq_p")),
                                      key=int))
+    fill["hb7"] = ", ".join(sorted((f[8:] for f in csvs("hb_fig7_")),
+                                   key=lambda m: int(m.split("x")[0])))
     b = load("lium_b") or [{"p": 0, "workload": ""}]
     fill["lium"] = "%d" % int(b[0]["p"])
     fill["lium_m"] = ", ".join(str(m) for m in sorted(

@@ -67,30 +67,19 @@ static void point_free(void *p)
 /* Every source's message at its place on this node, nothing past it. */
 static void verify(const point_t *pt, int alg, int rep, uint64_t run)
 {
-    const char *an = alg_name(alg);
-    size_t off = 0, n, k;
-    unsigned char want = 0;
+    size_t off = 0, n;
+    char where[256];
     int j;
 
+    snprintf(where, sizeof(where), "%s, distribution %s, size %zu, rep %d",
+             alg_name(alg), pt->w->name, pt->unit, rep);
+    check_counts(where, pt->rc, pt->w->len);
     for (j = 0; j < P; j++, off += n) {
         n = pt->w->len[j] * pt->unit;
-        if (pt->rc[j] != pt->w->len[j])
-            CMMD_error("cm5sched: %s, distribution %s, size %zu, rep %d: "
-                       "node %d: recvcounts[%d] is %zu, not %zu", an,
-                       pt->w->name, pt->unit, rep, me, j, pt->rc[j],
-                       pt->w->len[j]);
-        k = check(pt->rb + off, n, key_of(j, run), &want);
-        if (k < n)
-            CMMD_error("cm5sched: %s, distribution %s, size %zu, rep %d: "
-                       "byte %zu of source %d's message on node %d is "
-                       "0x%02x, not 0x%02x", an, pt->w->name, pt->unit, rep,
-                       k, j, me, pt->rb[off + k], want);
+        check_data(where, pt->rb + off, n, key_of(j, run),
+                   "of source %d's message on node %d", j, me);
     }
-    for (k = 0; k < GUARD; k++)
-        if (pt->rb[off + k] != GUARD_BYTE)
-            CMMD_error("cm5sched: %s, distribution %s, size %zu, rep %d: "
-                       "node %d: byte %zu past the received data was "
-                       "overwritten", an, pt->w->name, pt->unit, rep, me, k);
+    check_guard(where, pt->rb + off);
 }
 
 static void run(void *p, int alg, int rep, uint64_t run, result_t *r)
@@ -101,11 +90,11 @@ static void run(void *p, int alg, int rep, uint64_t run, result_t *r)
 
     fill(pt->sb, pt->w->len[me] * pt->unit, key_of(me, run));
     memset(pt->rb, GUARD_BYTE, pt->tot * pt->unit + GUARD);
+    memcpy(pt->rc, pt->w->len, (size_t)P * sizeof(size_t));
     if (o.discover) {
         memset(pt->rc, 0xff, (size_t)P * sizeof(size_t));
         o.recv_capacity = pt->tot;
-    } else
-        memcpy(pt->rc, pt->w->len, (size_t)P * sizeof(size_t));
+    }
     o.elem_size = pt->unit;
     o.mesh_r = pt->w->r;
     o.mesh_c = pt->w->c;
@@ -163,5 +152,68 @@ static void work_free(void *w)
     free(w);
 }
 
-const family_t broadcast = {"mesh,s,auto_picks", alg_name, work_make, work_free,
-                            point_new, point_free, run};
+/* One name of --bcast's list; "all" is the eight algorithms, not auto. */
+static void add_algs(args_t *a, const char *tok)
+{
+    cm5_sched_bcast_t alg;
+    int k;
+
+    if (strcmp(tok, "all") == 0)
+        for (k = CM5_SCHED_BC_BR_LIN; k < CM5_SCHED_BC_NALGS; k++)
+            add_alg(a, k);
+    else if (cm5_sched_bcast_parse(tok, &alg) == CM5_OK)
+        add_alg(a, (int)alg);
+    else
+        usage_error("--bcast: unknown algorithm '%s'", tok);
+}
+
+/* A -o setting: --recv's recv=KIND discovers the counts unless given;
+ * the mesh is --mesh's; the driver's own are refused as personalized. */
+static void opt(args_t *a, const char *setting)
+{
+    char err[256];
+
+    if (strncmp(setting, "mesh=", 5) == 0)
+        usage_error("-o %s: the mesh is --mesh RxC", setting);
+    if (strncmp(setting, "recv=", 5) == 0) {
+        personalized.opt(a, setting);
+        a->bo.discover = a->o.recv != CM5_SCHED_RECV_GIVEN;
+        return;
+    }
+    if (strncmp(setting, "elem_size=", 10) == 0 ||
+        strncmp(setting, "recv_capacity=", 14) == 0)
+        personalized.opt(a, setting); /* the same refusal */
+    if (cm5_sched_bcast_opts_set(&a->bo, setting, err, sizeof(err)) != CM5_OK)
+        usage_error("-o: %s", err);
+}
+
+/* The mesh, the default distribution, --interrupts. */
+static void setup(args_t *a)
+{
+    char err[256];
+
+    if (!a->mesh)
+        cm5_sched_mesh_default(P, &a->mesh_r, &a->mesh_c);
+    else if (cm5_sched_mesh_parse(a->mesh, P, &a->mesh_r, &a->mesh_c, err,
+                                  sizeof(err)) != CM5_OK)
+        usage_error("--mesh: %s", err);
+    if (a->nwork == 0)
+        a->work[a->nwork++] = "equal";
+    a->bo.interrupts = a->o.interrupts;
+}
+
+static void help(void)
+{
+    print_names("Broadcast algorithms (--bcast):", alg_name,
+                CM5_SCHED_BC_NALGS);
+    printf("\nSource distributions (--workload with --bcast; lengths in "
+           "units of --sizes\nbytes, L=1 unless given):\n");
+    print_lines(cm5_workload_bcast_help(), "", 2);
+    printf("\nBroadcast options (-o with --bcast; --mesh sets the mesh, "
+           "--recv am discovers\nthe counts):\n%s",
+           cm5_sched_bcast_opts_help());
+}
+
+const family_t broadcast = {"mesh,s,auto_picks", alg_name, add_algs, opt,
+                            setup, help, work_make, work_free, point_new,
+                            point_free, run};

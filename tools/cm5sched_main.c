@@ -30,23 +30,21 @@ typedef struct {
     const args_t *a;
     FILE *csv;
     cell_t *cells;
-    char **wnames;
-    size_t *elem, *tmin, *tmax; /* per workload */
+    double *samples; /* the cells' */
+    work_t *w;       /* per workload */
     uint64_t run;
     long done, total;
 } loop_t;
 
 /* Every workload spec is checked (identically on every node) before
- * anything runs. */
-static void check_workloads(loop_t *l)
+ * anything runs; so are the files and gnuplot, by node 0 (everyone
+ * learns the verdict). */
+static void check_args(loop_t *l)
 {
     const args_t *a = l->a;
-    int wi;
+    int wi, bad = 0;
 
-    l->wnames = xcalloc((size_t)a->nwork, sizeof(char *));
-    l->elem = xcalloc((size_t)a->nwork * 3, sizeof(size_t));
-    l->tmin = l->elem + a->nwork;
-    l->tmax = l->tmin + a->nwork;
+    l->w = xcalloc((size_t)a->nwork, sizeof(work_t));
     for (wi = 0; wi < a->nwork; wi++) {
         point_info_t pi;
         char err[256];
@@ -55,64 +53,47 @@ static void check_workloads(loop_t *l)
         if (a->fam->work_make(a, a->work[wi], a->seed, &w, &pi, err,
                               sizeof(err)) != 0)
             usage_error("--workload: %s", err);
-        l->wnames[wi] = strdup(pi.wname);
-        l->elem[wi] = pi.elem;
-        l->tmin[wi] = SIZE_MAX;
+        l->w[wi] = (work_t){strdup(pi.wname), pi.elem, SIZE_MAX, 0};
         a->fam->work_free(w);
     }
-}
-
-/* What node 0 alone can check; everyone learns the verdict. */
-static void open_outputs(loop_t *l)
-{
-    const args_t *a = l->a;
-    int bad = 0;
-
-    if (me == 0) {
-        if (a->plot && !have_gnuplot()) {
-            fprintf(stderr, "cm5sched: --plot needs gnuplot, which is not "
-                            "in PATH\n");
-            bad = 1;
-        }
-        if (!bad && a->csv && !(l->csv = fopen(a->csv, "w"))) {
-            fprintf(stderr, "cm5sched: --csv %s: %s\n", a->csv,
-                    strerror(errno));
-            bad = 1;
-        }
-        fflush(stderr);
+    if (me == 0 && a->plot && system("command -v gnuplot >/dev/null 2>&1")) {
+        fprintf(stderr, "cm5sched: --plot needs gnuplot, which is not in "
+                        "PATH\n");
+        bad = 1;
     }
+    if (me == 0 && !bad && a->csv && !(l->csv = fopen(a->csv, "w"))) {
+        fprintf(stderr, "cm5sched: --csv %s: %s\n", a->csv, strerror(errno));
+        bad = 1;
+    }
+    fflush(stderr);
     if (CMMD_reduce_int(bad, CMMD_combiner_max))
         exit(2);
     if (l->csv)
         csv_header(l->csv, a->fam);
 }
 
+/* One cell per workload, algorithm and size; every sample in one array. */
 static void cells_new(loop_t *l)
 {
     const args_t *a = l->a;
-    size_t nsamp = (size_t)a->matrices * a->reps;
-    int k, n = a->nwork * a->nalg * a->nsize;
+    size_t nsamp = (size_t)a->matrices * a->reps, k;
+    size_t n = (size_t)a->nwork * a->nalg * a->nsize;
 
-    l->cells = xcalloc((size_t)n, sizeof(cell_t));
-    for (k = 0; k < n; k++) {
-        cell_t *c = &l->cells[k];
-
-        c->comm = xcalloc(nsamp * 5, sizeof(double));
-        c->sched = c->comm + nsamp;
-        c->gather = c->sched + nsamp;
-        c->total = c->gather + nsamp;
-        c->once = c->total + nsamp;
-    }
+    l->cells = xcalloc(n, sizeof(cell_t));
+    l->samples = xcalloc(n * NSAMPLE * nsamp, sizeof(double));
+    for (k = 0; k < n * NSAMPLE; k++)
+        l->cells[k / NSAMPLE].v[k % NSAMPLE] = l->samples + k * nsamp;
     l->total = (long)a->nwork * a->matrices * a->nsize * a->nalg;
 }
 
 static void record(cell_t *c, const result_t *r)
 {
-    c->comm[c->n] = r->d[1];
-    c->sched[c->n] = r->d[2];
-    c->gather[c->n] = r->d[5];
-    c->total[c->n] = r->d[0];
-    c->once[c->n] = r->d[1] + r->d[2];
+    const double v[NSAMPLE] = {r->d[1], r->d[2], r->d[5], r->d[0],
+                               r->d[1] + r->d[2]};
+    int i;
+
+    for (i = 0; i < NSAMPLE; i++)
+        c->v[i][c->n] = v[i];
     c->phases += (double)r->u[0];
     c->msgs += (double)r->s[0];
     c->n++;
@@ -123,14 +104,14 @@ static void run_alg(loop_t *l, void *pt, const point_info_t *pi, int wi,
                     int k, int s)
 {
     const args_t *a = l->a;
-    cell_t *c = &l->cells[((size_t)wi * a->nalg + k) * a->nsize + s];
+    cell_t *c = CELL(a, l->cells, wi, k, s);
     const char *an = a->fam->alg_name(a->alg[k]);
     int rep;
 
     l->done++;
     if (me == 0 && a->progress) {
         fprintf(stderr, "[%ld/%ld] %s size %zu (%s, matrix %d)\n", l->done,
-                l->total, an, a->size[s], l->wnames[wi], pi->matrix);
+                l->total, an, a->size[s], l->w[wi].name, pi->matrix);
         fflush(stderr);
     }
     for (rep = -a->warmup; rep < a->reps; rep++) {
@@ -164,10 +145,8 @@ static void run_workload(loop_t *l, int wi)
         for (s = 0; s < a->nsize; s++) {
             void *pt = a->fam->point_new(a, w, pi.wname, m, a->size[s], &pi);
 
-            if (pi.t < l->tmin[wi])
-                l->tmin[wi] = pi.t;
-            if (pi.t > l->tmax[wi])
-                l->tmax[wi] = pi.t;
+            l->w[wi].tmin = pi.t < l->w[wi].tmin ? pi.t : l->w[wi].tmin;
+            l->w[wi].tmax = pi.t > l->w[wi].tmax ? pi.t : l->w[wi].tmax;
             for (k = 0; k < a->nalg; k++)
                 run_alg(l, pt, &pi, wi, k, s);
             a->fam->point_free(pt);
@@ -175,8 +154,7 @@ static void run_workload(loop_t *l, int wi)
         a->fam->work_free(w);
     }
     if (me == 0 && !a->quiet) {
-        print_table(a, wi, l->wnames[wi], l->elem[wi], l->tmin[wi],
-                    l->tmax[wi], l->cells);
+        print_table(a, wi, &l->w[wi], l->cells);
         fflush(stdout);
     }
 }
@@ -193,20 +171,17 @@ static int finish(loop_t *l)
                     strerror(errno));
             bad = 1;
         }
-        if (a->plot && plot(a, l->wnames, l->cells) != 0) {
+        if (a->plot && plot(a, l->w, l->cells) != 0) {
             fprintf(stderr, "cm5sched: --plot %s: gnuplot failed\n", a->plot);
             bad = 1;
         }
     }
-    bad = CMMD_reduce_int(bad, CMMD_combiner_max);
-    for (k = 0; k < a->nwork * a->nalg * a->nsize; k++)
-        free(l->cells[k].comm);
+    free(l->samples);
     free(l->cells);
     for (k = 0; k < a->nwork; k++)
-        free(l->wnames[k]);
-    free(l->wnames);
-    free(l->elem);
-    return bad;
+        free(l->w[k].name);
+    free(l->w);
+    return CMMD_reduce_int(bad, CMMD_combiner_max);
 }
 
 int main(int argc, char **argv)
@@ -220,8 +195,7 @@ int main(int argc, char **argv)
     parse_args(&a, argc, argv);
     memset(&l, 0, sizeof(l));
     l.a = &a;
-    check_workloads(&l);
-    open_outputs(&l);
+    check_args(&l);
     cells_new(&l);
     /* From here on: the runs, not the set-up (written at exit). */
     if (a.trace && cm5_trace_start(a.trace) != CM5_OK)

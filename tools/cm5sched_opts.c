@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -20,7 +19,7 @@
 
 #include "cm5sched.h"
 
-const char *const stat_names[] = {"mean", "min", "median"};
+const char *const stat_names[] = {"mean", "min", "median", "max"};
 
 /* A bad argument: one line from node 0, the same exit on every node
  * (they all parsed the same arguments and reached the same verdict). */
@@ -51,16 +50,17 @@ void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-static char *xstrdup(const char *s)
+void add_alg(args_t *a, int alg)
 {
-    char *d = strdup(s);
+    int i;
 
-    if (!d)
-        CMMD_error("cm5sched: out of memory");
-    return d;
+    for (i = 0; i < a->nalg && a->alg[i] != alg; i++)
+        ;
+    if (i == a->nalg)
+        a->alg[a->nalg++] = alg;
 }
 
-/* ---- values ------------------------------------------------------------ */
+/* ---- setters ------------------------------------------------------------ */
 
 typedef struct cli_opt cli_opt_t;
 
@@ -69,21 +69,21 @@ struct cli_opt {
     const char *arg;          /* NULL: a flag */
     const char *help;         /* '\n' continues under the help column */
     void (*set)(args_t *a, const cli_opt_t *d, const char *v);
-    size_t off;        /* the args_t field of set_flag/set_int/set_str */
-    uint64_t lo, hi;   /* set_int's range */
+    size_t off;            /* the args_t field of set_flag/set_int/set_str */
+    uint64_t lo, hi;       /* set_int's range; hi UINT64_MAX: a uint64_t */
+    const family_t *fam;   /* set_algs's */
 };
 
 static uint64_t parse_u64(const char *opt, const char *v, uint64_t min,
                           uint64_t max)
 {
-    unsigned long long u;
-    char *end;
+    unsigned long long u = 0;
+    char *end = NULL;
 
     errno = 0;
-    if (!v || !*v || *v == '-')
-        usage_error("%s: '%s' is not a non-negative integer", opt, v ? v : "");
-    u = strtoull(v, &end, 10);
-    if (*end || errno)
+    if (*v && *v != '-')
+        u = strtoull(v, &end, 10);
+    if (!end || *end || errno)
         usage_error("%s: '%s' is not a non-negative integer", opt, v);
     if (u < min || u > max)
         usage_error("%s: %llu is out of range [%" PRIu64 ", %" PRIu64 "]", opt,
@@ -91,206 +91,83 @@ static uint64_t parse_u64(const char *opt, const char *v, uint64_t min,
     return u;
 }
 
-static int is_square(int n)
+static char *xstrdup(const char *s)
 {
-    int r = (int)sqrt((double)n);
-
-    while (r * r > n)
-        r--;
-    while ((r + 1) * (r + 1) <= n)
-        r++;
-    return r * r == n;
+    return strcpy(xcalloc(strlen(s) + 1, 1), s);
 }
 
-static void add_alg(args_t *a, int alg)
-{
-    int i;
-
-    for (i = 0; i < a->nalg; i++)
-        if (a->alg[i] == alg)
-            return;
-    a->alg[a->nalg++] = alg;
-}
-
-/* One name of --alg's list ("all" included). */
-static void add_alg_name(args_t *a, const char *tok)
-{
-    cm5_sched_alg_t alg;
-    int k;
-
-    if (strcmp(tok, "all") == 0) {
-        /* A3 needs a square number of nodes: "all" leaves it out. */
-        for (k = 0; k < CM5_SCHED_NALGS; k++)
-            if (k != CM5_SCHED_A3 || is_square(P))
-                add_alg(a, k);
-        return;
-    }
-    if (cm5_sched_alg_parse(tok, &alg) != CM5_OK)
-        usage_error("--alg: unknown algorithm '%s'", tok);
-    if (alg == CM5_SCHED_A3 && !is_square(P))
-        usage_error("--alg: a3 needs a square number of nodes, not %d", P);
-    add_alg(a, (int)alg);
-}
-
-static void set_alg(args_t *a, const cli_opt_t *d, const char *list)
+/* --alg, --bcast: a list of the family's algorithms, "all" included. */
+static void set_algs(args_t *a, const cli_opt_t *d, const char *list)
 {
     char *copy = xstrdup(list), *tok, *save = NULL;
     int any = 0;
 
-    (void)d;
-    if (a->fam == &broadcast)
+    if (a->nalg && a->fam != d->fam)
         usage_error("--alg and --bcast do not mix: run one family at a time");
+    a->fam = d->fam;
     a->nalg = 0;
     for (tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save), any = 1)
-        add_alg_name(a, tok);
+        a->fam->add_algs(a, tok);
     free(copy);
     if (!any)
-        usage_error("--alg: empty list '%s'", list);
+        usage_error("%s: empty list '%s'", d->name, list);
 }
 
-static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
-
 /* One side of A:B, a power of two. */
-static uint64_t pow2_of(const char *v, size_t n, const char *spec)
+static uint64_t pow2_of(const char *s, const char *spec)
 {
-    char s[32], *end;
+    char *end;
     uint64_t u;
 
-    snprintf(s, sizeof(s), "%.*s", (int)(n < 31 ? n : 31), v);
     errno = 0;
     u = strtoull(s, &end, 10);
-    if (!n || n >= sizeof(s) || *end || errno || s[0] == '-' || !is_pow2(u))
+    if (!*s || *end || errno || *s == '-' || !u || (u & (u - 1)))
         usage_error("--sizes: '%s' in '%s' is not a power of two", s, spec);
     return u;
 }
 
 static void set_sizes(args_t *a, const cli_opt_t *d, const char *spec)
 {
-    const char *colon = strchr(spec, ':');
-    char *copy, *tok, *save = NULL;
-    uint64_t from, to, v;
+    char *copy = xstrdup(spec), *colon = strchr(copy, ':'), *tok, *save;
+    uint64_t from, to;
 
     (void)d;
     free(a->size);
-    a->size = xcalloc(64, sizeof(size_t)); /* 2^0..2^63 at most */
+    /* 2^0..2^63 at most, or fewer entries than characters */
+    a->size = xcalloc(strlen(spec) + 64, sizeof(size_t));
     a->nsize = 0;
     if (colon) {
-        if (colon == spec || colon - spec >= 32)
+        if (colon == copy || colon - copy >= 32)
             usage_error("--sizes: '%s' is not A:B", spec);
-        from = pow2_of(spec, (size_t)(colon - spec), spec);
-        to = pow2_of(colon + 1, strlen(colon + 1), spec);
+        *colon = '\0';
+        from = pow2_of(copy, spec);
+        to = pow2_of(colon + 1, spec);
         if (from > to)
             usage_error("--sizes: %" PRIu64 " is larger than %" PRIu64, from,
                         to);
-        for (v = from; v <= to && v; v <<= 1)
-            a->size[a->nsize++] = (size_t)v;
-        return;
+        for (; from <= to && from; from <<= 1)
+            a->size[a->nsize++] = (size_t)from;
     }
-    copy = xstrdup(spec);
-    for (tok = strtok_r(copy, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        if (a->nsize % 64 == 0 && a->nsize)
-            a->size = realloc(a->size, (a->nsize + 64) * sizeof(size_t));
-        if (!a->size)
-            CMMD_error("cm5sched: out of memory");
+    for (tok = colon ? NULL : strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
         a->size[a->nsize++] =
             (size_t)parse_u64("--sizes", tok, 1, (uint64_t)INT_MAX);
-    }
     free(copy);
     if (a->nsize == 0)
         usage_error("--sizes: empty list '%s'", spec);
 }
 
-/* A personalized -o setting. */
-static void apply_o(args_t *a, const char *setting)
-{
-    char err[256];
-
-    /* The driver owns these: the sizes and the discovered receive sizes
-     * set them for every run. */
-    if (strncmp(setting, "elem_size=", 10) == 0)
-        usage_error("-o %s: the element size comes from --sizes and the "
-                    "workload",
-                    setting);
-    if (strncmp(setting, "recv_capacity=", 14) == 0)
-        usage_error("-o %s: cm5sched sets the receive capacity", setting);
-    if (cm5_sched_opts_set(&a->o, setting, err, sizeof(err)) != CM5_OK)
-        usage_error("-o: %s", err);
-    if (strncmp(setting, "seed=", 5) == 0)
-        a->seed_given = 1;
-}
-
-/* A --bcast -o setting: --recv's recv=KIND discovers the counts unless
- * given; the mesh is --mesh's. */
-static void apply_bo(args_t *a, const char *setting)
-{
-    char err[256];
-
-    if (strncmp(setting, "mesh=", 5) == 0)
-        usage_error("-o %s: the mesh is --mesh RxC", setting);
-    if (strncmp(setting, "recv=", 5) == 0) {
-        apply_o(a, setting);
-        a->bo.discover = a->o.recv != CM5_SCHED_RECV_GIVEN;
-        return;
-    }
-    if (strncmp(setting, "elem_size=", 10) == 0 ||
-        strncmp(setting, "recv_capacity=", 14) == 0)
-        apply_o(a, setting); /* the same refusal */
-    if (cm5_sched_bcast_opts_set(&a->bo, setting, err, sizeof(err)) != CM5_OK)
-        usage_error("-o: %s", err);
-}
-
-/* -o applies after parsing, when the family is known. */
-static void set_o(args_t *a, const cli_opt_t *d, const char *setting)
-{
-    (void)d;
-    a->oset[a->noset++] = setting;
-}
-
-static void set_bcast(args_t *a, const cli_opt_t *d, const char *list)
-{
-    char *copy = xstrdup(list), *tok, *save = NULL;
-    cm5_sched_bcast_t alg;
-    int any = 0, k;
-
-    (void)d;
-    if (a->fam == &personalized && a->nalg)
-        usage_error("--alg and --bcast do not mix: run one family at a time");
-    a->fam = &broadcast;
-    a->nalg = 0;
-    for (tok = strtok_r(copy, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save), any = 1) {
-        if (strcmp(tok, "all") == 0) /* the eight algorithms, not auto */
-            for (k = CM5_SCHED_BC_BR_LIN; k < CM5_SCHED_BC_NALGS; k++)
-                add_alg(a, k);
-        else if (cm5_sched_bcast_parse(tok, &alg) == CM5_OK)
-            add_alg(a, (int)alg);
-        else
-            usage_error("--bcast: unknown algorithm '%s'", tok);
-    }
-    free(copy);
-    if (!any)
-        usage_error("--bcast: empty list '%s'", list);
-}
-
-/* ---- the table ---------------------------------------------------------- */
-
 #define FIELD(a, d, type) ((type *)((char *)(a) + (d)->off))
 
 static void help(void);
 
-static void set_help(args_t *a, const cli_opt_t *d, const char *v)
+static void set_exit(args_t *a, const cli_opt_t *d, const char *v)
 {
-    (void)a, (void)d, (void)v;
-    help();
-    exit(0);
-}
-
-static void set_version(args_t *a, const cli_opt_t *d, const char *v)
-{
-    (void)a, (void)d, (void)v;
-    if (me == 0)
+    (void)a, (void)v;
+    if (strcmp(d->name, "--help") == 0)
+        help();
+    else if (me == 0)
         printf("cm5sched (cm5fab %s) %s\n", PACKAGE_VERSION, CMMD_version());
     exit(0);
 }
@@ -308,12 +185,12 @@ static void set_str(args_t *a, const cli_opt_t *d, const char *v)
 
 static void set_int(args_t *a, const cli_opt_t *d, const char *v)
 {
-    *FIELD(a, d, int) = (int)parse_u64(d->name, v, d->lo, d->hi);
-}
+    uint64_t u = parse_u64(d->name, v, d->lo, d->hi);
 
-static void set_seed(args_t *a, const cli_opt_t *d, const char *v)
-{
-    a->seed = parse_u64(d->name, v, 0, UINT64_MAX);
+    if (d->hi == UINT64_MAX)
+        *FIELD(a, d, uint64_t) = u;
+    else
+        *FIELD(a, d, int) = (int)u;
 }
 
 static void set_workload(args_t *a, const cli_opt_t *d, const char *v)
@@ -336,22 +213,28 @@ static void set_stat(args_t *a, const cli_opt_t *d, const char *v)
     a->stat = (stat_t)k;
 }
 
-static void set_recv(args_t *a, const cli_opt_t *d, const char *v)
+/* -o (and --recv KIND, which is -o recv=KIND) apply after parsing, when
+ * the family is known. */
+static void set_o(args_t *a, const cli_opt_t *d, const char *v)
 {
-    (void)d;
-    snprintf(a->recv_opt, sizeof(a->recv_opt), "recv=%s", v);
-    a->oset[a->noset++] = a->recv_opt;
+    if (strcmp(d->name, "--recv") == 0) {
+        snprintf(a->recv_opt, sizeof(a->recv_opt), "recv=%s", v);
+        v = a->recv_opt;
+    }
+    a->oset[a->noset++] = v;
 }
+
+/* ---- the table ---------------------------------------------------------- */
 
 #define AOFF(f) offsetof(args_t, f)
 
 static const cli_opt_t cli[] = {
     {"--alg", NULL, "LIST", "comma-separated algorithms, or all (rsn)",
-     .set = set_alg},
+     .set = set_algs, .fam = &personalized},
     {"--bcast", NULL, "LIST", "s-to-p broadcasting algorithms instead, "
      "or all (the\neight) or auto; --workload is then a source "
      "distribution\n(equal) and --sizes the message length L in bytes",
-     .set = set_bcast},
+     .set = set_algs, .fam = &broadcast},
     {"--mesh", NULL, "RxC", "--bcast's logical mesh, R x C = P (the most "
      "square)", .set = set_str, .off = AOFF(mesh)},
     {"--workload", NULL, "SPEC", "a workload; repeat for several "
@@ -366,13 +249,14 @@ static const cli_opt_t cli[] = {
     {"--matrices", NULL, "M", "matrices per workload, seeds S..S+M-1 (1; the "
      "papers\nused 50)", .set = set_int, .off = AOFF(matrices), .lo = 1,
      .hi = 1000000},
-    {"--seed", NULL, "S", "first matrix seed (1)", .set = set_seed},
+    {"--seed", NULL, "S", "first matrix seed (1)", .set = set_int,
+     .off = AOFF(seed), .hi = UINT64_MAX},
     {"--stat", NULL, "KIND", "table statistic over matrices and reps: mean, "
      "min or\nmedian (mean, as the papers)", .set = set_stat},
     {"-o", NULL, "NAME=VALUE", "set an algorithm option (below; cm5sched sets "
      "elem_size\nand recv_capacity itself); repeatable", .set = set_o},
     {"--recv", NULL, "KIND", "recvcounts: given, am (Generate_Recv) or "
-     "concat (given)", .set = set_recv},
+     "concat (given)", .set = set_o},
     {"--interrupts", NULL, NULL, "run with CM-5 interrupts on (polling)",
      .set = set_flag, .off = AOFF(o.interrupts)},
     {"--csv", NULL, "FILE", "one row per workload, matrix, algorithm, size "
@@ -389,9 +273,9 @@ static const cli_opt_t cli[] = {
     {"--spread", NULL, NULL, "also comm's min and max over matrices and "
      "reps,\nin the tables and as error bars on the plot", .set = set_flag,
      .off = AOFF(spread)},
-    {"--help", "-h", NULL, "this text", .set = set_help},
+    {"--help", "-h", NULL, "this text", .set = set_exit},
     {"--version", NULL, NULL, "the version of cm5sched and CMMD",
-     .set = set_version},
+     .set = set_exit},
 };
 
 #define NCLI (sizeof(cli) / sizeof(cli[0]))
@@ -419,42 +303,34 @@ static const char *match(const cli_opt_t *d, int argc, char **argv, int *i)
     return argv[++*i];
 }
 
-static void print_opts(void)
-{
-    char head[64];
-    const char *h, *e;
-    size_t k;
-
-    for (k = 0; k < NCLI; k++) {
-        snprintf(head, sizeof(head), "%s%s%s", cli[k].name,
-                 cli[k].arg ? " " : "", cli[k].arg ? cli[k].arg : "");
-        printf("  %-20s", head);
-        for (h = cli[k].help; *h; h = *e ? e + 1 : e) {
-            e = strchr(h, '\n');
-            if (!e)
-                e = h + strlen(h);
-            printf("%s%.*s\n", h == cli[k].help ? "" : "                      ",
-                   (int)(e - h), h);
-        }
-    }
-}
-
-/* Each line of text, indented by two spaces. */
-static void print_indented(const char *l)
+/* Each line of text, the first after lead, all in a column of indent. */
+void print_lines(const char *text, const char *lead, int indent)
 {
     const char *e;
 
-    for (; *l; l = *e ? e + 1 : e) {
-        e = strchr(l, '\n');
-        if (!e)
-            e = l + strlen(l);
-        printf("  %.*s\n", (int)(e - l), l);
+    for (; *text; text = *e ? e + 1 : e, lead = "") {
+        e = text + strcspn(text, "\n");
+        printf("%-*s%.*s\n", indent, lead, (int)(e - text), text);
     }
+}
+
+/* head, then the n names, in lines of at most 80 columns. */
+void print_names(const char *head, const char *(*name)(int), int n)
+{
+    int k, col = printf("\n%s", head) - 1;
+
+    for (k = 0; k < n; k++) {
+        if (col + 1 + (int)strlen(name(k)) > 80)
+            col = printf("\n ") - 1;
+        col += printf(" %s", name(k));
+    }
+    printf("\n");
 }
 
 static void help(void)
 {
-    int a;
+    char head[64];
+    size_t k;
 
     if (me != 0)
         return;
@@ -462,57 +338,18 @@ static void help(void)
            "Runs personalized-communication algorithms on workloads over a "
            "range of\nmessage sizes, verifies every byte, and prints "
            "per-size tables (times in ms,\nmax over nodes).\n\nOptions:\n");
-    print_opts();
-    printf("\nAlgorithms:");
-    for (a = 0; a < CM5_SCHED_NALGS; a++)
-        printf(" %s", cm5_sched_alg_name((cm5_sched_alg_t)a));
-    printf("\n\nWorkloads (--workload):\n");
-    print_indented(cm5_workload_help());
-    printf("\nAlgorithm options (-o):\n%s", cm5_sched_opts_help());
-    printf("\nBroadcast algorithms (--bcast):");
-    for (a = 0; a < CM5_SCHED_BC_NALGS; a++)
-        printf(" %s", cm5_sched_bcast_name((cm5_sched_bcast_t)a));
-    printf("\n\nSource distributions (--workload with --bcast; lengths in "
-           "units of --sizes\nbytes, L=1 unless given):\n");
-    print_indented(cm5_workload_bcast_help());
-    printf("\nBroadcast options (-o with --bcast; --mesh sets the mesh, "
-           "--recv am discovers\nthe counts):\n%s",
-           cm5_sched_bcast_opts_help());
+    for (k = 0; k < NCLI; k++) {
+        snprintf(head, sizeof(head), "  %s%s%s", cli[k].name,
+                 cli[k].arg ? " " : "", cli[k].arg ? cli[k].arg : "");
+        print_lines(cli[k].help, head, 22);
+    }
+    personalized.help();
+    broadcast.help();
     printf("\nexit status: 0 all runs verified, 1 a run failed, "
            "2 bad arguments\n");
 }
 
 /* ---- parsing ------------------------------------------------------------ */
-
-static void defaults(args_t *a, int argc)
-{
-    memset(a, 0, sizeof(*a));
-    a->fam = &personalized;
-    cm5_sched_opts_init(&a->o);
-    a->reps = 3;
-    a->warmup = 1;
-    a->matrices = 1;
-    a->seed = 1;
-    a->work = xcalloc((size_t)argc, sizeof(char *));
-    a->oset = xcalloc((size_t)argc, sizeof(char *));
-    cm5_sched_bcast_opts_init(&a->bo);
-    a->progress = isatty(2);
-}
-
-/* --bcast: the mesh, the default distribution, --interrupts. */
-static void bcast_defaults(args_t *a)
-{
-    char err[256];
-
-    if (!a->mesh)
-        cm5_sched_mesh_default(P, &a->mesh_r, &a->mesh_c);
-    else if (cm5_sched_mesh_parse(a->mesh, P, &a->mesh_r, &a->mesh_c, err,
-                                  sizeof(err)) != CM5_OK)
-        usage_error("--mesh: %s", err);
-    if (a->nwork == 0)
-        a->work[a->nwork++] = "equal";
-    a->bo.interrupts = a->o.interrupts;
-}
 
 void parse_args(args_t *a, int argc, char **argv)
 {
@@ -520,7 +357,12 @@ void parse_args(args_t *a, int argc, char **argv)
     size_t k;
     int i;
 
-    defaults(a, argc);
+    *a = (args_t){.fam = &personalized, .reps = 3, .warmup = 1,
+                  .matrices = 1, .seed = 1, .progress = isatty(2)};
+    cm5_sched_opts_init(&a->o);
+    cm5_sched_bcast_opts_init(&a->bo);
+    a->work = xcalloc((size_t)argc, sizeof(char *));
+    a->oset = xcalloc((size_t)argc, sizeof(char *));
     for (i = 1; i < argc; i++) {
         for (k = 0; k < NCLI && !(v = match(&cli[k], argc, argv, &i)); k++)
             ;
@@ -529,17 +371,10 @@ void parse_args(args_t *a, int argc, char **argv)
         cli[k].set(a, &cli[k], v);
     }
     for (i = 0; i < a->noset; i++)
-        (a->fam == &broadcast ? apply_bo : apply_o)(a, a->oset[i]);
-    if (a->fam == &broadcast)
-        bcast_defaults(a);
-    else if (a->mesh)
-        usage_error("--mesh %s: the mesh is for --bcast", a->mesh);
-    if (a->nalg == 0)
-        add_alg(a, CM5_SCHED_RSN);
+        a->fam->opt(a, a->oset[i]);
+    a->fam->setup(a);
     if (!a->size)
         set_sizes(a, NULL, "16:4096");
-    if (a->nwork == 0)
-        a->work[a->nwork++] = "density:d=4";
     if (a->plot && strchr(a->plot, '\''))
         usage_error("--plot: file name '%s' contains a quote", a->plot);
     if (a->csv && a->plot && !strcmp(a->csv, a->plot))

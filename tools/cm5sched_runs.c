@@ -1,9 +1,10 @@
 /*
- * cm5sched's runs of the personalized family (<cm5/sched.h>
- * cm5_sched_alltoallv on <cm5/workload.h> matrices): the data pattern
- * every byte is checked against, one point (a matrix at one message
- * unit), one verified run, and what a run reduces over the nodes.
+ * cm5sched's personalized family (--alg: cm5_sched_alltoallv on
+ * <cm5/workload.h> matrices): its options, one point (a matrix at one
+ * message unit), one verified run; and what both families share: the
+ * data pattern every byte is checked against, the checks, the results.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 
 #include "cm5sched.h"
 
-/* ---- data pattern ----------------------------------------------------- */
+/* ---- data pattern and checks (both families) ---------------------------- */
 
 uint64_t mix(uint64_t z)
 {
@@ -30,7 +31,10 @@ uint64_t pat_key(int src, int dst, uint64_t run)
                mix(run + 0x5bd1e995ULL));
 }
 
-void fill(unsigned char *b, size_t n, uint64_t key)
+/* b[0..n) as the pattern of key; with check, the first byte that
+ * differs from it (n if none), its expected value in *want. */
+static size_t pattern(unsigned char *b, size_t n, uint64_t key, int check,
+                      unsigned char *want)
 {
     size_t k;
     uint64_t w = 0;
@@ -38,62 +42,110 @@ void fill(unsigned char *b, size_t n, uint64_t key)
     for (k = 0; k < n; k++) {
         if ((k & 7) == 0)
             w = mix(key ^ (k >> 3));
-        b[k] = (unsigned char)(w >> (8 * (k & 7)));
+        *want = (unsigned char)(w >> (8 * (k & 7)));
+        if (!check)
+            b[k] = *want;
+        else if (b[k] != *want)
+            break;
     }
+    return k;
 }
 
-/* Offset of the first wrong byte, or n. */
-size_t check(const unsigned char *b, size_t n, uint64_t key,
-                    unsigned char *want)
+void fill(unsigned char *b, size_t n, uint64_t key)
 {
-    size_t k;
-    uint64_t w = 0;
+    unsigned char w;
 
-    for (k = 0; k < n; k++) {
-        if ((k & 7) == 0)
-            w = mix(key ^ (k >> 3));
-        if (b[k] != (unsigned char)(w >> (8 * (k & 7)))) {
-            *want = (unsigned char)(w >> (8 * (k & 7)));
-            return k;
-        }
+    pattern(b, n, key, 0, &w);
+}
+
+/* b holds n bytes of key's pattern; what (a format of x and y) names
+ * them in the error. */
+void check_data(const char *where, const unsigned char *b, size_t n,
+                uint64_t key, const char *what, int x, int y)
+{
+    unsigned char want;
+    size_t k = pattern((unsigned char *)b, n, key, 1, &want);
+    char w[128];
+
+    if (k == n)
+        return;
+    snprintf(w, sizeof(w), what, x, y);
+    CMMD_error("cm5sched: %s: byte %zu %s is 0x%02x, not 0x%02x", where, k, w,
+               b[k], want);
+}
+
+void check_counts(const char *where, const size_t *rc, const size_t *want)
+{
+    int j;
+
+    for (j = 0; j < P; j++)
+        if (rc[j] != want[j])
+            CMMD_error("cm5sched: %s: node %d: recvcounts[%d] is %zu, not %zu",
+                       where, me, j, rc[j], want[j]);
+}
+
+/* g: the GUARD bytes just past the received data. */
+void check_guard(const char *where, const unsigned char *g)
+{
+    int k;
+
+    for (k = 0; k < GUARD; k++)
+        if (g[k] != GUARD_BYTE)
+            CMMD_error("cm5sched: %s: node %d: byte %d past the received data "
+                       "was overwritten", where, me, k);
+}
+
+/* CM5SCHED_TEST_CORRUPT=NODE:OFFSET flips one received byte on NODE
+ * after every call, so that the tests can see verification fail. */
+void corrupt(unsigned char *rb, size_t n)
+{
+    const char *v = getenv("CM5SCHED_TEST_CORRUPT");
+    unsigned long long off;
+    int node;
+
+    if (v && sscanf(v, "%d:%llu", &node, &off) == 2 && node == me &&
+        off < n)
+        rb[off] ^= 0x40;
+}
+
+/* What every node measured, reduced into r on every node. */
+void reduce_result(result_t *r, const cm5_sched_stats_t *stp)
+{
+    cm5_sched_stats_t st = *stp;
+    int s, n = 3;
+
+    memcpy(r->d, (double[7]){st.total_s, st.comm_s, st.sched_s, st.recv_s,
+                             st.gather_s, st.recv_s + st.gather_s, st.copy_s},
+           sizeof(r->d));
+    memcpy(r->u, (uint64_t[3]){st.phases, st.max_concurrent_in, st.nstages},
+           3 * sizeof(uint64_t));
+    for (s = 0; s < CM5_SCHED_MAX_STAGES; s++) {
+        r->u[n++] = st.stage[s].steps;
+        r->u[n++] = st.stage[s].msgs_recv;
+        r->u[n++] = st.stage[s].max_msg_elems;
     }
-    return n;
+    memcpy(r->s, (uint64_t[NS]){st.msgs_sent, st.bytes_sent, st.msgs_recv,
+                                st.bytes_recv, st.inquiries, st.denials},
+           sizeof(r->s));
+    r->buf[0] = st.sbuf_elems;
+    r->buf[1] = st.rbuf_elems;
+    CMMD_reduce_v(r->d, r->d, CMMD_combiner_dmax, sizeof(double), 7);
+    CMMD_reduce_v(r->u, r->u, CMMD_combiner_umax, sizeof(uint64_t), NU);
+    CMMD_reduce_v(r->s, r->s, CMMD_combiner_uadd, sizeof(uint64_t), NS);
+    CMMD_reduce_v(r->buf, r->buf, CMMD_combiner_umax, sizeof(uint64_t), 2);
 }
 
 /* ---- one point ---------------------------------------------------------- */
 
 typedef struct {
     const args_t *a;
-    point_info_t info;
     const cm5_workload_t *w;
     int matrix;
-    size_t unit;
+    size_t unit, esz;          /* esz: bytes per element */
     size_t *sc, *rc, *want_rc; /* counts in elements */
     size_t stot, rtot;         /* elements this node sends / receives */
     unsigned char *sb, *rb;
-    size_t t; /* traffic bound of the matrix, units */
 } point_t;
-
-/* The largest number of units a node sends or receives. */
-static size_t traffic(const cm5_workload_t *w)
-{
-    size_t t = 0;
-    int i, j;
-
-    for (i = 0; i < P; i++) {
-        size_t r = 0, c = 0;
-
-        for (j = 0; j < P; j++) {
-            if (i != j) {
-                r += w->com[(size_t)i * P + j];
-                c += w->com[(size_t)j * P + i];
-            }
-        }
-        t = r > t ? r : t;
-        t = c > t ? c : t;
-    }
-    return t;
-}
 
 static void *point_new(const args_t *a, const void *wv, const char *wname,
                        int matrix, size_t unit, point_info_t *info)
@@ -101,34 +153,32 @@ static void *point_new(const args_t *a, const void *wv, const char *wname,
     const cm5_workload_t *w = wv;
     size_t esz = w->elem_size * unit;
     point_t *pt = xcalloc(1, sizeof(*pt));
+    uint64_t t[1];
     int j;
 
-    pt->a = a;
-    pt->w = w;
-    pt->matrix = matrix;
-    pt->unit = unit;
+    *pt = (point_t){.a = a, .w = w, .matrix = matrix, .unit = unit, .esz = esz};
     pt->sc = xcalloc((size_t)P * 3, sizeof(size_t));
     pt->rc = pt->sc + P;
     pt->want_rc = pt->rc + P;
     for (j = 0; j < P; j++) {
-        pt->sc[j] = w->com[(size_t)me * P + j];
-        pt->want_rc[j] = w->com[(size_t)j * P + me];
-        pt->stot += pt->sc[j];
-        pt->rtot += pt->want_rc[j];
+        pt->stot += pt->sc[j] = w->com[(size_t)me * P + j];
+        pt->rtot += pt->want_rc[j] = w->com[(size_t)j * P + me];
     }
-    pt->t = traffic(w);
+    /* The traffic bound: the most units a node sends or receives. */
+    t[0] = pt->stot > pt->rtot ? pt->stot : pt->rtot;
+    t[0] -= w->com[(size_t)me * P + me];
+    CMMD_reduce_v(t, t, CMMD_combiner_umax, sizeof(uint64_t), 1);
     if ((pt->stot && esz > SIZE_MAX / pt->stot) ||
         (pt->rtot && esz > (SIZE_MAX - GUARD) / pt->rtot))
         CMMD_error("cm5sched: workload %s at size %zu: node %d's data "
-                   "does not fit in memory",
-                   w->name, unit, me);
+                   "does not fit in memory", w->name, unit, me);
     pt->sb = malloc(pt->stot * esz + 1);
     pt->rb = malloc(pt->rtot * esz + GUARD);
     if (!pt->sb || !pt->rb)
         CMMD_error("cm5sched: workload %s at size %zu: node %d cannot "
-                   "allocate %zu + %zu bytes",
-                   w->name, unit, me, pt->stot * esz, pt->rtot * esz);
-    *info = (point_info_t){wname, matrix, w->seed, unit, w->elem_size, pt->t,
+                   "allocate %zu + %zu bytes", w->name, unit, me,
+                   pt->stot * esz, pt->rtot * esz);
+    *info = (point_info_t){wname, matrix, w->seed, unit, w->elem_size, t[0],
                            ""};
     return pt;
 }
@@ -153,167 +203,146 @@ static int rec_cmp(const void *x, const void *y)
 /* a4_unordered=1: this node's own records first, then, in any order,
  * exactly the records (elements) the others sent it: compared as sorted
  * lists.  Returns the bytes checked. */
-static size_t verify_unordered(const point_t *pt, const char *an, int rep,
-                               uint64_t run, size_t esz)
+static size_t verify_unordered(const point_t *pt, const char *where,
+                               uint64_t run)
 {
-    size_t own = pt->want_rc[me] * esz, n = pt->rtot * esz - own, off = 0, k;
-    unsigned char want = 0, *exp = malloc(n + 1), *got = pt->rb + own;
+    size_t esz = pt->esz, own = pt->want_rc[me] * esz;
+    size_t n = pt->rtot * esz - own, off = 0, k;
+    unsigned char *exp = xcalloc(n + 1, 1), *got = pt->rb + own;
+    char at[320];
     int j;
 
-    k = check(pt->rb, own, pat_key(me, me, run), &want);
-    if (k < own)
-        CMMD_error("cm5sched: %s, workload %s, size %zu, matrix %d, rep %d: "
-                   "node %d: byte %zu of its own records (first, with "
-                   "a4_unordered=1) is 0x%02x, not 0x%02x",
-                   an, pt->w->name, pt->unit, pt->matrix, rep, me, k, pt->rb[k],
-                   want);
-    if (!exp)
-        CMMD_error("cm5sched: node %d cannot allocate %zu bytes", me, n);
-    for (j = 0; j < P; j++) {
-        if (j == me)
-            continue;
-        fill(exp + off, pt->want_rc[j] * esz, pat_key(j, me, run));
-        off += pt->want_rc[j] * esz;
-    }
+    snprintf(at, sizeof(at), "%s: node %d", where, me);
+    check_data(at, pt->rb, own, pat_key(me, me, run),
+               "of its own records (first, with a4_unordered=1)", 0, 0);
+    for (j = 0; j < P; j++)
+        if (j != me) {
+            fill(exp + off, pt->want_rc[j] * esz, pat_key(j, me, run));
+            off += pt->want_rc[j] * esz;
+        }
     rec_size = esz;
     qsort(exp, n / esz, esz, rec_cmp);
     qsort(got, n / esz, esz, rec_cmp);
     for (k = 0; k < n && got[k] == exp[k]; k++)
         ;
     if (k < n)
-        CMMD_error("cm5sched: %s, workload %s, size %zu, matrix %d, rep %d: "
-                   "node %d: the records received (a4_unordered=1) are not "
-                   "those sent to it: sorted record %zu differs at byte %zu",
-                   an, pt->w->name, pt->unit, pt->matrix, rep, me, k / esz,
-                   k % esz);
+        CMMD_error("cm5sched: %s: the records received (a4_unordered=1) are "
+                   "not those sent to it: sorted record %zu differs at byte "
+                   "%zu", at, k / esz, k % esz);
     free(exp);
     return own + n;
 }
 
-static void verify(const point_t *pt, cm5_sched_alg_t alg, int rep,
-                   uint64_t run, size_t esz)
+static void verify(const point_t *pt, int alg, int rep, uint64_t run)
 {
-    const char *an = cm5_sched_alg_name(alg);
-    size_t off = 0, k;
-    unsigned char want = 0;
-    int j, unordered = alg == CM5_SCHED_A4 && pt->a->o.a4_unordered;
+    size_t off = 0, n;
+    char where[256];
+    int j;
 
-    for (j = 0; j < P; j++) {
-        size_t n;
-
-        if (pt->rc[j] != pt->want_rc[j])
-            CMMD_error("cm5sched: %s, workload %s, size %zu, matrix %d, rep "
-                       "%d: node %d: recvcounts[%d] is %zu, not %zu",
-                       an, pt->w->name, pt->unit, pt->matrix, rep, me, j,
-                       pt->rc[j], pt->want_rc[j]);
-        if (unordered)
-            continue;
-        n = pt->want_rc[j] * esz;
-        k = check(pt->rb + off, n, pat_key(j, me, run), &want);
-        if (k < n)
-            CMMD_error("cm5sched: %s, workload %s, size %zu, matrix %d, rep "
-                       "%d: byte %zu from node %d to node %d is 0x%02x, not "
-                       "0x%02x",
-                       an, pt->w->name, pt->unit, pt->matrix, rep, k, j, me,
-                       pt->rb[off + k], want);
-        off += n;
-    }
-    if (unordered)
-        off = verify_unordered(pt, an, rep, run, esz);
-    for (k = 0; k < GUARD; k++)
-        if (pt->rb[off + k] != GUARD_BYTE)
-            CMMD_error("cm5sched: %s, workload %s, size %zu, matrix %d, rep "
-                       "%d: node %d: byte %zu past the received data was "
-                       "overwritten",
-                       an, pt->w->name, pt->unit, pt->matrix, rep, me, k);
-}
-
-/* CM5SCHED_TEST_CORRUPT=NODE:OFFSET flips one received byte on NODE
- * after every call, so that the tests can see verification fail. */
-void corrupt(unsigned char *rb, size_t n)
-{
-    const char *v = getenv("CM5SCHED_TEST_CORRUPT");
-    unsigned long long off;
-    int node;
-
-    if (!v || sscanf(v, "%d:%llu", &node, &off) != 2 || node != me)
-        return;
-    if (off < n)
-        rb[off] ^= 0x40;
+    snprintf(where, sizeof(where), "%s, workload %s, size %zu, matrix %d, "
+             "rep %d", cm5_sched_alg_name(alg), pt->w->name, pt->unit,
+             pt->matrix, rep);
+    check_counts(where, pt->rc, pt->want_rc);
+    if (alg == CM5_SCHED_A4 && pt->a->o.a4_unordered)
+        off = verify_unordered(pt, where, run);
+    else
+        for (j = 0; j < P; j++, off += n) {
+            n = pt->want_rc[j] * pt->esz;
+            check_data(where, pt->rb + off, n, pat_key(j, me, run),
+                       "from node %d to node %d", j, me);
+        }
+    check_guard(where, pt->rb + off);
 }
 
 static void run(void *p, int alg, int rep, uint64_t run, result_t *r)
 {
     const point_t *pt = p;
-    const args_t *a = pt->a;
-    cm5_sched_opts_t o = a->o;
+    cm5_sched_opts_t o = pt->a->o;
     cm5_sched_stats_t st;
-    size_t esz = pt->w->elem_size * pt->unit, off = 0;
+    size_t esz = pt->esz, off = 0;
     int j;
 
-    for (j = 0; j < P; j++) {
+    for (j = 0; j < P; off += pt->sc[j++] * esz)
         fill(pt->sb + off, pt->sc[j] * esz, pat_key(me, j, run));
-        off += pt->sc[j] * esz;
-    }
     memset(pt->rb, GUARD_BYTE, pt->rtot * esz + GUARD);
-    if (o.recv == CM5_SCHED_RECV_GIVEN)
-        memcpy(pt->rc, pt->want_rc, (size_t)P * sizeof(size_t));
-    else {
-        memset(pt->rc, 0xff, (size_t)P * sizeof(size_t)); /* discovered */
+    memcpy(pt->rc, pt->want_rc, (size_t)P * sizeof(size_t));
+    if (o.recv != CM5_SCHED_RECV_GIVEN) { /* discovered */
+        memset(pt->rc, 0xff, (size_t)P * sizeof(size_t));
         o.recv_capacity = pt->rtot;
     }
     o.elem_size = esz;
-    if (!a->seed_given) /* a fresh schedule seed per matrix and rep */
-        o.seed = mix(a->seed ^ mix((uint64_t)pt->matrix << 20 ^ (uint64_t)rep));
-
+    if (!pt->a->seed_given) /* a fresh schedule seed per matrix and rep */
+        o.seed = mix(pt->a->seed ^
+                     mix((uint64_t)pt->matrix << 20 ^ (uint64_t)rep));
     CMMD_sync_with_nodes(); /* everyone starts together */
-    cm5_sched_alltoallv((cm5_sched_alg_t)alg, pt->sb, pt->sc, NULL, pt->rb,
-                        pt->rc, NULL, &o, &st);
+    cm5_sched_alltoallv(alg, pt->sb, pt->sc, NULL, pt->rb, pt->rc, NULL, &o,
+                        &st);
     corrupt(pt->rb, pt->rtot * esz);
-    verify(pt, (cm5_sched_alg_t)alg, rep, run, esz);
+    verify(pt, alg, rep, run);
     reduce_result(r, &st);
-}
-
-/* What every node measured, reduced into r on every node. */
-void reduce_result(result_t *r, const cm5_sched_stats_t *stp)
-{
-    cm5_sched_stats_t st = *stp;
-    int s, n = 0;
-
-    r->d[0] = st.total_s;
-    r->d[1] = st.comm_s;
-    r->d[2] = st.sched_s;
-    r->d[3] = st.recv_s;
-    r->d[4] = st.gather_s;
-    r->d[5] = st.recv_s + st.gather_s;
-    r->d[6] = st.copy_s;
-    r->u[n++] = st.phases;
-    r->u[n++] = st.max_concurrent_in;
-    r->u[n++] = st.nstages;
-    for (s = 0; s < CM5_SCHED_MAX_STAGES; s++) {
-        r->u[n++] = st.stage[s].steps;
-        r->u[n++] = st.stage[s].msgs_recv;
-        r->u[n++] = st.stage[s].max_msg_elems;
-    }
-    r->s[0] = st.msgs_sent;
-    r->s[1] = st.bytes_sent;
-    r->s[2] = st.msgs_recv;
-    r->s[3] = st.bytes_recv;
-    r->s[4] = st.inquiries;
-    r->s[5] = st.denials;
-    r->buf[0] = st.sbuf_elems;
-    r->buf[1] = st.rbuf_elems;
-    CMMD_reduce_v(r->d, r->d, CMMD_combiner_dmax, sizeof(double), 7);
-    CMMD_reduce_v(r->u, r->u, CMMD_combiner_umax, sizeof(uint64_t), NU);
-    CMMD_reduce_v(r->s, r->s, CMMD_combiner_uadd, sizeof(uint64_t), NS);
-    CMMD_reduce_v(r->buf, r->buf, CMMD_combiner_umax, sizeof(uint64_t), 2);
 }
 
 /* ---- the family --------------------------------------------------------- */
 
-static const char *alg_name(int alg)
+static const char *alg_name(int alg) { return cm5_sched_alg_name(alg); }
+
+static int is_square(int n)
 {
-    return cm5_sched_alg_name((cm5_sched_alg_t)alg);
+    int r = (int)lround(sqrt((double)n));
+
+    return r * r == n;
+}
+
+/* One name of --alg's list; "all" leaves A3 out unless P is square. */
+static void add_algs(args_t *a, const char *tok)
+{
+    cm5_sched_alg_t alg;
+    int k;
+
+    if (strcmp(tok, "all") == 0) {
+        for (k = 0; k < CM5_SCHED_NALGS; k++)
+            if (k != CM5_SCHED_A3 || is_square(P))
+                add_alg(a, k);
+    } else if (cm5_sched_alg_parse(tok, &alg) != CM5_OK)
+        usage_error("--alg: unknown algorithm '%s'", tok);
+    else if (alg == CM5_SCHED_A3 && !is_square(P))
+        usage_error("--alg: a3 needs a square number of nodes, not %d", P);
+    else
+        add_alg(a, (int)alg);
+}
+
+static void opt(args_t *a, const char *setting)
+{
+    char err[256];
+
+    /* The driver owns these: the sizes and the discovered receive sizes
+     * set them for every run. */
+    if (strncmp(setting, "elem_size=", 10) == 0)
+        usage_error("-o %s: the element size comes from --sizes and the "
+                    "workload", setting);
+    if (strncmp(setting, "recv_capacity=", 14) == 0)
+        usage_error("-o %s: cm5sched sets the receive capacity", setting);
+    if (cm5_sched_opts_set(&a->o, setting, err, sizeof(err)) != CM5_OK)
+        usage_error("-o: %s", err);
+    a->seed_given |= strncmp(setting, "seed=", 5) == 0;
+}
+
+static void setup(args_t *a)
+{
+    if (a->mesh)
+        usage_error("--mesh %s: the mesh is for --bcast", a->mesh);
+    if (a->nalg == 0)
+        add_alg(a, CM5_SCHED_RSN);
+    if (a->nwork == 0)
+        a->work[a->nwork++] = "density:d=4";
+}
+
+static void help(void)
+{
+    print_names("Algorithms:", alg_name, CM5_SCHED_NALGS);
+    printf("\nWorkloads (--workload):\n");
+    print_lines(cm5_workload_help(), "", 2);
+    printf("\nAlgorithm options (-o):\n%s", cm5_sched_opts_help());
 }
 
 static int work_make(const args_t *a, const char *spec, uint64_t seed,
@@ -321,11 +350,11 @@ static int work_make(const args_t *a, const char *spec, uint64_t seed,
 {
     cm5_workload_t *w = xcalloc(1, sizeof(*w));
 
+    (void)a;
     if (cm5_workload_make(spec, P, seed, w, err, errlen) != CM5_OK) {
         free(w);
         return -1;
     }
-    (void)a;
     if (!w->name[0])
         snprintf(w->name, sizeof(w->name), "%s", spec);
     if (!w->elem_size)
@@ -342,5 +371,6 @@ static void work_free(void *w)
     free(w);
 }
 
-const family_t personalized = {NULL, alg_name, work_make, work_free,
-                               point_new, point_free, run};
+const family_t personalized = {NULL, alg_name, add_algs, opt, setup, help,
+                               work_make, work_free, point_new, point_free,
+                               run};

@@ -2,49 +2,28 @@
  * cm5sched's output (node 0): the CSV file, the per-size tables shaped
  * like wang1993's Tables 4-6, and the gnuplot graph.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cm/cmmd.h>
+#include <cm5/cm5.h>
 
 #include "cm5sched.h"
 
-/* gnuplot in PATH (checked before anything runs). */
-int have_gnuplot(void)
-{
-    const char *path = getenv("PATH");
-    char dir[4096];
-
-    while (path && *path) {
-        size_t n = strcspn(path, ":");
-
-        snprintf(dir, sizeof(dir), "%.*s/gnuplot", (int)(n ? n : 1),
-                 n ? path : ".");
-        if (access(dir, X_OK) == 0)
-            return 1;
-        path += n + (path[n] == ':');
-    }
-    return 0;
-}
-
 /* ---- CSV ---------------------------------------------------------------- */
-
-static const char header[] =
-    "workload,matrix,matrix_seed,p,provider,alg,size,elem_size,msg_bytes_"
-    "per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,phases,max_"
-    "concurrent_in,msgs,bytes,msgs_recv,bytes_recv,inquiries,denials,"
-    "nstages,stage1_steps,stage1_msgs,stage1_maxlen,stage2_steps,stage2_"
-    "msgs,stage2_maxlen,stage3_steps,stage3_msgs,stage3_maxlen,stage4_"
-    "steps,stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,rbuf_"
-    "units\n";
 
 void csv_header(FILE *f, const family_t *fam)
 {
-    fprintf(f, "%.*s%s%s\n", (int)strlen(header) - 1, header,
+    fprintf(f, "workload,matrix,matrix_seed,p,provider,alg,size,elem_size,"
+               "msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,"
+               "phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,"
+               "inquiries,denials,nstages,stage1_steps,stage1_msgs,"
+               "stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,"
+               "stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,"
+               "stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,"
+               "rbuf_units%s%s\n",
             fam->csv_cols ? "," : "", fam->csv_cols ? fam->csv_cols : "");
 }
 
@@ -69,6 +48,8 @@ void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
             pi->extra[0] ? "," : "", pi->extra);
 }
 
+/* ---- statistics --------------------------------------------------------- */
+
 static int dcmp(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -76,46 +57,44 @@ static int dcmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-static double stat_of(const double *v, int n, stat_t s)
+/* Statistic s of sample i of cell c, in ms. */
+static double ms(const cell_t *c, int i, stat_t s)
 {
-    double *c, m = 0;
-    int i;
+    double *v, m = 0;
+    int k, n = c->n;
 
     if (n == 0)
         return NAN;
     if (s == STAT_MEAN) {
-        for (i = 0; i < n; i++)
-            m += v[i];
-        return m / n;
+        for (k = 0; k < n; k++)
+            m += c->v[i][k];
+        return 1e3 * (m / n);
     }
-    c = xcalloc((size_t)n, sizeof(double));
-    memcpy(c, v, (size_t)n * sizeof(double));
-    qsort(c, (size_t)n, sizeof(double), dcmp);
-    if (s == STAT_MIN)
-        m = c[0];
-    else if (s == STAT_MAX)
-        m = c[n - 1];
-    else
-        m = n & 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    free(c);
-    return m;
+    v = memcpy(xcalloc((size_t)n, sizeof(double)), c->v[i],
+               (size_t)n * sizeof(double));
+    qsort(v, (size_t)n, sizeof(double), dcmp);
+    m = s == STAT_MIN   ? v[0]
+        : s == STAT_MAX ? v[n - 1]
+        : n & 1         ? v[n / 2]
+                        : (v[n / 2 - 1] + v[n / 2]) / 2;
+    free(v);
+    return 1e3 * m;
 }
 
-#define GROUP 3 /* algorithms per block of columns */
-#define CELL(a, cells, wi, k, s)                                              \
-    (&(cells)[((size_t)(wi) * (a)->nalg + (k)) * (a)->nsize + (s)])
+/* ---- tables ------------------------------------------------------------- */
 
-static void table_head(const args_t *a, const char *wname, size_t elem,
-                       size_t tmin, size_t tmax)
+#define GROUP 3 /* algorithms per block of columns */
+
+static void table_head(const args_t *a, const work_t *w)
 {
     printf("\n# workload %s  p=%d  provider=%s  seed=%" PRIu64
            "  matrices=%d  reps=%d  t=",
-           wname, P, cm5_provider(), a->seed, a->matrices, a->reps);
-    if (tmin == tmax)
-        printf("%zu", tmax);
+           w->name, P, cm5_provider(), a->seed, a->matrices, a->reps);
+    if (w->tmin == w->tmax)
+        printf("%zu", w->tmax);
     else
-        printf("%zu..%zu", tmin, tmax);
-    printf(" units  elem_size=%zu  recv=%s%s", elem,
+        printf("%zu..%zu", w->tmin, w->tmax);
+    printf(" units  elem_size=%zu  recv=%s%s", w->elem,
            a->o.recv == CM5_SCHED_RECV_GIVEN ? "given"
            : a->o.recv == CM5_SCHED_RECV_AM  ? "am"
                                              : "concat",
@@ -145,32 +124,25 @@ static void table_block(const args_t *a, int wi, int b, int e, cell_t *cells)
     for (k = b; k < e; k++)
         printf(" | %-*s", a->spread ? 74 : 54, a->fam->alg_name(a->alg[k]));
     printf("\n%8s", "size");
-    for (k = b; k < e; k++) {
-        printf(" | %9s", "comm");
-        if (a->spread)
-            printf(" %9s %9s", "comm min", "comm max");
-        printf(" %9s %9s %9s %6s %7s", "comp", "gather", "total", "perm",
-               "msgs");
+    for (k = b; k < e; k++)
+        printf(" | %9s%s %9s %9s %9s %6s %7s", "comm",
+               a->spread ? "  comm min  comm max" : "", "comp", "gather",
+               "total", "perm", "msgs");
+    for (s = 0; s < a->nsize; s++) {
+        printf("\n%8zu", a->size[s]);
+        for (k = b; k < e; k++) {
+            const cell_t *c = CELL(a, cells, wi, k, s);
+
+            printf(" | %9.3f", ms(c, COMM, a->stat));
+            if (a->spread)
+                printf(" %9.3f %9.3f", ms(c, COMM, STAT_MIN),
+                       ms(c, COMM, STAT_MAX));
+            printf(" %9.3f %9.3f %9.3f %6.2f %7.0f", ms(c, SCHED, a->stat),
+                   ms(c, GATHER, a->stat), ms(c, TOTAL, a->stat),
+                   c->phases / c->n, c->msgs / c->n);
+        }
     }
     printf("\n");
-    for (s = 0; s < a->nsize; s++) {
-        printf("%8zu", a->size[s]);
-        for (k = b; k < e; k++) {
-            const cell_t *row = CELL(a, cells, wi, k, s);
-
-            printf(" | %9.3f", 1e3 * stat_of(row->comm, row->n, a->stat));
-            if (a->spread)
-                printf(" %9.3f %9.3f",
-                       1e3 * stat_of(row->comm, row->n, STAT_MIN),
-                       1e3 * stat_of(row->comm, row->n, STAT_MAX));
-            printf(" %9.3f %9.3f %9.3f %6.2f %7.0f",
-                   1e3 * stat_of(row->sched, row->n, a->stat),
-                   1e3 * stat_of(row->gather, row->n, a->stat),
-                   1e3 * stat_of(row->total, row->n, a->stat),
-                   row->phases / row->n, row->msgs / row->n);
-        }
-        printf("\n");
-    }
 }
 
 /* wang1993 Table 4's last column: best when the schedule is used once
@@ -181,30 +153,29 @@ static void table_best(const args_t *a, int wi, cell_t *cells)
 
     printf("%8s | %-12s %-12s\n", "size", "best once", "best amortised");
     for (s = 0; s < a->nsize; s++) {
-        int bo = 0, ba = 0;
-        double vo = INFINITY, va = INFINITY;
+        double v[2] = {INFINITY, INFINITY};
+        int best[2] = {0, 0};
 
         for (k = 0; k < a->nalg; k++) {
-            const cell_t *row = CELL(a, cells, wi, k, s);
-            double to = stat_of(row->once, row->n, a->stat);
-            double tc = stat_of(row->comm, row->n, a->stat);
+            const cell_t *c = CELL(a, cells, wi, k, s);
+            double t[2] = {ms(c, ONCE, a->stat), ms(c, COMM, a->stat)};
 
-            if (to < vo)
-                vo = to, bo = k;
-            if (tc < va)
-                va = tc, ba = k;
+            if (t[0] < v[0])
+                v[0] = t[0], best[0] = k;
+            if (t[1] < v[1])
+                v[1] = t[1], best[1] = k;
         }
         printf("%8zu | %-12s %-12s\n", a->size[s],
-               a->fam->alg_name(a->alg[bo]), a->fam->alg_name(a->alg[ba]));
+               a->fam->alg_name(a->alg[best[0]]),
+               a->fam->alg_name(a->alg[best[1]]));
     }
 }
 
-void print_table(const args_t *a, int wi, const char *wname, size_t elem,
-                 size_t tmin, size_t tmax, cell_t *cells)
+void print_table(const args_t *a, int wi, const work_t *w, cell_t *cells)
 {
     int b;
 
-    table_head(a, wname, elem, tmin, tmax);
+    table_head(a, w);
     for (b = 0; b < a->nalg; b += GROUP)
         table_block(a, wi, b, b + GROUP < a->nalg ? b + GROUP : a->nalg,
                     cells);
@@ -214,10 +185,10 @@ void print_table(const args_t *a, int wi, const char *wname, size_t elem,
 
 /* comm time against size, log-log, one line per algorithm (and
  * workload).  0 on success. */
-int plot(const args_t *a, char **wnames, cell_t *cells)
+int plot(const args_t *a, const work_t *w, cell_t *cells)
 {
     FILE *g = popen("gnuplot", "w");
-    int wi, k, s, first = 1, rc;
+    int wi, k, s;
 
     if (!g)
         return -1;
@@ -230,40 +201,33 @@ int plot(const args_t *a, char **wnames, cell_t *cells)
             "set logscale xy\nset grid\nset key left top\n"
             "set xlabel 'message unit (bytes)'\n"
             "set ylabel 'comm time (ms, %s, max over nodes)'\n"
-            "set title 'cm5sched: p=%d, provider %s%s%s'\n",
+            "set title 'cm5sched: p=%d, provider %s%s%s'\nplot",
             a->plot, stat_names[a->stat], P, cm5_provider(),
             cm5_model() ? ", virtual time, model " : "",
             cm5_model() ? cm5_model() : "");
-    fprintf(g, "plot");
     for (wi = 0; wi < a->nwork; wi++)
-        for (k = 0; k < a->nalg; k++) {
+        for (k = 0; k < a->nalg; k++)
             fprintf(g, "%s '-' using 1:2%s title '%s%s%s'",
-                    first ? "" : ",",
-                    a->spread ? ":3:4 with yerrorlines"
-                              : " with linespoints",
-                    a->fam->alg_name(a->alg[k]),
-                    a->nwork > 1 ? " " : "", a->nwork > 1 ? wnames[wi] : "");
-            first = 0;
-        }
-    fprintf(g, "\n");
+                    wi + k ? "," : "",
+                    a->spread ? ":3:4 with yerrorlines" : " with linespoints",
+                    a->fam->alg_name(a->alg[k]), a->nwork > 1 ? " " : "",
+                    a->nwork > 1 ? w[wi].name : "");
     for (wi = 0; wi < a->nwork; wi++)
         for (k = 0; k < a->nalg; k++) {
+            fprintf(g, "\n");
             for (s = 0; s < a->nsize; s++) {
-                cell_t *c = CELL(a, cells, wi, k, s);
-                double v = 1e3 * stat_of(c->comm, c->n, a->stat);
+                const cell_t *c = CELL(a, cells, wi, k, s);
 
-                /* log scale: a zero time cannot be drawn */
-                if (v <= 0)
+                if (ms(c, COMM, a->stat) <= 0) /* log scale: not drawable */
                     continue;
-                fprintf(g, "%zu %.9g", a->size[s], v);
+                fprintf(g, "%zu %.9g", a->size[s], ms(c, COMM, a->stat));
                 if (a->spread) /* min and max: the error bar */
-                    fprintf(g, " %.9g %.9g",
-                            1e3 * stat_of(c->comm, c->n, STAT_MIN),
-                            1e3 * stat_of(c->comm, c->n, STAT_MAX));
+                    fprintf(g, " %.9g %.9g", ms(c, COMM, STAT_MIN),
+                            ms(c, COMM, STAT_MAX));
                 fputc('\n', g);
             }
-            fprintf(g, "e\n");
+            fprintf(g, "e");
         }
-    rc = pclose(g);
-    return rc == 0 ? 0 : -1;
+    fprintf(g, "\n");
+    return pclose(g) == 0 ? 0 : -1;
 }

@@ -10,7 +10,8 @@
 # message (br_*, xor) move exactly (p - 1) x the sources' bytes, the
 # others at least that.  Then options (row-major order, prefix ideal,
 # repos with br_lin, 4-byte elements, interrupts, 2 calls back to back)
-# and bad input: a mesh that does not multiply to p, a negative count,
+# and bad input: a mesh that does not multiply to p (not full, or too
+# small: every algorithm, the same line), a negative count,
 # counts the nodes disagree on, a source outside the partition, a
 # negative length, more sources than nodes: a non-zero exit, one error
 # message, no hang.  TAP.
@@ -117,6 +118,14 @@ bad() {
 printf '0,10\n3,20\n70,5\n' >outside.csv
 printf '# rank,length\n1,10\n2,-3\n' >negative.csv
 bad 4 mesh "cm5_sched_allgatherv\(br_lin\): mesh 3 x 2 does not match the 4 nodes"
+# A mesh that is not full (empty places) or too small: every algorithm
+# refuses it with the same line (sched.h, cm5_sched_allgatherv(3)).
+for a in $(echo "$ALGS" | tr , ' '); do
+    bad 4 "mesh:$a:3x2" "cm5_sched_allgatherv\($a\): mesh 3 x 2 does not match the 4 nodes$"
+done
+for a in br_lin xor part_xy_source; do
+    bad 4 "mesh:$a:1x3" "cm5_sched_allgatherv\($a\): mesh 1 x 3 does not match the 4 nodes$"
+done
 bad 3 negative "cm5_sched_allgatherv\(xor\): sendcount is negative \(-5\)"
 bad 2 count "node [01] sends 1 elements but recvcounts\[[01]\] = 2"
 bad 4 workload:csv:outside.csv "line 3: source 70 is outside the partition \(nodes 0..3\)"

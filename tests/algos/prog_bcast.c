@@ -4,7 +4,7 @@
  *
  *   prog_bcast [--mesh RxC,...|default] [--algs A,...] [--dists D;D;...]
  *              [--L N|A:B] [--seed N] [--reps N] [-o name=value]...
- *   prog_bcast --bad mesh|negative|count|workload:SPEC
+ *   prog_bcast --bad mesh[:ALG[:RxC]]|negative|count|workload:SPEC
  *
  * For every mesh, distribution (a cm5_workload_bcast_make spec; L= and
  * the mesh are added) and algorithm it calls cm5_sched_allgatherv reps
@@ -213,11 +213,16 @@ static void bad(const char *what, cfg_t *g)
     char err[256];
     cm5_workload_bcast_t w;
 
-    if (!strcmp(what, "mesh")) {
+    if (!strncmp(what, "mesh", 4)) { /* mesh[:ALG[:RxC]] */
+        char name[32] = "br_lin";
+        cm5_sched_bcast_t alg;
+
         g->o.mesh_r = 3;
         g->o.mesh_c = P / 3 + 1;
-        cm5_sched_allgatherv(CM5_SCHED_BC_BR_LIN, buf, 1, buf, NULL, NULL,
-                             &g->o, NULL);
+        sscanf(what, "mesh:%31[^:]:%dx%d", name, &g->o.mesh_r, &g->o.mesh_c);
+        if (cm5_sched_bcast_parse(name, &alg) != CM5_OK)
+            CMMD_error("prog_bcast: unknown algorithm '%s'\n", name);
+        cm5_sched_allgatherv(alg, buf, 1, buf, NULL, NULL, &g->o, NULL);
     } else if (!strcmp(what, "negative")) {
         cm5_sched_allgatherv(CM5_SCHED_BC_XOR, buf, (size_t)-5, buf, rc,
                              NULL, &g->o, NULL);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/verdicts.py on hambrusch CSVs made up for the test (cm5sched
-# --bcast's columns): Fig. 9's ordering and Fig. 5's Br_Lin claim hold or
-# do not with the numbers shown, the MPI reference is quoted, and without
-# the CSVs the claims are "not computed".  TAP.
+# --bcast's columns): Fig. 9's ordering, Fig. 5's Br_Lin claim, Fig. 6's
+# fixed total and Fig. 7's mesh shapes hold or do not with the numbers
+# shown, the MPI reference is quoted, the status table names Fig. 7's
+# shapes, and without the CSVs the claims are "not computed".  TAP.
 #
 #   abs_top_srcdir=SRC sh tests/algos/verdicts_hb.sh
 
@@ -10,9 +11,9 @@
 V=$abs_top_srcdir/bench/verdicts.py
 
 . "$(dirname "$0")/../tap.sh"
-tap_begin cm5verdicts_hb 4
+tap_begin cm5verdicts_hb 8
 if ! command -v python3 >/dev/null 2>&1; then
-    for i in 1 2 3 4; do skip "verdicts_hb $i" "no python3"; done
+    for i in 1 2 3 4 5 6 7 8; do skip "verdicts_hb $i" "no python3"; done
     exit 0
 fi
 
@@ -31,11 +32,30 @@ mk() { # DIR REPOS DIRECT PART BRLIN_ON_BLOCK
     { echo $H; row block:s=30 br_lin "$5"; row block:s=30 br_xy_source 0.004
       row block:s=30 br_xy_dim 0.005; } >"$1/hb_fig5.csv"
 }
+# rowm WORKLOAD ALG COMM_S S MESH: a row of Figs 6/7
+rowm() {
+    echo "\"$1\",0,1,30,\"shm\",$2,1,1,1,0,15,$3,$3,0,0,3,0,1,1,1,1,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,$5,$4,repos"
+}
+mk67() { # DIR FIG6_S2 FIG6_S10 FIG7_S2 FIG7_S3 FIG7_S7_ON_5x6
+    { echo $H; for a in br_lin br_xy_source br_xy_dim; do
+        rowm "dr:s=2,L=40960" $a "$2" 2 5x6
+        rowm "dr:s=10,L=8192" $a "$3" 10 5x6; done; } >"$1/hb_fig6.csv"
+    for m in 2x15 3x10 5x6; do
+        { echo $H; rowm equal:s=2 br_lin "$4" 2 $m
+          rowm equal:s=3 br_lin "$5" 3 $m
+          rowm equal:s=7 br_lin "$([ $m = 5x6 ] && echo "$6" || echo 0.010)" \
+              7 $m; } >"$1/hb_fig7_$m.csv"
+    done
+}
 mk good 0.0041 0.0045 0.0048 0.003
+mk67 good 0.012 0.007 0.005 0.004 0.020
 mk bad 0.0050 0.0045 0.0048 0.006
+mk67 bad 0.007 0.012 0.004 0.005 0.010
 python3 "$V" good >good.out 2>&1
 python3 "$V" bad >bad.out 2>&1
+python3 "$V" --status good >good.status 2>&1
 mkdir none && python3 "$V" none >none.out 2>&1
+python3 "$V" --status none >none.status 2>&1
 line() { grep -F "$2" "$1.out"; }
 check "Fig. 9: repos 4.1 < direct 4.5 < part 4.8 ms holds, with MPI quoted" \
     'line good "Repos < direct" | grep -q "repos 4.1, br_xy_source 4.5, part_xy_source 4.8 ms; Open MPI MPI_Allgatherv on cross 2 ms.*\*\*holds\*\*"'
@@ -46,3 +66,16 @@ check "Fig. 5: Br_Lin best on block holds at 3 ms, not at 6 ms" \
      line bad "Br_Lin best on block" | grep -q "\*\*does not hold\*\*"'
 check "without the hambrusch CSVs the claims are not computed" \
     '[ "$(grep -c "^| hambrusch.*no CSV (hb not run).*not computed" none.out)" -ge 6 ]'
+check "Fig. 6: 12 ms at s=2, 7 ms at s=10 holds (x1.71); reversed does not" \
+    'line good "Br_xy_source faster with more sources" | grep -q "s=2 12, s=10 7 ms (x1.71).*\*\*holds\*\*" &&
+     line bad "Br_xy_source faster with more sources" | grep -q "\*\*does not hold\*\*" &&
+     line good "every Br_" | grep -q "\*\*holds\*\*"'
+check "Fig. 7: the shape matters more for s=7 (x2) than s=2 (x1) holds, not when equal" \
+    'line good "the shape matters more" | grep -q "p = 30, 2x15, 3x10, 5x6.*s=2 x1.00; s=3 x1.00; s=7 x2.00.*\*\*holds\*\*" &&
+     line bad "the shape matters more" | grep -q "\*\*does not hold\*\*"'
+check "Fig. 7: s = 15 (3) faster than s = 8 (2) but on 2x15 holds at 4 < 5 ms, not at 5 > 4" \
+    'line good "s = 15 faster than s = 8" | grep -q "every shape but 2x15 | 3x10: 4 vs 5 ms; 5x6: 4 vs 5 ms.*\*\*holds\*\*" &&
+     line bad "s = 15 faster than s = 8" | grep -q "\*\*does not hold\*\*"'
+check "status: Figs 6/7 rerun, with the shapes of Fig. 7; not in a run without them" \
+    'grep -q "Figs 6/7.*rerun.*Fig. 7 on 2x15, 3x10, 5x6 |" good.status &&
+     grep -q "Figs 6/7 (fixed total, mesh shapes) | not in this run |" none.status'

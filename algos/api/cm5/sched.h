@@ -231,8 +231,15 @@ CM5_EXPORT cm5_status_t cm5_sched_alltoallv(
  * The nodes form a logical r x c mesh, row-major ranks (rank = x * c +
  * y); opts->mesh_r/mesh_c give it (r * c must be p), 0 picks the most
  * square full mesh r x c, r <= c (a prime p gets 1 x p).  Meshes are
- * always full.  What each algorithm does when p is not a power of two:
- * see cm5_sched_bcast_t below; all of them take every p >= 1.
+ * always full: no algorithm (auto included) runs on a mesh with empty
+ * places (r * c > p) or too few (r * c < p); each stops the job before
+ * any message with the one line
+ *   cm5[NODE:PID] error cm5_sched_allgatherv(ALG): mesh R x C does not
+ *   match the P nodes
+ * (one line, not wrapped), and cm5_sched_mesh_parse refuses the same
+ * meshes ("mesh R x C = N does not match the P nodes").  Any p >= 1 has
+ * a full mesh, 1 x p at least.  What each algorithm does when p is not
+ * a power of two: see cm5_sched_bcast_t below; all take every p >= 1.
  * ====================================================================== */
 
 typedef enum {
