@@ -34,7 +34,7 @@ mk() { # DIR REPOS DIRECT PART BRLIN_ON_BLOCK
 }
 # rowm WORKLOAD ALG COMM_S S MESH: a row of Figs 6/7
 rowm() {
-    echo "\"$1\",0,1,30,\"shm\",$2,1,1,1,0,15,$3,$3,0,0,3,0,1,1,1,1,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,$5,$4,repos"
+    echo "\"$1\",0,1,30,\"shm\",$2,1,1,1,0,15,$3,$3,0,0,3,0,1,1,1,1,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,$5,$4,repos"
 }
 mk67() { # DIR FIG6_S2 FIG6_S10 FIG7_S2 FIG7_S3 FIG7_S7_ON_5x6
     { echo $H; for a in br_lin br_xy_source br_xy_dim; do
