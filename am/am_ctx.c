@@ -127,6 +127,7 @@ static void ctx_read_config(void)
         cm5i_log_level = cm5i_log_parse_level(lvl);
     cm5i_flow_config();
     cm5i_wait_config();
+    cm5i_msg_config();
 }
 
 /* Address space libfabric needs, measured with libfabric 1.17 (VmSize
@@ -203,7 +204,7 @@ static int ctx_use_rings(const char *api)
 static cm5_status_t ctx_open_fabric(const char *provider)
 {
     cm5i_fab_params_t p = {.provider = ctx_pick_provider(provider),
-                           .msg_size = sizeof(cm5i_pkt_t)};
+                           .msg_size = cm5i_msg_packet_max()};
     char tag[64];
 
     if (ctx_use_rings(provider)) {
@@ -215,8 +216,11 @@ static cm5_status_t ctx_open_fabric(const char *provider)
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d",
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
     p.name_tag = tag;
+    /* Every counted packet in flight, and the eager messages' bodies. */
     p.rx_bytes = (size_t)cm5i_ctx.nep *
-                 (cm5i_flow_window() + CM5I_UNCOUNTED_SLACK) * p.msg_size;
+                     (cm5i_flow_window() + CM5I_UNCOUNTED_SLACK) *
+                     sizeof(cm5i_pkt_t) +
+                 cm5i_msg_rx_bytes();
     if (ctx_check_room(CTX_ROOM_BASE + (p.provider &&
                                         strcmp(p.provider, "shm") == 0
                                             ? (size_t)cm5i_ctx.nep *

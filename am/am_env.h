@@ -14,6 +14,7 @@
     X(CM5_ENV_LOG_LEVEL, "CM5_LOG_LEVEL")                                     \
     X(CM5_ENV_VERBOSE_ENV, "CM5_VERBOSE_ENV")                                 \
     X(CM5_ENV_AM_CREDITS, "CM5_AM_CREDITS")                                   \
+    X(CM5_ENV_EAGER_MAX, "CM5_EAGER_MAX")                                     \
     X(CM5_ENV_SPIN_US, "CM5_SPIN_US")                                         \
     X(CM5_ENV_YIELDS, "CM5_YIELDS")                                           \
     X(CM5_ENV_SLEEP_MS, "CM5_SLEEP_MS")                                       \
@@ -35,6 +36,7 @@
 #define CM5_ENV_LOG_LEVEL "CM5_LOG_LEVEL"
 #define CM5_ENV_VERBOSE_ENV "CM5_VERBOSE_ENV"
 #define CM5_ENV_AM_CREDITS "CM5_AM_CREDITS"
+#define CM5_ENV_EAGER_MAX "CM5_EAGER_MAX"
 #define CM5_ENV_SPIN_US "CM5_SPIN_US"
 #define CM5_ENV_YIELDS "CM5_YIELDS"
 #define CM5_ENV_SLEEP_MS "CM5_SLEEP_MS"

@@ -11,6 +11,29 @@
  *                      <---------- FIN(sid)              (reply channel)
  *   done: the receiver has it      done
  *
+ * Eager messages (CM5_EAGER_MAX bytes or fewer) skip the clear-to-send:
+ *
+ *   EAGER(tag, len, sid) + data -> match a posted receive and copy the
+ *                                  data into it (or keep it, data too, as
+ *                                  unexpected until one is posted)
+ *                      <---------- ACK(sid)              (reply channel)
+ *   done: the receiver has it      done
+ *
+ * The sender still completes only once a receive took the message, so
+ * every send stays synchronous (doc/cm5fab.7: CMMD_send_block returns
+ * once the receiver has the data): eager saves the clear-to-send and the
+ * data's second trip, and the receiver completes one message latency
+ * after the send instead of three.  What the receiver buffers is bounded
+ * per sender: each sender holds an eager budget in bytes for each peer
+ * (msg_eager_window), spends len + MSG_EAGER_OVERHEAD on each eager
+ * message and gets it back with the ACK, that is once a receive took the
+ * message; a message that finds the budget short goes by rendezvous,
+ * which buffers nothing.  The same budget bounds the eager bodies in
+ * flight, for which the endpoints' receive buffers have room
+ * (cm5i_msg_rx_bytes).  Eager and rendezvous messages to one node leave
+ * in order through the same queue, and the request channel keeps that
+ * order, so matching sees them as sent.
+ *
  * Handlers and completion callbacks only record events; whatever sends or
  * may block (posting the tagged operations, CTS, FIN, user callbacks) runs
  * as deferred work outside every handler.  Messages are named on the wire
@@ -20,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "am_config.h"
 #include "am_internal.h"
 
 enum { MSG_RTS_SENT = 1, MSG_MATCHED, MSG_DATA, MSG_DONE };
@@ -42,6 +66,7 @@ struct cm5_msg {
     int freed;
     int in_callback; /* msg_finish is running the user's callbacks */
     int internal;    /* the runtime's own: not counted as a user message */
+    int eager;       /* the data travels with the announcement */
     int rport;       /* receiving side of an scopy, or -1 */
     cm5i_rport_place_t place; /* an scopy to scatter into its rport */
     void (*sent)(void *arg); /* sending side of an scopy */
@@ -51,12 +76,29 @@ struct cm5_msg {
     struct cm5_msg *next; /* posted receives */
 };
 
-/* An RTS that found no receive yet. */
+/* An RTS, or an eager message, that found no receive yet. */
 typedef struct msg_rts {
     int src, tag;
     uint32_t len, slot, gen;
+    int eager; /* its data follows */
     struct msg_rts *next;
+    char data[];
 } msg_rts_t;
+
+/* What an eager message costs the sender's budget at its receiver: its
+ * bytes, and about what the receiver's record of it takes besides. */
+#define MSG_EAGER_OVERHEAD 64
+/* The receive buffers every peer's eager budget may fill at once: each
+ * peer gets 16 messages of the largest size, less in large jobs, but
+ * always one. */
+#define MSG_EAGER_DEPTH 16
+#define MSG_EAGER_TOTAL (1u << 20)
+
+static struct {
+    size_t max;       /* CM5_EAGER_MAX: 0 turns eager messages off */
+    uint32_t window;  /* the budget per peer, in bytes */
+    uint32_t *budget; /* what is left of it, per destination */
+} eager;
 
 static struct {
     cm5_msg_h *slots;
@@ -189,6 +231,57 @@ static void msg_poll_once(cm5i_waiter_t *w)
     cm5i_progress_poll_only(-1);
 }
 
+/* ---- eager budget ---- */
+
+void cm5i_msg_config(void)
+{
+    eager.max = (size_t)cm5i_config_long(CM5_ENV_EAGER_MAX, 0,
+                                         CM5I_PKT_BODY_MAX);
+}
+
+static uint32_t msg_eager_window(void)
+{
+    size_t one = eager.max + MSG_EAGER_OVERHEAD, w = MSG_EAGER_DEPTH * one;
+    size_t nep = cm5i_ctx.nep > 0 ? (size_t)cm5i_ctx.nep : 1;
+
+    if (!eager.max)
+        return 0;
+    if (nep * w > MSG_EAGER_TOTAL)
+        w = MSG_EAGER_TOTAL / nep;
+    return (uint32_t)(w < one ? one : w);
+}
+
+size_t cm5i_msg_packet_max(void)
+{
+    return sizeof(cm5i_pkt_t) + eager.max;
+}
+
+size_t cm5i_msg_rx_bytes(void)
+{
+    return (size_t)cm5i_ctx.nep * msg_eager_window();
+}
+
+/* May a message of len bytes to node go eagerly?  Spends the budget.  Not
+ * in signal context, whose send queue holds bare packets. */
+static int msg_eager_take(int node, size_t len)
+{
+    uint32_t cost = (uint32_t)len + MSG_EAGER_OVERHEAD;
+
+    if (!eager.max || len > eager.max || cm5i_irq_in_signal)
+        return 0;
+    if (eager.budget[node] < cost) {
+        cm5i_ctx.stats.eager_over_bound++;
+        return 0;
+    }
+    eager.budget[node] -= cost;
+    return 1;
+}
+
+static void msg_eager_give(int node, size_t len)
+{
+    eager.budget[node] += (uint32_t)len + MSG_EAGER_OVERHEAD;
+}
+
 /* Deferred: the message is done; tell the user, release if freed (also
  * when the callbacks free it themselves: the usual CMMD idiom). */
 static void msg_finish(cm5_msg_h m)
@@ -290,7 +383,29 @@ static void msg_accept(cm5_msg_h m)
                       m->peer_gen, m->slot, m->gen);
 }
 
-static void msg_match(cm5_msg_h m, const msg_rts_t *r)
+/* Deferred: an eager message is in the receive buffer (or refused, as
+ * too long): tell the sender, whose budget it frees. */
+static void msg_eager_ack(cm5_msg_h m)
+{
+    int node = m->node;
+    uint32_t slot = m->peer_slot, gen = m->peer_gen;
+
+    if (msg_retry(m, msg_eager_ack, !cm5i_flow_has(CM5I_CH_REP, node)))
+        return;
+    if (m->status != CM5_OK) {
+        /* The receiver reports a refusal first, as in msg_accept. */
+        msg_finish(m);
+        msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen,
+                          MSG_REFUSED, 0);
+        return;
+    }
+    msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0, 0);
+    msg_finish(m);
+}
+
+/* The receive m takes the message r announces; data: an eager message's
+ * bytes (NULL for a rendezvous). */
+static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
 {
     m->node = r->src;
     m->tag = r->tag;
@@ -300,7 +415,14 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r)
     m->state = MSG_MATCHED;
     if (m->bytes > m->size)
         m->status = CM5_ERR_INVALID;
-    msg_later(m, msg_accept);
+    if (!data) {
+        msg_later(m, msg_accept);
+        return;
+    }
+    m->eager = 1;
+    if (m->status == CM5_OK && m->bytes)
+        memcpy(m->buf, data, m->bytes);
+    msg_later(m, msg_eager_ack);
 }
 
 static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
@@ -313,26 +435,56 @@ static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
         msgs.posted_tail = prev;
 }
 
-static void msg_rts_handler(int src, const uint32_t *arg)
+/* A message was announced (data: an eager one's bytes): the oldest
+ * posted receive it matches takes it, or it waits for one. */
+static void msg_arrived(const msg_rts_t *r, const void *data)
 {
-    msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
-                   .slot = arg[2], .gen = arg[3]};
     msg_rts_t *u;
 
     for (cm5_msg_h m = msgs.posted_head, prev = NULL; m;
          prev = m, m = m->next) {
-        if (msg_matches(m->node, m->tag, r.src, r.tag)) {
+        if (msg_matches(m->node, m->tag, r->src, r->tag)) {
             msg_unlink_posted(m, prev);
-            msg_match(m, &r);
+            msg_match(m, r, data);
             return;
         }
     }
-    u = malloc(sizeof(*u));
+    u = malloc(sizeof(*u) + (data ? r->len : 0));
     if (!u)
         cm5_fatal("cm5_msg", "out of memory for a message from node %d",
-                  src);
-    *u = r;
+                  r->src);
+    *u = *r;
+    u->eager = data != NULL;
+    if (data) {
+        memcpy(u->data, data, r->len);
+        cm5i_ctx.stats.eager_unexpected++;
+    }
     CM5I_QUEUE_APPEND(msgs.rts_head, msgs.rts_tail, u);
+}
+
+static void msg_rts_handler(int src, const uint32_t *arg)
+{
+    msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
+                   .slot = arg[2], .gen = arg[3]};
+
+    msg_arrived(&r, NULL);
+}
+
+/* An eager message: the announcement with the data as its body (the
+ * decoder checked that the body has arg[1] bytes). */
+static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
+                   .len = pkt->arg[1], .slot = pkt->arg[2],
+                   .gen = pkt->arg[3]};
+    size_t len;
+    const void *body = cm5i_pkt_body(&len);
+
+    (void)ch;
+    cm5i_ctx.in_handler++;
+    msg_arrived(&r, body);
+    cm5i_ctx.in_handler--;
+    return 1; /* the data is copied: the packet's credit is owed now */
 }
 
 /* ---- sender ---- */
@@ -390,6 +542,19 @@ static void msg_cts_handler(int src, const uint32_t *arg)
     msg_later(m, msg_push);
 }
 
+/* A receive took the eager message (or refused it). */
+static void msg_ack_handler(int src, const uint32_t *arg)
+{
+    cm5_msg_h m = msg_lookup(arg[0], arg[1]);
+
+    if (!m || !m->is_send || !m->eager || m->node != src)
+        cm5_fatal("cm5_msg", "unexpected acknowledgement from node %d", src);
+    msg_eager_give(src, m->bytes);
+    if (arg[2] == MSG_REFUSED)
+        m->status = CM5_ERR_INVALID;
+    msg_later(m, msg_finish);
+}
+
 static void msg_fin_handler(int src, const uint32_t *arg)
 {
     cm5_msg_h m = msg_lookup(arg[0], arg[1]);
@@ -413,13 +578,40 @@ static void msg_recv_finish(cm5_msg_h m)
     msg_finish(m);
 }
 
+static void msg_send_eager(cm5_msg_h m)
+{
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_EAGER,
+                      .arg = {(uint32_t)m->tag, 0, m->slot, m->gen}};
+    cm5_status_t st;
+
+    st = cm5i_am_send_body(CM5I_CH_REQ, m->node, &pkt,
+                           m->copy ? m->copy : m->buf, m->bytes);
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
+                  m->bytes, m->node, cm5_status_string(st));
+    cm5i_ctx.stats.eager_sent++;
+    m->local_done = 1;
+}
+
+/* Announce m (with its data, if eager). */
 static void msg_send_rts(cm5_msg_h m)
 {
     int node = m->node;
 
+    if (m->eager && cm5i_irq_in_signal) {
+        /* A queued eager send reached in signal context (whose send
+         * queue holds bare packets): it was copied when it was queued,
+         * and goes by rendezvous. */
+        msg_eager_give(node, m->bytes);
+        m->eager = 0;
+    }
     msgs.rts_busy[node] = 1;
-    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
-                      (uint32_t)m->tag, (uint32_t)m->bytes, m->slot, m->gen);
+    if (m->eager)
+        msg_send_eager(m);
+    else
+        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
+                          (uint32_t)m->tag, (uint32_t)m->bytes, m->slot,
+                          m->gen);
     msgs.rts_busy[node] = 0;
 }
 
@@ -463,6 +655,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
                            void *arg, cm5_msg_h *out)
 {
     cm5_msg_h m;
+    int queue;
 
     cm5i_ensure_init();
     if (!cm5i_node_ok(node))
@@ -475,9 +668,15 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     if (!m)
         return CM5_ERR_NO_MEMORY;
     m->bytes = len;
-    if ((flags & CM5_MSG_COPY) && len) {
+    queue = msgs.rtsq_head[node] || msgs.rts_busy[node] ||
+            !cm5i_flow_has(CM5I_CH_REQ, node);
+    m->eager = msg_eager_take(node, len);
+    /* An eager message sent now is copied into its packet at once. */
+    if ((flags & CM5_MSG_COPY) && len && (queue || !m->eager)) {
         m->copy = malloc(len);
         if (!m->copy) {
+            if (m->eager)
+                msg_eager_give(node, len);
             msgs.active[1]--;
             msg_release(m);
             return CM5_ERR_NO_MEMORY;
@@ -486,8 +685,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     }
     m->state = MSG_RTS_SENT;
     *out = m;
-    if (msgs.rtsq_head[node] || msgs.rts_busy[node] ||
-        !cm5i_flow_has(CM5I_CH_REQ, node)) {
+    if (queue) {
         if (!msgs.rtsq_head[node])
             msgs.rtsq_tail[node] = NULL;
         CM5I_QUEUE_APPEND(msgs.rtsq_head[node], msgs.rtsq_tail[node], m);
@@ -557,7 +755,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
             msgs.rts_head = r->next;
         if (msgs.rts_tail == r)
             msgs.rts_tail = prev;
-        msg_match(m, r);
+        msg_match(m, r, r->eager ? r->data : NULL);
         free(r);
         return CM5_OK;
     }
@@ -702,7 +900,7 @@ static void msg_scopy_handler(int src, const uint32_t *arg)
         m->buf = m->copy;
     }
     p->pending += len;
-    msg_match(m, &rts);
+    msg_match(m, &rts, NULL);
 }
 
 /* Free the message tables, the messages still in them and the RTSs no
@@ -727,6 +925,8 @@ void cm5i_msg_teardown(void)
     free(msgs.rtsq_head);
     free(msgs.rts_busy);
     memset(&msgs, 0, sizeof(msgs));
+    free(eager.budget);
+    eager.budget = NULL;
 }
 
 cm5_status_t cm5i_msg_setup(void)
@@ -735,6 +935,8 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
+    cm5i_am_register_internal(CM5I_INT_MSG_ACK, msg_ack_handler);
+    cm5i_pkt_register_body(CM5I_PKT_EAGER, msg_eager_packet);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);
     cm5i_progress_hook(CM5I_HOOK_FIRST, msg_bury);
     if (!msgs.rtsq_head) {
@@ -747,6 +949,14 @@ cm5_status_t cm5i_msg_setup(void)
         msgs.rts_busy = calloc((size_t)cm5i_ctx.nep, 1);
         if (!msgs.rts_busy)
             return CM5_ERR_NO_MEMORY;
+    }
+    eager.window = msg_eager_window();
+    if (!eager.budget) {
+        eager.budget = malloc((size_t)cm5i_ctx.nep * sizeof(uint32_t));
+        if (!eager.budget)
+            return CM5_ERR_NO_MEMORY;
+        for (int i = 0; i < cm5i_ctx.nep; i++)
+            eager.budget[i] = eager.window;
     }
     return CM5_OK;
 }

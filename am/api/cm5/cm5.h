@@ -333,6 +333,11 @@ typedef struct {
      * received through the same-host rings (CM5_SHM) and through
      * libfabric. */
     uint64_t shm_sent, shm_received, fabric_sent, fabric_received;
+    /* Point-to-point messages sent eagerly (CM5_EAGER_MAX), eager ones
+     * that arrived before their receive and were buffered, and messages
+     * short enough for eager that went by rendezvous because their
+     * receiver already buffered its bound of this node's messages. */
+    uint64_t eager_sent, eager_unexpected, eager_over_bound;
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 
