@@ -127,7 +127,8 @@ CM5_EXPORT cm5_status_t cm5_barrier(void);
  * A message is matched at the receiver by source node and tag, either of
  * which may be a wildcard; between one sender and one receiver, messages
  * with one tag arrive in order.  Data moves as one libfabric tagged
- * message after a rendezvous, never as a train of active messages. */
+ * message after a rendezvous, never as a train of active messages, or,
+ * up to CM5_EAGER_MAX bytes, in one packet with the announcement. */
 #define CM5_ANY_NODE (-1)
 #define CM5_ANY_TAG (-1)
 
