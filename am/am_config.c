@@ -25,7 +25,7 @@ static const cm5_config_var_t config_table[] = {
      "active messages in flight per peer and channel (flow control "
      "window); auto: 2048 / nodes, within 32..256, and on udp;ofi_rxd "
      "at most half its receive queue / (nodes - 1)"},
-    {CM5_ENV_EAGER_MAX, "1024",
+    {CM5_ENV_EAGER_MAX, "4096",
      "largest point-to-point message (bytes) sent eagerly, in one packet "
      "with its announcement instead of after a rendezvous; the receiver "
      "buffers eager messages that come before their receive, up to a "

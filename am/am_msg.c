@@ -239,6 +239,27 @@ void cm5i_msg_config(void)
                                          CM5I_PKT_BODY_MAX);
 }
 
+/* ofi_rxm (tcp) sends what does not fit its bounce buffers
+ * (FI_OFI_RXM_BUFFER_SIZE: 2048 unless the user set it, see
+ * am/fabric/fab.c) by segmentation or rendezvous, and a later small
+ * message can then overtake it: an RTS passed a 2048-byte eager message
+ * (tests/cmmd/eager.sh, CM5_EAGER_MAX=2048 over tcp); 1536 kept order.
+ * Called once the endpoints are open (every node has the same). */
+static void msg_eager_fit(void)
+{
+    const char *env = getenv("FI_OFI_RXM_BUFFER_SIZE");
+    long room = env && *env ? strtol(env, NULL, 10) : 2048;
+    size_t fit = room > 512 + 64 ? (size_t)(room - 512) : 64;
+
+    if (!strstr(cm5i_fab_provider(cm5i_ctx.fab), "ofi_rxm") ||
+        eager.max <= fit)
+        return;
+    cm5i_log(CM5I_LOG_INFO, "init", "%s keeps messages in order up to "
+             "%zu bytes: eager messages of at most %zu bytes instead of %zu",
+             cm5i_fab_provider(cm5i_ctx.fab), fit + 512, fit, eager.max);
+    eager.max = fit;
+}
+
 static uint32_t msg_eager_window(void)
 {
     size_t one = eager.max + MSG_EAGER_OVERHEAD, w = MSG_EAGER_DEPTH * one;
@@ -950,6 +971,7 @@ cm5_status_t cm5i_msg_setup(void)
         if (!msgs.rts_busy)
             return CM5_ERR_NO_MEMORY;
     }
+    msg_eager_fit();
     eager.window = msg_eager_window();
     if (!eager.budget) {
         eager.budget = malloc((size_t)cm5i_ctx.nep * sizeof(uint32_t));
