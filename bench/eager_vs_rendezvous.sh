@@ -1,0 +1,47 @@
+#!/bin/sh
+# Eager messages against the rendezvous: cm5sched's algorithms with
+# CM5_EAGER_MAX=0 and with the default (or EAGER=N), in alternating
+# rounds on the same machine; prints every round's comm times (ms) and
+# the medians per (algorithm, size) with the ratio eager / rendezvous.
+#
+#   bench/eager_vs_rendezvous.sh [BUILDDIR] [ROUNDS]
+#   NODES=16 ALGS=ac,lp WORKLOAD=density:d=8 SIZES=16,256,4096 EAGER=1024
+B=${1:-_build} R=${2:-7}
+: "${NODES:=16}" "${ALGS:=ac,lp}" "${WORKLOAD:=density:d=8}"
+: "${SIZES:=16,256,4096}" "${REPS:=5}"
+out=$(mktemp)
+echo "# load: $(cut -d' ' -f1-3 /proc/loadavg)"
+i=0
+while [ $i -lt "$R" ]; do
+    for mode in off on; do
+        if [ $mode = off ]; then e=0; else e=${EAGER:-}; fi
+        env ${e:+CM5_EAGER_MAX=$e} timeout 600 "$B/tools/cm5run" -n "$NODES" \
+            --timeout 590 "$B/tools/cm5sched" --alg "$ALGS" \
+            --workload "$WORKLOAD" --sizes "$SIZES" --reps "$REPS" 2>&1 |
+            awk -v m=$mode -v algs="$ALGS" '
+                BEGIN { n = split(algs, a, ",") }
+                /^ *size \|/ && !hdr { hdr = 1; next }
+                hdr && /^ *[0-9]+ \|/ {
+                    split($0, f, "|"); s = f[1] + 0
+                    for (k = 1; k <= n; k++) {
+                        split(f[k + 1], c, " "); print m, a[k], s, c[1]
+                    }
+                }
+                /best once/ { exit }' >>"$out"
+    done
+    i=$((i + 1))
+done
+echo "# load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# mode alg size comm_ms (every round)"
+sort -k2,2 -k3,3n -k1,1 "$out" | awk '
+    { k = $2 " " $3; v[k, $1] = v[k, $1] " " $4; keys[k] = 1 }
+    END { for (k in keys) print k, "off:" v[k, "off"], "| on:" v[k, "on"] }' | sort -k1,1 -k2,2n
+echo "# alg size median_off median_on on/off"
+for k in $(awk '{ print $2 "_" $3 }' "$out" | sort -u); do
+    alg=${k%_*} size=${k#*_}
+    med() { awk -v m=$1 -v a=$alg -v s=$size '$1 == m && $2 == a && $3 == s { print $4 }' "$out" |
+        sort -g | awk '{ x[NR] = $1 } END { print (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }'; }
+    off=$(med off) on=$(med on)
+    echo "$alg $size $off $on $(awk -v a=$on -v b=$off 'BEGIN { printf "%.2f", a / b }')"
+done | sort -k1,1 -k2,2n
+rm -f "$out"
