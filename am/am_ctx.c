@@ -209,6 +209,7 @@ static cm5_status_t ctx_open_fabric(const char *provider)
 
     if (ctx_use_rings(provider)) {
         p.ring_slots = (size_t)cm5i_flow_window() + CM5I_UNCOUNTED_SLACK;
+        p.ring_bytes = cm5i_msg_ring_bytes();
         p.rank = cm5i_ctx.rank;
         p.nep = cm5i_ctx.nep;
     }

@@ -338,6 +338,8 @@ void cm5i_msg_config(void);
  * their bodies may take at once (every peer's bound together). */
 size_t cm5i_msg_packet_max(void);
 size_t cm5i_msg_rx_bytes(void);
+/* The same for one peer's same-host ring (its request channel). */
+size_t cm5i_msg_ring_bytes(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
 cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,

@@ -282,6 +282,14 @@ size_t cm5i_msg_rx_bytes(void)
     return (size_t)cm5i_ctx.nep * msg_eager_window();
 }
 
+/* A same-host ring holds one peer's eager messages in flight: the
+ * budget, in records whose slots can take up to twice what the budget
+ * charges (a header, rounding to whole slots). */
+size_t cm5i_msg_ring_bytes(void)
+{
+    return 2 * (size_t)msg_eager_window();
+}
+
 /* May a message of len bytes to node go eagerly?  Spends the budget.  Not
  * in signal context, whose send queue holds bare packets. */
 static int msg_eager_take(int node, size_t len)

@@ -388,17 +388,29 @@ static void fab_no_match(const char *provider)
 }
 
 /* The same-host rings, if asked for: without them (no room, a name
- * taken) every packet takes libfabric, which is slower but correct. */
+ * taken, messages longer than a ring record) every packet takes
+ * libfabric, which is slower but correct.  Every message to a ring peer,
+ * whatever its size, goes through its ring, which keeps their order. */
 static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
 {
+    size_t slots = p->ring_slots +
+                   (p->ring_bytes + CM5I_RING_SLOT - 1) / CM5I_RING_SLOT;
     int rc;
 
-    if (!p->ring_slots || !p->name_tag || p->nep < 1 ||
-        p->msg_size > CM5I_RING_MSG_MAX)
+    if (!p->ring_slots || !p->name_tag || p->nep < 1)
         return;
+    if (p->msg_size > CM5I_RING_REC_MAX) {
+        cm5i_log(CM5I_LOG_INFO, "fab",
+                 "no same-host rings: messages of %zu bytes, rings carry "
+                 "at most %d: every packet takes libfabric",
+                 p->msg_size, CM5I_RING_REC_MAX);
+        return;
+    }
+    if (slots < cm5i_ring_rec_slots(p->msg_size))
+        slots = cm5i_ring_rec_slots(p->msg_size);
     fab->ring_rank = p->rank;
-    rc = cm5i_ring_open(p->name_tag, p->rank, p->nep, fab->nch,
-                        p->ring_slots, &fab->ring);
+    rc = cm5i_ring_open(p->name_tag, p->rank, p->nep, fab->nch, slots,
+                        &fab->ring);
     if (rc)
         cm5i_log(CM5I_LOG_INFO, "fab",
                  "no same-host rings (%s): every packet takes libfabric",

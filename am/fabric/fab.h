@@ -51,6 +51,9 @@ typedef struct {
     size_t ring_slots;    /* 0, or packets per same-host ring: peers on
                              this host then exchange packets through
                              shared memory, not libfabric (shmring.h) */
+    size_t ring_bytes;    /* with ring_slots: bytes per ring for messages
+                             longer than a packet (eager messages),
+                             which take several slots, in flight at once */
     int rank, nep;        /* with ring_slots: this node, the endpoints */
 } cm5i_fab_params_t;
 
