@@ -20,6 +20,10 @@
  *           CMMD_send_noblock, _async, _block and _noblock_v while node 0
  *           receives them with CMMD_receive_block, late: each arrives in
  *           order, with its length and bytes
+ *   sizes   node 1 sends 600 messages of every size 0, 37, 74, ... up to
+ *           CM5_EAGER_MAX + 1, node 0 receives them in batches: lengths
+ *           and bytes right, nothing written past them (on the rings,
+ *           records of every length cross the ring's end)
  *   posted  node 0 posts 64 CMMD_receive_async first (fewer if the
  *           budget holds fewer): all go eagerly into them, none is
  *           buffered
@@ -28,6 +32,8 @@
  *           per sender in order, sender, tag and length right
  *   sync    CMMD_send_block of an eager message returns only once the
  *           receiver has posted its receive (node 1 posts it 0.3 s late)
+ *   path    every packet took the same-host rings, or libfabric when
+ *           the job named a provider or set CM5_SHM=off
  * "prog_eager trunc_unexpected" / "trunc_posted" (2 nodes): a 100-byte
  *   message into a 50-byte receive, arrived before the receive or after:
  *   the receiver stops the job with the usual message.
@@ -86,8 +92,12 @@ static void test_bound(void)
 {
     long b = eager_window() / (16 + 64), k = b + 40;
     unsigned char buf[16];
-    cm5_stats_t st0 = stats(), st1;
+    cm5_stats_t st0, st1;
 
+    /* With interrupts, node 0's interrupt thread buffers what arrives
+     * before its first count: count first. */
+    st0 = stats();
+    CMMD_sync_with_nodes();
     if (t_self == 1) {
         for (long i = 0; i < k; i++) {
             t_fill(buf, 16, SEED(1, i));
@@ -178,6 +188,43 @@ static void test_mixed(void)
     }
     free(buf);
     free(wide);
+    phase_end();
+}
+
+/* ---- sizes ---- */
+
+/* Every size from 0 to CM5_EAGER_MAX + 1 in steps of 37 bytes, 600
+ * messages: on the same-host rings, records of every number of slots
+ * start at every offset and cross the end of the ring in every place. */
+static void test_sizes(void)
+{
+    enum { N = 600 };
+    long span = eager_max + 2;
+    unsigned char *buf = t_malloc((size_t)span + 64);
+
+    if (t_self == 1) {
+        for (int i = 0; i < N; i++) {
+            int len = (int)((37L * i) % span);
+
+            t_fill(buf, (size_t)len, SEED(1, i));
+            CMMD_send_noblock(0, 10, buf, len);
+        }
+    } else if (t_self == 0) {
+        for (int i = 0; i < N; i++) {
+            int len = (int)((37L * i) % span);
+
+            if (i % 50 == 0)
+                t_sleep(0.01); /* let some arrive first */
+            memset(buf, 0xee, (size_t)span + 64);
+            CMMD_receive_block(1, 10, buf, (int)span + 64);
+            T_EQ(CMMD_bytes_received(), len, "sizes: message length");
+            T_PATTERN(buf, (size_t)len, SEED(1, i), "sizes: message %d (%d "
+                      "bytes)", i, len);
+            T_CHECK(buf[len] == 0xee, "sizes: a byte written after message "
+                    "%d (%d bytes)", i, len);
+        }
+    }
+    free(buf);
     phase_end();
 }
 
@@ -283,6 +330,26 @@ static void test_sync(void)
     phase_end();
 }
 
+/* Which path carried the packets: the same-host rings unless the job
+ * named a provider (cm5run --provider) or CM5_SHM=off, libfabric then
+ * (CM5_SHM=on keeps the rings beside a named provider). */
+static void check_path(void)
+{
+    const char *shm = getenv("CM5_SHM"), *prov = getenv("CM5_PROVIDER");
+    int rings = shm && strcmp(shm, "on") == 0
+                    ? 1
+                    : !(shm && strcmp(shm, "off") == 0) && !(prov && *prov);
+    cm5_stats_t st = stats();
+
+    if (rings) {
+        T_EQ(st.fabric_sent, 0, "packets sent through libfabric");
+        T_CHECK(st.shm_sent > 0, "no packet through the rings");
+    } else {
+        T_EQ(st.shm_sent, 0, "packets sent through the rings");
+        T_CHECK(st.fabric_sent > 0, "no packet through libfabric");
+    }
+}
+
 static void too_long(int posted)
 {
     unsigned char buf[100] = {0};
@@ -320,9 +387,11 @@ int main(int argc, char **argv)
         too_long(1);
     test_bound();
     test_mixed();
+    test_sizes();
     test_posted();
     test_any();
     test_sync();
+    check_path();
     if (t_self == 0) {
         cm5_stats_t st = stats();
 
