@@ -7,15 +7,16 @@
 # synchronous, every size up to CM5_EAGER_MAX + 1 arrives whole, and the
 # packets took the expected path (shm jobs: the same-host rings, which
 # carry eager messages as records of several slots; eager_fab.sh runs the
-# same over libfabric alone); on 2 and 3 nodes over shm and tcp, with the default
-# CM5_EAGER_MAX, with CM5_EAGER_MAX=0 (off), with interrupts enabled
-# (CM5_INTERRUPTS=1), and on shm with CM5_EAGER_MAX=64.  A 100-byte
+# same over libfabric alone); on 2 and 3 nodes over shm and tcp and 3
+# over udp with the default CM5_EAGER_MAX, with CM5_EAGER_MAX=0 (off),
+# with interrupts enabled (CM5_INTERRUPTS=1), and on shm with
+# CM5_EAGER_MAX=64.  A 100-byte
 # message into a 50-byte receive, arrived before or after the receive,
 # stops the job with the receiver's usual line.  TAP output.
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/eager.sh
 
-PLAN=26
+PLAN=28
 . "$(dirname "$0")/lib.sh"
 
 counts() {
@@ -42,6 +43,10 @@ for prov in shm tcp; do
     left_behind
     unset CM5_INTERRUPTS
 done
+job "eager udp n=3" 90 3 udp prog_eager all
+counts
+expect_ok "eager udp n=3 (ofi_rxd): bound, order, posted, ANY_NODE and sync right"
+left_behind
 export CM5_EAGER_MAX=64
 job "eager 64 shm n=3" 60 3 shm prog_eager all
 counts
