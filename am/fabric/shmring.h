@@ -1,7 +1,8 @@
 /*
  * The same-host fast path (DESIGN.md, decision 12): active-message
- * packets between nodes of one host travel through lock-free rings in
- * shared memory instead of libfabric.  Only fab.c includes this header:
+ * packets, and eager messages as longer records of several slots,
+ * between nodes of one host travel through lock-free rings in shared
+ * memory instead of libfabric.  Only fab.c includes this header:
  * the fabric seam stays the only code that knows which path a packet
  * takes.
  *
