@@ -64,6 +64,13 @@ static const cm5_config_var_t config_table[] = {
      "data and everything between hosts; auto: unless a provider is named "
      "(cm5run --provider, " CM5_ENV_PROVIDER ", cm5_init); on: even then; "
      "off: every message through libfabric"},
+    {CM5_ENV_CMA, "auto",
+     "single copy between nodes of one host on the fast path: point-to-point "
+     "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "
+     "read by the receiver straight from the sender's memory "
+     "(process_vm_readv) instead of moving through libfabric; auto: where "
+     "the kernel allows it (a peer it refuses falls back, with a debug "
+     "line); off: never"},
     {CM5_ENV_TIMEOUT, "0",
      "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_LAUNCHER, "",

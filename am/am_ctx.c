@@ -201,6 +201,20 @@ static int ctx_use_rings(const char *api)
     return !named;
 }
 
+/* Single copy between ring peers (CM5_CMA): auto tries it, and the
+ * fabric falls back per peer where the kernel refuses. */
+static int ctx_use_cma(void)
+{
+    const char *v = cm5i_config_str(CM5_ENV_CMA);
+
+    if (strcmp(v, "off") == 0)
+        return 0;
+    if (strcmp(v, "auto") != 0)
+        cm5i_log(CM5I_LOG_WARN, "config",
+                 CM5_ENV_CMA "=%s is not off or auto; using auto", v);
+    return 1;
+}
+
 static cm5_status_t ctx_open_fabric(const char *provider)
 {
     cm5i_fab_params_t p = {.provider = ctx_pick_provider(provider),
@@ -210,6 +224,7 @@ static cm5_status_t ctx_open_fabric(const char *provider)
     if (ctx_use_rings(provider)) {
         p.ring_slots = (size_t)cm5i_flow_window() + CM5I_UNCOUNTED_SLACK;
         p.ring_bytes = cm5i_msg_ring_bytes();
+        p.cma = ctx_use_cma();
         p.rank = cm5i_ctx.rank;
         p.nep = cm5i_ctx.nep;
     }

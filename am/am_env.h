@@ -23,6 +23,7 @@
     X(CM5_ENV_INTERRUPTS, "CM5_INTERRUPTS")                                   \
     X(CM5_ENV_PEER_TIMEOUT, "CM5_PEER_TIMEOUT")                               \
     X(CM5_ENV_SHM, "CM5_SHM")                                                 \
+    X(CM5_ENV_CMA, "CM5_CMA")                                                 \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                         \
     X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                       \
     X(CM5_ENV_RANK, "CM5_RANK")                                               \
@@ -45,6 +46,7 @@
 #define CM5_ENV_INTERRUPTS "CM5_INTERRUPTS"
 #define CM5_ENV_PEER_TIMEOUT "CM5_PEER_TIMEOUT"
 #define CM5_ENV_SHM "CM5_SHM"
+#define CM5_ENV_CMA "CM5_CMA"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"
 /* Set by cm5run for every node (the bootstrap, boot/boot_proto.h). */

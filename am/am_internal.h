@@ -28,6 +28,7 @@ enum {
     CM5I_PKT_BARRIER = 4,  /* barrier round; uncounted */
     CM5I_PKT_RPC = 5,      /* user handler run outside handlers; counted */
     CM5I_PKT_EAGER = 6,    /* a message with its data as the body; counted */
+    CM5I_PKT_CMA = 7,      /* a message to read by single copy; counted */
     CM5I_PKT_MAX = 8
 };
 

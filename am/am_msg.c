@@ -34,6 +34,19 @@
  * in order through the same queue, and the request channel keeps that
  * order, so matching sees them as sent.
  *
+ * Longer messages and scopies between nodes of one host on the fast path
+ * (CM5_CMA, cm5i_fab_cma_ok) move by single copy, the receiver reading
+ * the sender's buffer:
+ *
+ *   CMA(tag, len, sid, addr) --->  match a posted receive (or wait for
+ *                                  one), read len bytes at addr into it
+ *                                  (process_vm_readv)
+ *                      <---------- ACK(sid)              (reply channel)
+ *
+ * the sender's buffer stays its until the ACK, as with a rendezvous.  A
+ * read the kernel refuses turns the message into a rendezvous at the
+ * receiver (CTS, tagged data), and that peer is read this way no more.
+ *
  * Handlers and completion callbacks only record events; whatever sends or
  * may block (posting the tagged operations, CTS, FIN, user callbacks) runs
  * as deferred work outside every handler.  Messages are named on the wire
@@ -67,6 +80,8 @@ struct cm5_msg {
     int in_callback; /* msg_finish is running the user's callbacks */
     int internal;    /* the runtime's own: not counted as a user message */
     int eager;       /* the data travels with the announcement */
+    int cma;         /* the receiver reads the data (single copy) */
+    uint64_t peer_addr; /* receiving a single copy: the sender's data */
     int rport;       /* receiving side of an scopy, or -1 */
     cm5i_rport_place_t place; /* an scopy to scatter into its rport */
     void (*sent)(void *arg); /* sending side of an scopy */
@@ -81,6 +96,8 @@ typedef struct msg_rts {
     int src, tag;
     uint32_t len, slot, gen;
     int eager; /* its data follows */
+    int cma;   /* read its data at addr in the sender (single copy) */
+    uint64_t addr;
     struct msg_rts *next;
     char data[];
 } msg_rts_t;
@@ -117,6 +134,9 @@ static struct {
      * a later message overtakes an earlier one with the same tag. */
     unsigned char *rts_busy;
     int rts_queued; /* sends in rtsq */
+    /* Nodes that could not read this one's memory (CM5_CMA): their
+     * messages take the rendezvous. */
+    unsigned char *cma_off;
     /* Records released inside the interrupt signal handler, where free()
      * is not async-signal-safe: the next progress outside it (the
      * interrupt thread's pass, or the main thread's next call) frees
@@ -272,9 +292,20 @@ static uint32_t msg_eager_window(void)
     return (uint32_t)(w < one ? one : w);
 }
 
+/* The body of a CMA packet: where the data is in the sender, and for an
+ * scopy the rport and offset (rport MSG_CMA_NO_RPORT for a message). */
+typedef struct {
+    uint64_t addr;
+    uint32_t len, rport, offset, pad;
+} msg_cma_body_t;
+#define MSG_CMA_NO_RPORT UINT32_MAX
+
 size_t cm5i_msg_packet_max(void)
 {
-    return sizeof(cm5i_pkt_t) + eager.max;
+    size_t body = eager.max > sizeof(msg_cma_body_t) ? eager.max
+                                                     : sizeof(msg_cma_body_t);
+
+    return sizeof(cm5i_pkt_t) + body;
 }
 
 size_t cm5i_msg_rx_bytes(void)
@@ -432,6 +463,25 @@ static void msg_eager_ack(cm5_msg_h m)
     msg_finish(m);
 }
 
+/* Deferred: read a single-copy message from the sender's memory, then
+ * acknowledge it as an eager one; a read the kernel refuses turns it
+ * into a rendezvous (the sender's clear-to-send handler pushes it). */
+static void msg_cma_pull(cm5_msg_h m)
+{
+    if (m->status == CM5_OK && m->bytes) {
+        if (cm5i_fab_cma_read(cm5i_ctx.fab, m->node, m->buf, m->peer_addr,
+                              m->bytes) != CM5_OK) {
+            cm5i_ctx.stats.cma_fallbacks++;
+            m->cma = 0;
+            msg_accept(m);
+            return;
+        }
+        cm5i_ctx.stats.cma_messages++;
+        cm5i_ctx.stats.cma_bytes += m->bytes;
+    }
+    msg_eager_ack(m);
+}
+
 /* The receive m takes the message r announces; data: an eager message's
  * bytes (NULL for a rendezvous). */
 static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
@@ -444,6 +494,12 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
     m->state = MSG_MATCHED;
     if (m->bytes > m->size)
         m->status = CM5_ERR_INVALID;
+    if (r->cma) {
+        m->cma = 1;
+        m->peer_addr = r->addr;
+        msg_later(m, msg_cma_pull);
+        return;
+    }
     if (!data) {
         msg_later(m, msg_accept);
         return;
@@ -516,6 +572,35 @@ static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
     return 1; /* the data is copied: the packet's credit is owed now */
 }
 
+/* A single-copy announcement: a message, or an scopy when the body
+ * names an rport. */
+static void msg_scopy_arrived(int src, const msg_rts_t *r, uint32_t rport,
+                              uint32_t off);
+
+static int msg_cma_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    msg_cma_body_t b;
+    size_t len;
+    const void *body = cm5i_pkt_body(&len);
+    msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
+                   .slot = pkt->arg[2], .gen = pkt->arg[3], .cma = 1};
+
+    (void)ch;
+    if (len != sizeof(b))
+        cm5_fatal("cm5_msg", "a malformed single-copy announcement from "
+                  "node %d", pkt->src);
+    memcpy(&b, body, sizeof(b));
+    r.len = b.len;
+    r.addr = b.addr;
+    cm5i_ctx.in_handler++;
+    if (b.rport != MSG_CMA_NO_RPORT)
+        msg_scopy_arrived(pkt->src, &r, b.rport, b.offset);
+    else
+        msg_arrived(&r, NULL);
+    cm5i_ctx.in_handler--;
+    return 1;
+}
+
 /* ---- sender ---- */
 
 static void msg_send_done(void *arg, int status, size_t len)
@@ -562,6 +647,11 @@ static void msg_cts_handler(int src, const uint32_t *arg)
         cm5_fatal("cm5_msg", "unexpected clear-to-send from node %d", src);
     m->peer_slot = arg[2];
     m->peer_gen = arg[3];
+    if (m->cma) {
+        /* The receiver could not read it: rendezvous from now on. */
+        msgs.cma_off[src] = 1;
+        m->cma = 0;
+    }
     if (m->peer_slot == MSG_REFUSED)
         m->status = CM5_ERR_INVALID;
     if (m->bytes == 0 || m->status != CM5_OK) {
@@ -576,9 +666,10 @@ static void msg_ack_handler(int src, const uint32_t *arg)
 {
     cm5_msg_h m = msg_lookup(arg[0], arg[1]);
 
-    if (!m || !m->is_send || !m->eager || m->node != src)
+    if (!m || !m->is_send || !(m->eager || m->cma) || m->node != src)
         cm5_fatal("cm5_msg", "unexpected acknowledgement from node %d", src);
-    msg_eager_give(src, m->bytes);
+    if (m->eager)
+        msg_eager_give(src, m->bytes);
     if (arg[2] == MSG_REFUSED)
         m->status = CM5_ERR_INVALID;
     msg_later(m, msg_finish);
@@ -622,6 +713,34 @@ static void msg_send_eager(cm5_msg_h m)
     m->local_done = 1;
 }
 
+/* May m's data go by single copy (the receiver reading it)?  Not in
+ * signal context, whose send queue holds bare packets, and not to a node
+ * that could not read this one's memory before. */
+static int msg_cma_can(int node, size_t len)
+{
+    return len && !cm5i_irq_in_signal && !msgs.cma_off[node] &&
+           cm5i_fab_cma_ok(cm5i_ctx.fab, node);
+}
+
+/* Announce m for a single copy: the tag (rport MSG_CMA_NO_RPORT), or the
+ * rport and offset of an scopy. */
+static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
+{
+    const void *src = m->copy ? m->copy : m->buf;
+    msg_cma_body_t b = {.addr = (uint64_t)(uintptr_t)src,
+                        .len = (uint32_t)m->bytes, .rport = rport,
+                        .offset = off};
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_CMA,
+                      .arg = {(uint32_t)m->tag, 0, m->slot, m->gen}};
+    cm5_status_t st;
+
+    m->cma = 1;
+    st = cm5i_am_send_body(CM5I_CH_REQ, m->node, &pkt, &b, sizeof(b));
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg_send", "announcing %zu bytes to node %d failed: "
+                  "%s", m->bytes, m->node, cm5_status_string(st));
+}
+
 /* Announce m (with its data, if eager). */
 static void msg_send_rts(cm5_msg_h m)
 {
@@ -637,6 +756,8 @@ static void msg_send_rts(cm5_msg_h m)
     msgs.rts_busy[node] = 1;
     if (m->eager)
         msg_send_eager(m);
+    else if (msg_cma_can(node, m->bytes))
+        msg_send_cma(m, MSG_CMA_NO_RPORT, 0);
     else
         msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
                           (uint32_t)m->tag, (uint32_t)m->bytes, m->slot,
@@ -888,24 +1009,36 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     m->sent = sent;
     m->bytes = len;
     m->state = MSG_RTS_SENT;
-    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
-                      (uint32_t)rport | m->slot << 8, (uint32_t)offset,
-                      (uint32_t)len, m->gen);
+    if (msg_cma_can(node, len))
+        msg_send_cma(m, (uint32_t)rport, (uint32_t)offset);
+    else
+        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
+                          (uint32_t)rport | m->slot << 8, (uint32_t)offset,
+                          (uint32_t)len, m->gen);
     return CM5_OK;
 }
 
 static void msg_scopy_handler(int src, const uint32_t *arg)
 {
-    int r = (int)(arg[0] & 0xff);
-    uint32_t off = arg[1], len = arg[2];
-    cm5i_rport_t *p = r < CM5_RPORTS ? &cm5i_rports[r] : NULL;
-    msg_rts_t rts = {.src = src, .tag = -1, .len = len,
+    msg_rts_t rts = {.src = src, .tag = -1, .len = arg[2],
                      .slot = arg[0] >> 8, .gen = arg[3]};
+
+    msg_scopy_arrived(src, &rts, arg[0] & 0xff, arg[1]);
+}
+
+/* An scopy of rts->len bytes to offset off of rport rp: its receive. */
+static void msg_scopy_arrived(int src, const msg_rts_t *a, uint32_t rp,
+                              uint32_t off)
+{
+    int r = (int)rp;
+    uint32_t len = a->len;
+    cm5i_rport_t *p = rp < CM5_RPORTS ? &cm5i_rports[rp] : NULL;
+    msg_rts_t rts = *a;
     cm5_msg_h m;
 
     if (!p || !p->allocated)
-        cm5_fatal("CMAML_scopy", "node %d sent %u bytes to rport %d of node "
-                  "%d, which is not allocated", src, len, r, cm5i_ctx.rank);
+        cm5_fatal("CMAML_scopy", "node %d sent %u bytes to rport %u of node "
+                  "%d, which is not allocated", src, len, rp, cm5i_ctx.rank);
     if ((long)len > p->a.byte_counter - p->pending)
         cm5_fatal("CMAML_scopy", "%u bytes from node %d at offset %u pass "
                   "the byte counter of rport %d on node %d (%ld bytes left)",
@@ -953,6 +1086,7 @@ void cm5i_msg_teardown(void)
     free(msgs.free_slots);
     free(msgs.rtsq_head);
     free(msgs.rts_busy);
+    free(msgs.cma_off);
     memset(&msgs, 0, sizeof(msgs));
     free(eager.budget);
     eager.budget = NULL;
@@ -966,6 +1100,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_ACK, msg_ack_handler);
     cm5i_pkt_register_body(CM5I_PKT_EAGER, msg_eager_packet);
+    cm5i_pkt_register_body(CM5I_PKT_CMA, msg_cma_packet);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);
     cm5i_progress_hook(CM5I_HOOK_FIRST, msg_bury);
     if (!msgs.rtsq_head) {
@@ -977,6 +1112,11 @@ cm5_status_t cm5i_msg_setup(void)
     if (!msgs.rts_busy) {
         msgs.rts_busy = calloc((size_t)cm5i_ctx.nep, 1);
         if (!msgs.rts_busy)
+            return CM5_ERR_NO_MEMORY;
+    }
+    if (!msgs.cma_off) {
+        msgs.cma_off = calloc((size_t)cm5i_ctx.nep, 1);
+        if (!msgs.cma_off)
             return CM5_ERR_NO_MEMORY;
     }
     msg_eager_fit();

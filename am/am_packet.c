@@ -393,7 +393,8 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
 {
     int counted = pkt->type == CM5I_PKT_USER ||
                   pkt->type == CM5I_PKT_INTERNAL ||
-                  pkt->type == CM5I_PKT_RPC || pkt->type == CM5I_PKT_EAGER;
+                  pkt->type == CM5I_PKT_RPC || pkt->type == CM5I_PKT_EAGER ||
+                  pkt->type == CM5I_PKT_CMA;
     cm5i_waiter_t w;
     cm5_status_t st;
 

@@ -41,7 +41,7 @@
 
 #include "am_log.h"
 
-#define RING_MAGIC 0x636d35726e673031ull /* "cm5rng01" */
+#define RING_MAGIC 0x636d35726e673032ull /* "cm5rng02" */
 #define RING_LINE 64
 #define RING_NAME_MAX 64
 #define RING_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -55,6 +55,8 @@ typedef struct {
     uint64_t magic, nonce;
     uint32_t nep, nch, slots, words;
     _Atomic uint32_t mapped; /* peers (and the owner) that mapped it */
+    int32_t pid;             /* the owner, for single-copy transfers */
+    uint64_t pid_ns;         /* its pid namespace (the inode) */
 } ring_hdr_t;
 
 typedef struct {
@@ -84,6 +86,7 @@ struct cm5i_ring {
     uint64_t host;  /* this host, as the network sees it (ring_host) */
     char *own;     /* this node's segment */
     char **seg;    /* each node's segment mapped here, or NULL */
+    uint64_t pid_ns; /* this process's pid namespace, 0 if unknown */
     uint32_t *tx_tail, *tx_head; /* per node and channel: ours, its */
     uint32_t *rx_head;           /* per sender and channel */
     uint64_t *pend;              /* per channel: senders not yet drained */
@@ -199,7 +202,17 @@ static int ring_create(cm5i_ring_t *r)
     h->nch = (uint32_t)r->nch;
     h->slots = r->slots;
     h->words = (uint32_t)r->words;
+    h->pid = (int32_t)getpid();
+    h->pid_ns = r->pid_ns;
     return 0;
+}
+
+/* The pid namespace's inode: peers whose pids mean the same here. */
+static uint64_t ring_pid_ns(void)
+{
+    struct stat st;
+
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
@@ -223,6 +236,7 @@ int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
     r->ring_len = sizeof(ring_ctl_t) + (size_t)s * sizeof(ring_slot_t);
     r->seg_len = r->hdr_len + (size_t)nep * nch * r->ring_len;
     r->host = ring_host();
+    r->pid_ns = ring_pid_ns();
     if (snprintf(r->name, sizeof(r->name), "/%s-ring", name_tag) >=
             (int)sizeof(r->name) ||
         getrandom(&r->nonce, sizeof(r->nonce), 0) != sizeof(r->nonce)) {
@@ -339,6 +353,16 @@ int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len)
     atomic_fetch_add_explicit(&((ring_hdr_t *)seg)->mapped, 1,
                               memory_order_acq_rel);
     return 1;
+}
+
+int cm5i_ring_peer_pid(const cm5i_ring_t *r, int node)
+{
+    const ring_hdr_t *h;
+
+    if (node < 0 || node >= r->nep || !r->seg[node])
+        return -1;
+    h = (const ring_hdr_t *)r->seg[node];
+    return h->pid > 0 && r->pid_ns && h->pid_ns == r->pid_ns ? h->pid : -1;
 }
 
 /* Once every ring peer has mapped the segment its name can go: a node

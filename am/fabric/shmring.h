@@ -47,6 +47,9 @@ size_t cm5i_ring_address(const cm5i_ring_t *r, void *buf, size_t size);
 /* Map node's segment if its record names one reachable here: 1 if node
  * is now a ring peer, 0 if not (it stays on libfabric). */
 int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len);
+/* The process id of ring peer node when it means the same here (one pid
+ * namespace): single-copy transfers may address it; -1 otherwise. */
+int cm5i_ring_peer_pid(const cm5i_ring_t *r, int node);
 /* Every peer is connected (or not): unlink the segment when it can. */
 void cm5i_ring_connected(cm5i_ring_t *r);
 /* Copy msg (at most CM5I_RING_REC_MAX bytes, and at most the ring)

@@ -334,6 +334,10 @@ typedef struct {
      * received through the same-host rings (CM5_SHM) and through
      * libfabric. */
     uint64_t shm_sent, shm_received, fabric_sent, fabric_received;
+    /* Point-to-point messages and scopies whose data the receiver read
+     * by single copy from the sender's memory (CM5_CMA), their bytes, and
+     * those that fell back to libfabric because the kernel refused. */
+    uint64_t cma_messages, cma_bytes, cma_fallbacks;
     /* Point-to-point messages sent eagerly (CM5_EAGER_MAX), eager ones
      * that arrived before their receive and were buffered, and messages
      * short enough for eager that went by rendezvous because their
