@@ -14,7 +14,8 @@
  *           offsets, and into an rport of 4-byte elements 12 bytes apart
  *           (scattered): bytes right, gaps untouched
  *   counts  node 0's cm5_stats: with "cma" every message above the eager
- *           bound and every scopy (of any length) was a single copy (cma_messages, cma_bytes exact, no fallback);
+ *           bound and every scopy (of any length) was a single copy
+ *           (cma_messages, cma_bytes exact, no fallback);
  *           with "nocma" none was (CM5_CMA=off, or libfabric alone);
  *           with "refused" (node 1 not dumpable, the job without
  *           CAP_SYS_PTRACE: the kernel refuses node 0's reads) exactly
