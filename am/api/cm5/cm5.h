@@ -128,7 +128,9 @@ CM5_EXPORT cm5_status_t cm5_barrier(void);
  * which may be a wildcard; between one sender and one receiver, messages
  * with one tag arrive in order.  Data moves as one libfabric tagged
  * message after a rendezvous, never as a train of active messages, or,
- * up to CM5_EAGER_MAX bytes, in one packet with the announcement. */
+ * up to CM5_EAGER_MAX bytes, in one packet with the announcement, or,
+ * between nodes of one host, by the receiver reading the sender's buffer
+ * in one copy (CM5_CMA). */
 #define CM5_ANY_NODE (-1)
 #define CM5_ANY_TAG (-1)
 
