@@ -573,6 +573,9 @@ cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
         fab->fault[CM5I_FAB_FAULT_CMA]--;
         err = EPERM;
     }
+    /* (A 32-bit node cannot name a 64-bit peer's addresses.) */
+    if (src > (uint64_t)UINTPTR_MAX - len)
+        err = EFAULT;
     while (!err && done < len) {
         struct iovec l = {(char *)dst + done, len - done};
         struct iovec r = {(void *)(uintptr_t)(src + done), len - done};
