@@ -224,6 +224,9 @@ void cm5i_waiter_init(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 /* One progress pass of a probe a program may call in a loop (backs off). */
 void cm5i_probe_progress(void);
+/* The same for a probe of one object (what) among several a program
+ * tests in turn: backs off once per round, not once per object. */
+void cm5i_probe_progress_of(const void *what);
 void cm5i_doorbell_ring(int node);
 void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
 cm5_status_t cm5i_wait_setup(void);

@@ -917,7 +917,7 @@ int cm5_msg_test(cm5_msg_h m)
 {
     CM5I_GUARD();
     if (m->state != MSG_DONE && !cm5i_ctx.in_handler)
-        cm5i_probe_progress();
+        cm5i_probe_progress_of(m);
     return m->state == MSG_DONE;
 }
 
