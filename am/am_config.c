@@ -30,6 +30,13 @@ static const cm5_config_var_t config_table[] = {
      "active messages in flight per peer and channel (flow control "
      "window); auto: 2048 / nodes, within 32..256, and on udp;ofi_rxd "
      "at most half its receive queue / (nodes - 1)"},
+    {CM5_ENV_EAGER_MAX, "4096",
+     "largest point-to-point message (bytes) sent eagerly, in one packet "
+     "with its announcement instead of after a rendezvous; the receiver "
+     "buffers eager messages that come before their receive, up to a "
+     "bound per sender, past which messages wait for the rendezvous; "
+     "0: every message waits for the rendezvous; at most 8192; the same "
+     "on every node"},
     {CM5_ENV_SPIN_US, "auto",
      "microseconds a wait polls before yielding (auto: 50, or 0 when the "
      "job has more nodes than CPUs)"},
@@ -77,6 +84,13 @@ static const cm5_config_var_t config_table[] = {
      "virtual time: computation between runtime calls is charged as its "
      "thread CPU time times this factor (a 33 MHz CM-5 node against this "
      "host's core; 0: computation is free)"},
+    {CM5_ENV_CMA, "auto",
+     "single copy between nodes of one host on the fast path: point-to-point "
+     "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "
+     "read by the receiver straight from the sender's memory "
+     "(process_vm_readv) instead of moving through libfabric; auto: where "
+     "the kernel allows it (a peer it refuses falls back, with a debug "
+     "line); off: never"},
     {CM5_ENV_TIMEOUT, "0",
      "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_LAUNCHER, "",

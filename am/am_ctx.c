@@ -126,6 +126,9 @@ static void ctx_shm_config(void)
     if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 &&
         strcmp(v, "auto") != 0)
         cm5i_config_error(CM5_ENV_SHM "=%s: expected off, auto or on", v);
+    v = cm5i_config_str(CM5_ENV_CMA);
+    if (strcmp(v, "off") != 0 && strcmp(v, "auto") != 0)
+        cm5i_config_error(CM5_ENV_CMA "=%s: expected off or auto", v);
 }
 
 /* Every variable is read (or checked) here, before anything opens: a
@@ -144,6 +147,7 @@ static void ctx_read_config(void)
     cm5i_irq_config();
     ctx_shm_config();
     ctx_interrupts = (int)cm5i_config_long(CM5_ENV_INTERRUPTS, 0, 1);
+    cm5i_msg_config();
 }
 
 /* Address space libfabric needs, measured with libfabric 1.17 (VmSize
@@ -214,14 +218,25 @@ static int ctx_use_rings(const char *api)
     return !named; /* auto (ctx_shm_config refused anything else) */
 }
 
+/* Single copy between ring peers (CM5_CMA): auto tries it, and the
+ * fabric falls back per peer where the kernel refuses. */
+static int ctx_use_cma(void)
+{
+    const char *v = cm5i_config_str(CM5_ENV_CMA);
+
+    return strcmp(v, "off") != 0; /* ctx_shm_config refused the rest */
+}
+
 static cm5_status_t ctx_open_fabric(const char *provider)
 {
     cm5i_fab_params_t p = {.provider = ctx_pick_provider(provider),
-                           .msg_size = sizeof(cm5i_pkt_t)};
+                           .msg_size = cm5i_msg_packet_max()};
     char tag[64];
 
     if (ctx_use_rings(provider)) {
         p.ring_slots = (size_t)cm5i_flow_window() + CM5I_UNCOUNTED_SLACK;
+        p.ring_bytes = cm5i_msg_ring_bytes();
+        p.cma = ctx_use_cma();
         p.rank = cm5i_ctx.rank;
         p.nep = cm5i_ctx.nep;
     }
@@ -229,8 +244,11 @@ static cm5_status_t ctx_open_fabric(const char *provider)
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d",
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
     p.name_tag = tag;
+    /* Every counted packet in flight, and the eager messages' bodies. */
     p.rx_bytes = (size_t)cm5i_ctx.nep *
-                 (cm5i_flow_window() + CM5I_UNCOUNTED_SLACK) * p.msg_size;
+                     (cm5i_flow_window() + CM5I_UNCOUNTED_SLACK) *
+                     sizeof(cm5i_pkt_t) +
+                 cm5i_msg_rx_bytes();
     if (ctx_check_room(CTX_ROOM_BASE + (p.provider &&
                                         strcmp(p.provider, "shm") == 0
                                             ? (size_t)cm5i_ctx.nep *

@@ -14,6 +14,7 @@
     X(CM5_ENV_LOG_LEVEL, "CM5_LOG_LEVEL")                                     \
     X(CM5_ENV_VERBOSE_ENV, "CM5_VERBOSE_ENV")                                 \
     X(CM5_ENV_AM_CREDITS, "CM5_AM_CREDITS")                                   \
+    X(CM5_ENV_EAGER_MAX, "CM5_EAGER_MAX")                                     \
     X(CM5_ENV_SPIN_US, "CM5_SPIN_US")                                         \
     X(CM5_ENV_YIELDS, "CM5_YIELDS")                                           \
     X(CM5_ENV_SLEEP_MS, "CM5_SLEEP_MS")                                       \
@@ -25,6 +26,7 @@
     X(CM5_ENV_TRACE, "CM5_TRACE")                                             \
     X(CM5_ENV_MODEL, "CM5_MODEL")                                             \
     X(CM5_ENV_MODEL_CPU_SCALE, "CM5_MODEL_CPU_SCALE")                         \
+    X(CM5_ENV_CMA, "CM5_CMA")                                                 \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                         \
     X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                       \
     X(CM5_ENV_RANK, "CM5_RANK")                                               \
@@ -38,6 +40,7 @@
 #define CM5_ENV_LOG_LEVEL "CM5_LOG_LEVEL"
 #define CM5_ENV_VERBOSE_ENV "CM5_VERBOSE_ENV"
 #define CM5_ENV_AM_CREDITS "CM5_AM_CREDITS"
+#define CM5_ENV_EAGER_MAX "CM5_EAGER_MAX"
 #define CM5_ENV_SPIN_US "CM5_SPIN_US"
 #define CM5_ENV_YIELDS "CM5_YIELDS"
 #define CM5_ENV_SLEEP_MS "CM5_SLEEP_MS"
@@ -50,6 +53,7 @@
 #define CM5_ENV_TRACE "CM5_TRACE"
 #define CM5_ENV_MODEL "CM5_MODEL"
 #define CM5_ENV_MODEL_CPU_SCALE "CM5_MODEL_CPU_SCALE"
+#define CM5_ENV_CMA "CM5_CMA"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"
 /* Set by cm5run for every node (the bootstrap, boot/boot_proto.h). */

@@ -28,6 +28,8 @@ enum {
     CM5I_PKT_CREDIT = 3,   /* only returns credits; uncounted */
     CM5I_PKT_BARRIER = 4,  /* barrier round; uncounted */
     CM5I_PKT_RPC = 5,      /* user handler run outside handlers; counted */
+    CM5I_PKT_EAGER = 6,    /* a message with its data as the body; counted */
+    CM5I_PKT_CMA = 7,      /* a message to read by single copy; counted */
     CM5I_PKT_MAX = 8
 };
 
@@ -57,6 +59,7 @@ enum {
     CM5I_INT_COLL = 4,    /* a collective's step: 64-bit value */
     CM5I_INT_GOR = 5,     /* a node's global-OR bit */
     CM5I_INT_SCOPY = 6,   /* an scopy is ready to send */
+    CM5I_INT_MSG_ACK = 7, /* a receive matched the eager message */
     CM5I_INTERNAL_MAX = 32
 };
 
@@ -65,6 +68,12 @@ enum {
  * counted packet consumed), 0 otherwise (uncounted, or owed later). */
 typedef int (*cm5i_pkt_func_t)(int ch, const cm5i_pkt_t *pkt);
 void cm5i_pkt_register(int type, cm5i_pkt_func_t fn);
+/* The same for a type whose packets carry a body after the 48 bytes, of
+ * arg[1] bytes (at most CM5I_PKT_BODY_MAX); the type's function reads it
+ * with cm5i_pkt_body, valid during the call only. */
+#define CM5I_PKT_BODY_MAX 8192
+void cm5i_pkt_register_body(int type, cm5i_pkt_func_t fn);
+const void *cm5i_pkt_body(size_t *len);
 /* The decoder: drops foreign packets, dispatches by type (am_packet.c). */
 void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len);
 cm5_status_t cm5i_pkt_setup(void);
@@ -184,6 +193,10 @@ static inline void cm5i_ensure_init(void)
 
 /* Send a packet on a channel, waiting for credits and provider room. */
 cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt);
+/* The same with a body of len bytes (a type registered with one; never
+ * in signal context, whose send queue holds bare packets). */
+cm5_status_t cm5i_am_send_body(int ch, int node, cm5i_pkt_t *pkt,
+                               const void *body, size_t len);
 /* Send an internal (runtime) message to node on channel ch. */
 cm5_status_t cm5i_am_internal(int ch, int node, int index,
                               const uint32_t arg[4]);
@@ -215,6 +228,9 @@ void cm5i_waiter_init(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 /* One progress pass of a probe a program may call in a loop (backs off). */
 void cm5i_probe_progress(void);
+/* The same for a probe of one object (what) among several a program
+ * tests in turn: backs off once per round, not once per object. */
+void cm5i_probe_progress_of(const void *what);
 void cm5i_doorbell_ring(int node);
 void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
 void cm5i_irq_config(void);  /* read CM5_INTERRUPT_SIGNAL, _TICK_US */
@@ -337,6 +353,14 @@ int cm5i_am_flush_sendq(void);
 cm5_status_t cm5i_am_sendq_setup(void);
 cm5_status_t cm5i_msg_setup(void);
 void cm5i_msg_teardown(void);
+/* Read CM5_EAGER_MAX (before the endpoints open: it sizes them). */
+void cm5i_msg_config(void);
+/* The largest packet eager messages need, and the receive buffer space
+ * their bodies may take at once (every peer's bound together). */
+size_t cm5i_msg_packet_max(void);
+size_t cm5i_msg_rx_bytes(void);
+/* The same for one peer's same-host ring (its request channel). */
+size_t cm5i_msg_ring_bytes(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
 cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,

@@ -11,6 +11,42 @@
  *                      <---------- FIN(sid)              (reply channel)
  *   done: the receiver has it      done
  *
+ * Eager messages (CM5_EAGER_MAX bytes or fewer) skip the clear-to-send:
+ *
+ *   EAGER(tag, len, sid) + data -> match a posted receive and copy the
+ *                                  data into it (or keep it, data too, as
+ *                                  unexpected until one is posted)
+ *                      <---------- ACK(sid)              (reply channel)
+ *   done: the receiver has it      done
+ *
+ * The sender still completes only once a receive took the message, so
+ * every send stays synchronous (doc/cm5fab.7: CMMD_send_block returns
+ * once the receiver has the data): eager saves the clear-to-send and the
+ * data's second trip, and the receiver completes one message latency
+ * after the send instead of three.  What the receiver buffers is bounded
+ * per sender: each sender holds an eager budget in bytes for each peer
+ * (msg_eager_window), spends len + MSG_EAGER_OVERHEAD on each eager
+ * message and gets it back with the ACK, that is once a receive took the
+ * message; a message that finds the budget short goes by rendezvous,
+ * which buffers nothing.  The same budget bounds the eager bodies in
+ * flight, for which the endpoints' receive buffers have room
+ * (cm5i_msg_rx_bytes).  Eager and rendezvous messages to one node leave
+ * in order through the same queue, and the request channel keeps that
+ * order, so matching sees them as sent.
+ *
+ * Longer messages and scopies between nodes of one host on the fast path
+ * (CM5_CMA, cm5i_fab_cma_ok) move by single copy, the receiver reading
+ * the sender's buffer:
+ *
+ *   CMA(tag, len, sid, addr) --->  match a posted receive (or wait for
+ *                                  one), read len bytes at addr into it
+ *                                  (process_vm_readv)
+ *                      <---------- ACK(sid)              (reply channel)
+ *
+ * the sender's buffer stays its until the ACK, as with a rendezvous.  A
+ * read the kernel refuses turns the message into a rendezvous at the
+ * receiver (CTS, tagged data), and that peer is read this way no more.
+ *
  * Handlers and completion callbacks only record events; whatever sends or
  * may block (posting the tagged operations, CTS, FIN, user callbacks) runs
  * as deferred work outside every handler.  Messages are named on the wire
@@ -20,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "am_config.h"
 #include "am_internal.h"
 #include "am_trace.h"
 
@@ -43,6 +80,9 @@ struct cm5_msg {
     int freed;
     int in_callback; /* msg_finish is running the user's callbacks */
     int internal;    /* the runtime's own: not counted as a user message */
+    int eager;       /* the data travels with the announcement */
+    int cma;         /* the receiver reads the data (single copy) */
+    uint64_t peer_addr; /* receiving a single copy: the sender's data */
     int rport;       /* receiving side of an scopy, or -1 */
     cm5i_rport_place_t place; /* an scopy to scatter into its rport */
     void (*sent)(void *arg); /* sending side of an scopy */
@@ -53,13 +93,32 @@ struct cm5_msg {
     uint64_t vt, fin_vt; /* virtual time: the RTS's and the FIN's stamps */
 };
 
-/* An RTS that found no receive yet. */
+/* An RTS, or an eager message, that found no receive yet. */
 typedef struct msg_rts {
     int src, tag;
     uint32_t len, slot, gen;
     uint64_t vt; /* its stamp (virtual time) */
+    int eager; /* its data follows */
+    int cma;   /* read its data at addr in the sender (single copy) */
+    uint64_t addr;
     struct msg_rts *next;
+    char data[];
 } msg_rts_t;
+
+/* What an eager message costs the sender's budget at its receiver: its
+ * bytes, and about what the receiver's record of it takes besides. */
+#define MSG_EAGER_OVERHEAD 64
+/* The receive buffers every peer's eager budget may fill at once: each
+ * peer gets 16 messages of the largest size, less in large jobs, but
+ * always one. */
+#define MSG_EAGER_DEPTH 16
+#define MSG_EAGER_TOTAL (1u << 20)
+
+static struct {
+    size_t max;       /* CM5_EAGER_MAX: 0 turns eager messages off */
+    uint32_t window;  /* the budget per peer, in bytes */
+    uint32_t *budget; /* what is left of it, per destination */
+} eager;
 
 static struct {
     cm5_msg_h *slots;
@@ -78,6 +137,9 @@ static struct {
      * a later message overtakes an earlier one with the same tag. */
     unsigned char *rts_busy;
     int rts_queued; /* sends in rtsq */
+    /* Nodes that could not read this one's memory (CM5_CMA): their
+     * messages take the rendezvous. */
+    unsigned char *cma_off;
     /* Records released inside the interrupt signal handler, where free()
      * is not async-signal-safe: the next progress outside it (the
      * interrupt thread's pass, or the main thread's next call) frees
@@ -192,6 +254,97 @@ static void msg_poll_once(cm5i_waiter_t *w)
     cm5i_progress_poll_only(-1);
 }
 
+/* ---- eager budget ---- */
+
+void cm5i_msg_config(void)
+{
+    eager.max = (size_t)cm5i_config_long(CM5_ENV_EAGER_MAX, 0,
+                                         CM5I_PKT_BODY_MAX);
+}
+
+/* ofi_rxm (tcp) sends what does not fit its bounce buffers
+ * (FI_OFI_RXM_BUFFER_SIZE: 2048 unless the user set it, see
+ * am/fabric/fab.c) by segmentation or rendezvous, and a later small
+ * message can then overtake it: an RTS passed a 2048-byte eager message
+ * (tests/cmmd/eager.sh, CM5_EAGER_MAX=2048 over tcp); 1536 kept order.
+ * Called once the endpoints are open (every node has the same). */
+static void msg_eager_fit(void)
+{
+    const char *env = getenv("FI_OFI_RXM_BUFFER_SIZE");
+    long room = env && *env ? strtol(env, NULL, 10) : 2048;
+    size_t fit = room > 512 + 64 ? (size_t)(room - 512) : 64;
+
+    if (!strstr(cm5i_fab_provider(cm5i_ctx.fab), "ofi_rxm") ||
+        eager.max <= fit)
+        return;
+    cm5i_log(CM5I_LOG_INFO, "init", "%s keeps messages in order up to "
+             "%zu bytes: eager messages of at most %zu bytes instead of %zu",
+             cm5i_fab_provider(cm5i_ctx.fab), fit + 512, fit, eager.max);
+    eager.max = fit;
+}
+
+static uint32_t msg_eager_window(void)
+{
+    size_t one = eager.max + MSG_EAGER_OVERHEAD, w = MSG_EAGER_DEPTH * one;
+    size_t nep = cm5i_ctx.nep > 0 ? (size_t)cm5i_ctx.nep : 1;
+
+    if (!eager.max)
+        return 0;
+    if (nep * w > MSG_EAGER_TOTAL)
+        w = MSG_EAGER_TOTAL / nep;
+    return (uint32_t)(w < one ? one : w);
+}
+
+/* The body of a CMA packet: where the data is in the sender, and for an
+ * scopy the rport and offset (rport MSG_CMA_NO_RPORT for a message). */
+typedef struct {
+    uint64_t addr;
+    uint32_t len, rport, offset, pad;
+} msg_cma_body_t;
+#define MSG_CMA_NO_RPORT UINT32_MAX
+
+size_t cm5i_msg_packet_max(void)
+{
+    size_t body = eager.max > sizeof(msg_cma_body_t) ? eager.max
+                                                     : sizeof(msg_cma_body_t);
+
+    return sizeof(cm5i_pkt_t) + body;
+}
+
+size_t cm5i_msg_rx_bytes(void)
+{
+    return (size_t)cm5i_ctx.nep * msg_eager_window();
+}
+
+/* A same-host ring holds one peer's eager messages in flight: the
+ * budget, in records whose slots can take up to twice what the budget
+ * charges (a header, rounding to whole slots). */
+size_t cm5i_msg_ring_bytes(void)
+{
+    return 2 * (size_t)msg_eager_window();
+}
+
+/* May a message of len bytes to node go eagerly?  Spends the budget.  Not
+ * in signal context, whose send queue holds bare packets. */
+static int msg_eager_take(int node, size_t len)
+{
+    uint32_t cost = (uint32_t)len + MSG_EAGER_OVERHEAD;
+
+    if (!eager.max || len > eager.max || cm5i_irq_in_signal)
+        return 0;
+    if (eager.budget[node] < cost) {
+        cm5i_ctx.stats.eager_over_bound++;
+        return 0;
+    }
+    eager.budget[node] -= cost;
+    return 1;
+}
+
+static void msg_eager_give(int node, size_t len)
+{
+    eager.budget[node] += (uint32_t)len + MSG_EAGER_OVERHEAD;
+}
+
 /* Deferred: the message is done; tell the user, release if freed (also
  * when the callbacks free it themselves: the usual CMMD idiom). */
 static void msg_finish(cm5_msg_h m)
@@ -296,7 +449,53 @@ static void msg_accept(cm5_msg_h m)
                       m->peer_gen, m->slot, m->gen);
 }
 
-static void msg_match(cm5_msg_h m, const msg_rts_t *r)
+/* Deferred: an eager message is in the receive buffer (or refused, as
+ * too long): tell the sender, whose budget it frees. */
+static void msg_eager_ack(cm5_msg_h m)
+{
+    int node = m->node;
+    uint32_t slot = m->peer_slot, gen = m->peer_gen;
+
+    if (msg_retry(m, msg_eager_ack, !cm5i_flow_has(CM5I_CH_REP, node)))
+        return;
+    if (m->status != CM5_OK) {
+        /* The receiver reports a refusal first, as in msg_accept. */
+        msg_finish(m);
+        msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen,
+                          MSG_REFUSED, 0);
+        return;
+    }
+    /* In virtual time the acknowledgement says when the data was in, as
+     * a rendezvous's completion does. */
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_stamp(cm5i_model_msg_recv(node, m->vt, m->bytes,
+                                             m->rport < 0));
+    msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0, 0);
+    msg_finish(m);
+}
+
+/* Deferred: read a single-copy message from the sender's memory, then
+ * acknowledge it as an eager one; a read the kernel refuses turns it
+ * into a rendezvous (the sender's clear-to-send handler pushes it). */
+static void msg_cma_pull(cm5_msg_h m)
+{
+    if (m->status == CM5_OK && m->bytes) {
+        if (cm5i_fab_cma_read(cm5i_ctx.fab, m->node, m->buf, m->peer_addr,
+                              m->bytes) != CM5_OK) {
+            cm5i_ctx.stats.cma_fallbacks++;
+            m->cma = 0;
+            msg_accept(m);
+            return;
+        }
+        cm5i_ctx.stats.cma_messages++;
+        cm5i_ctx.stats.cma_bytes += m->bytes;
+    }
+    msg_eager_ack(m);
+}
+
+/* The receive m takes the message r announces; data: an eager message's
+ * bytes (NULL for a rendezvous). */
+static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
 {
     m->node = r->src;
     m->tag = r->tag;
@@ -307,7 +506,20 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r)
     m->state = MSG_MATCHED;
     if (m->bytes > m->size)
         m->status = CM5_ERR_INVALID;
-    msg_later(m, msg_accept);
+    if (r->cma) {
+        m->cma = 1;
+        m->peer_addr = r->addr;
+        msg_later(m, msg_cma_pull);
+        return;
+    }
+    if (!data) {
+        msg_later(m, msg_accept);
+        return;
+    }
+    m->eager = 1;
+    if (m->status == CM5_OK && m->bytes)
+        memcpy(m->buf, data, m->bytes);
+    msg_later(m, msg_eager_ack);
 }
 
 static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
@@ -320,28 +532,94 @@ static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
         msgs.posted_tail = prev;
 }
 
-static void msg_rts_handler(int src, const uint32_t *arg)
+/* The virtual send time of the packet being handled (none when the model
+ * is off). */
+static uint64_t msg_rx_vt(void)
 {
-    msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
-                   .slot = arg[2], .gen = arg[3], .vt = CM5I_VT_NONE};
+    return CM5I_UNLIKELY(cm5i_model_on) ? cm5i_model_rx_stamp()
+                                        : CM5I_VT_NONE;
+}
+
+/* A message was announced (data: an eager one's bytes): the oldest
+ * posted receive it matches takes it, or it waits for one. */
+static void msg_arrived(const msg_rts_t *r, const void *data)
+{
     msg_rts_t *u;
 
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        r.vt = cm5i_model_rx_stamp();
     for (cm5_msg_h m = msgs.posted_head, prev = NULL; m;
          prev = m, m = m->next) {
-        if (msg_matches(m->node, m->tag, r.src, r.tag)) {
+        if (msg_matches(m->node, m->tag, r->src, r->tag)) {
             msg_unlink_posted(m, prev);
-            msg_match(m, &r);
+            msg_match(m, r, data);
             return;
         }
     }
-    u = malloc(sizeof(*u));
+    u = malloc(sizeof(*u) + (data ? r->len : 0));
     if (!u)
         cm5_fatal("cm5_msg", "out of memory for a message from node %d",
-                  src);
-    *u = r;
+                  r->src);
+    *u = *r;
+    u->eager = data != NULL;
+    if (data) {
+        memcpy(u->data, data, r->len);
+        cm5i_ctx.stats.eager_unexpected++;
+    }
     CM5I_QUEUE_APPEND(msgs.rts_head, msgs.rts_tail, u);
+}
+
+static void msg_rts_handler(int src, const uint32_t *arg)
+{
+    msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
+                   .slot = arg[2], .gen = arg[3], .vt = msg_rx_vt()};
+
+    msg_arrived(&r, NULL);
+}
+
+/* An eager message: the announcement with the data as its body (the
+ * decoder checked that the body has arg[1] bytes). */
+static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
+                   .len = pkt->arg[1], .slot = pkt->arg[2],
+                   .gen = pkt->arg[3], .vt = msg_rx_vt()};
+    size_t len;
+    const void *body = cm5i_pkt_body(&len);
+
+    (void)ch;
+    cm5i_ctx.in_handler++;
+    msg_arrived(&r, body);
+    cm5i_ctx.in_handler--;
+    return 1; /* the data is copied: the packet's credit is owed now */
+}
+
+/* A single-copy announcement: a message, or an scopy when the body
+ * names an rport. */
+static void msg_scopy_arrived(int src, const msg_rts_t *r, uint32_t rport,
+                              uint32_t off);
+
+static int msg_cma_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    msg_cma_body_t b;
+    size_t len;
+    const void *body = cm5i_pkt_body(&len);
+    msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
+                   .slot = pkt->arg[2], .gen = pkt->arg[3], .cma = 1,
+                   .vt = msg_rx_vt()};
+
+    (void)ch;
+    if (len != sizeof(b))
+        cm5_fatal("cm5_msg", "a malformed single-copy announcement from "
+                  "node %d", pkt->src);
+    memcpy(&b, body, sizeof(b));
+    r.len = b.len;
+    r.addr = b.addr;
+    cm5i_ctx.in_handler++;
+    if (b.rport != MSG_CMA_NO_RPORT)
+        msg_scopy_arrived(pkt->src, &r, b.rport, b.offset);
+    else
+        msg_arrived(&r, NULL);
+    cm5i_ctx.in_handler--;
+    return 1;
 }
 
 /* ---- sender ---- */
@@ -390,6 +668,11 @@ static void msg_cts_handler(int src, const uint32_t *arg)
         cm5_fatal("cm5_msg", "unexpected clear-to-send from node %d", src);
     m->peer_slot = arg[2];
     m->peer_gen = arg[3];
+    if (m->cma) {
+        /* The receiver could not read it: rendezvous from now on. */
+        msgs.cma_off[src] = 1;
+        m->cma = 0;
+    }
     if (m->peer_slot == MSG_REFUSED)
         m->status = CM5_ERR_INVALID;
     if (m->bytes == 0 || m->status != CM5_OK) {
@@ -397,6 +680,22 @@ static void msg_cts_handler(int src, const uint32_t *arg)
         return;
     }
     msg_later(m, msg_push);
+}
+
+/* A receive took the eager message (or refused it). */
+static void msg_ack_handler(int src, const uint32_t *arg)
+{
+    cm5_msg_h m = msg_lookup(arg[0], arg[1]);
+
+    if (!m || !m->is_send || !(m->eager || m->cma) || m->node != src)
+        cm5_fatal("cm5_msg", "unexpected acknowledgement from node %d", src);
+    if (m->eager)
+        msg_eager_give(src, m->bytes);
+    if (arg[2] == MSG_REFUSED)
+        m->status = CM5_ERR_INVALID;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        m->fin_vt = cm5i_model_rx_stamp();
+    msg_later(m, msg_finish);
 }
 
 static void msg_fin_handler(int src, const uint32_t *arg)
@@ -427,15 +726,72 @@ static void msg_recv_finish(cm5_msg_h m)
     msg_finish(m);
 }
 
+static void msg_send_eager(cm5_msg_h m)
+{
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_EAGER,
+                      .arg = {(uint32_t)m->tag, 0, m->slot, m->gen}};
+    cm5_status_t st;
+
+    st = cm5i_am_send_body(CM5I_CH_REQ, m->node, &pkt,
+                           m->copy ? m->copy : m->buf, m->bytes);
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
+                  m->bytes, m->node, cm5_status_string(st));
+    cm5i_ctx.stats.eager_sent++;
+    m->local_done = 1;
+}
+
+/* May m's data go by single copy (the receiver reading it)?  Not in
+ * signal context, whose send queue holds bare packets, and not to a node
+ * that could not read this one's memory before. */
+static int msg_cma_can(int node, size_t len)
+{
+    return len && !cm5i_irq_in_signal && !msgs.cma_off[node] &&
+           cm5i_fab_cma_ok(cm5i_ctx.fab, node);
+}
+
+/* Announce m for a single copy: the tag (rport MSG_CMA_NO_RPORT), or the
+ * rport and offset of an scopy. */
+static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
+{
+    const void *src = m->copy ? m->copy : m->buf;
+    msg_cma_body_t b = {.addr = (uint64_t)(uintptr_t)src,
+                        .len = (uint32_t)m->bytes, .rport = rport,
+                        .offset = off};
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_CMA,
+                      .arg = {(uint32_t)m->tag, 0, m->slot, m->gen}};
+    cm5_status_t st;
+
+    m->cma = 1;
+    st = cm5i_am_send_body(CM5I_CH_REQ, m->node, &pkt, &b, sizeof(b));
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg_send", "announcing %zu bytes to node %d failed: "
+                  "%s", m->bytes, m->node, cm5_status_string(st));
+}
+
+/* Announce m (with its data, if eager). */
 static void msg_send_rts(cm5_msg_h m)
 {
     int node = m->node;
 
+    if (m->eager && cm5i_irq_in_signal) {
+        /* A queued eager send reached in signal context (whose send
+         * queue holds bare packets): it was copied when it was queued,
+         * and goes by rendezvous. */
+        msg_eager_give(node, m->bytes);
+        m->eager = 0;
+    }
     msgs.rts_busy[node] = 1;
     if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(m->vt);
-    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
-                      (uint32_t)m->tag, (uint32_t)m->bytes, m->slot, m->gen);
+        cm5i_model_stamp(m->vt); /* the announcement, eager or not */
+    if (m->eager)
+        msg_send_eager(m);
+    else if (msg_cma_can(node, m->bytes))
+        msg_send_cma(m, MSG_CMA_NO_RPORT, 0);
+    else
+        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
+                          (uint32_t)m->tag, (uint32_t)m->bytes, m->slot,
+                          m->gen);
     msgs.rts_busy[node] = 0;
 }
 
@@ -480,6 +836,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
                            void *arg, cm5_msg_h *out)
 {
     cm5_msg_h m;
+    int queue;
 
     cm5i_ensure_init();
     if (!cm5i_node_ok(node))
@@ -492,9 +849,15 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     if (!m)
         return CM5_ERR_NO_MEMORY;
     m->bytes = len;
-    if ((flags & CM5_MSG_COPY) && len) {
+    queue = msgs.rtsq_head[node] || msgs.rts_busy[node] ||
+            !cm5i_flow_has(CM5I_CH_REQ, node);
+    m->eager = msg_eager_take(node, len);
+    /* An eager message sent now is copied into its packet at once. */
+    if ((flags & CM5_MSG_COPY) && len && (queue || !m->eager)) {
         m->copy = malloc(len);
         if (!m->copy) {
+            if (m->eager)
+                msg_eager_give(node, len);
             msgs.active[1]--;
             msg_release(m);
             return CM5_ERR_NO_MEMORY;
@@ -506,8 +869,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     m->fin_vt = CM5I_VT_NONE;
     if (CM5I_UNLIKELY(cm5i_model_on))
         m->vt = cm5i_model_msg_send(len, 1);
-    if (msgs.rtsq_head[node] || msgs.rts_busy[node] ||
-        !cm5i_flow_has(CM5I_CH_REQ, node)) {
+    if (queue) {
         if (!msgs.rtsq_head[node])
             msgs.rtsq_tail[node] = NULL;
         CM5I_QUEUE_APPEND(msgs.rtsq_head[node], msgs.rtsq_tail[node], m);
@@ -577,7 +939,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
             msgs.rts_head = r->next;
         if (msgs.rts_tail == r)
             msgs.rts_tail = prev;
-        msg_match(m, r);
+        msg_match(m, r, r->eager ? r->data : NULL);
         free(r);
         return CM5_OK;
     }
@@ -598,7 +960,7 @@ int cm5_msg_test(cm5_msg_h m)
 {
     CM5I_GUARD();
     if (m->state != MSG_DONE && !cm5i_ctx.in_handler)
-        cm5i_probe_progress();
+        cm5i_probe_progress_of(m);
     msg_model_done(m);
     return m->state == MSG_DONE;
 }
@@ -694,24 +1056,36 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     m->state = MSG_RTS_SENT;
     if (CM5I_UNLIKELY(cm5i_model_on))
         cm5i_model_stamp(cm5i_model_msg_send(len, 0));
-    msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
-                      (uint32_t)rport | m->slot << 8, (uint32_t)offset,
-                      (uint32_t)len, m->gen);
+    if (msg_cma_can(node, len))
+        msg_send_cma(m, (uint32_t)rport, (uint32_t)offset);
+    else
+        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
+                          (uint32_t)rport | m->slot << 8, (uint32_t)offset,
+                          (uint32_t)len, m->gen);
     return CM5_OK;
 }
 
 static void msg_scopy_handler(int src, const uint32_t *arg)
 {
-    int r = (int)(arg[0] & 0xff);
-    uint32_t off = arg[1], len = arg[2];
-    cm5i_rport_t *p = r < CM5_RPORTS ? &cm5i_rports[r] : NULL;
-    msg_rts_t rts = {.src = src, .tag = -1, .len = len,
-                     .slot = arg[0] >> 8, .gen = arg[3], .vt = CM5I_VT_NONE};
+    msg_rts_t rts = {.src = src, .tag = -1, .len = arg[2],
+                     .slot = arg[0] >> 8, .gen = arg[3], .vt = msg_rx_vt()};
+
+    msg_scopy_arrived(src, &rts, arg[0] & 0xff, arg[1]);
+}
+
+/* An scopy of rts->len bytes to offset off of rport rp: its receive. */
+static void msg_scopy_arrived(int src, const msg_rts_t *a, uint32_t rp,
+                              uint32_t off)
+{
+    int r = (int)rp;
+    uint32_t len = a->len;
+    cm5i_rport_t *p = rp < CM5_RPORTS ? &cm5i_rports[rp] : NULL;
+    msg_rts_t rts = *a;
     cm5_msg_h m;
 
     if (!p || !p->allocated)
-        cm5_fatal("CMAML_scopy", "node %d sent %u bytes to rport %d of node "
-                  "%d, which is not allocated", src, len, r, cm5i_ctx.rank);
+        cm5_fatal("CMAML_scopy", "node %d sent %u bytes to rport %u of node "
+                  "%d, which is not allocated", src, len, rp, cm5i_ctx.rank);
     if ((long)len > p->a.byte_counter - p->pending)
         cm5_fatal("CMAML_scopy", "%u bytes from node %d at offset %u pass "
                   "the byte counter of rport %d on node %d (%ld bytes left)",
@@ -735,9 +1109,7 @@ static void msg_scopy_handler(int src, const uint32_t *arg)
         m->buf = m->copy;
     }
     p->pending += len;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        rts.vt = cm5i_model_rx_stamp();
-    msg_match(m, &rts);
+    msg_match(m, &rts, NULL);
 }
 
 /* Free the message tables, the messages still in them and the RTSs no
@@ -761,7 +1133,10 @@ void cm5i_msg_teardown(void)
     free(msgs.free_slots);
     free(msgs.rtsq_head);
     free(msgs.rts_busy);
+    free(msgs.cma_off);
     memset(&msgs, 0, sizeof(msgs));
+    free(eager.budget);
+    eager.budget = NULL;
 }
 
 cm5_status_t cm5i_msg_setup(void)
@@ -770,6 +1145,9 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
+    cm5i_am_register_internal(CM5I_INT_MSG_ACK, msg_ack_handler);
+    cm5i_pkt_register_body(CM5I_PKT_EAGER, msg_eager_packet);
+    cm5i_pkt_register_body(CM5I_PKT_CMA, msg_cma_packet);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);
     cm5i_progress_hook(CM5I_HOOK_FIRST, msg_bury);
     if (!msgs.rtsq_head) {
@@ -782,6 +1160,20 @@ cm5_status_t cm5i_msg_setup(void)
         msgs.rts_busy = calloc((size_t)cm5i_ctx.nep, 1);
         if (!msgs.rts_busy)
             return CM5_ERR_NO_MEMORY;
+    }
+    if (!msgs.cma_off) {
+        msgs.cma_off = calloc((size_t)cm5i_ctx.nep, 1);
+        if (!msgs.cma_off)
+            return CM5_ERR_NO_MEMORY;
+    }
+    msg_eager_fit();
+    eager.window = msg_eager_window();
+    if (!eager.budget) {
+        eager.budget = malloc((size_t)cm5i_ctx.nep * sizeof(uint32_t));
+        if (!eager.budget)
+            return CM5_ERR_NO_MEMORY;
+        for (int i = 0; i < cm5i_ctx.nep; i++)
+            eager.budget[i] = eager.window;
     }
     return CM5_OK;
 }

@@ -19,6 +19,9 @@ static struct {
     cm5i_pkt_t *rpc_q;
     uint32_t rpc_head, rpc_tail, rpc_cap;
     int in_rpc; /* RPCs never nest (one may send, and so wait) */
+    uint8_t has_body[CM5I_PKT_MAX]; /* by packet type */
+    const void *body; /* of the packet being dispatched */
+    size_t body_len;
 } pkts;
 
 /* The handler a packet names (NULL: not executable code here). */
@@ -256,21 +259,40 @@ void cm5i_pkt_register(int type, cm5i_pkt_func_t fn)
     pkts.types[type] = fn;
 }
 
+void cm5i_pkt_register_body(int type, cm5i_pkt_func_t fn)
+{
+    pkts.types[type] = fn;
+    pkts.has_body[type] = 1;
+}
+
+const void *cm5i_pkt_body(size_t *len)
+{
+    *len = pkts.body_len;
+    return pkts.body;
+}
+
 /* The decoder: every packet a channel delivers (a fabric callback). */
 void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
 {
     cm5i_pkt_t pkt;
+    size_t body;
 
     (void)arg;
-    if (CM5I_UNLIKELY(len != sizeof(pkt)))
+    if (CM5I_UNLIKELY(len < sizeof(pkt)))
         goto foreign;
     memcpy(&pkt, buf, sizeof(pkt));
+    body = len - sizeof(pkt);
     /* Checked before its credits count: a dropped packet changes nothing
      * but the drop count (tests/fuzz/fuzz_am_rx.c). */
     if (CM5I_UNLIKELY(pkt.key != cm5i_ctx.key ||
                       pkt.src >= cm5i_ctx.boot.size ||
                       pkt.type >= CM5I_PKT_MAX || !pkts.types[pkt.type]))
         goto foreign;
+    if (CM5I_UNLIKELY(pkts.has_body[pkt.type] ? body != pkt.arg[1]
+                                               : body != 0))
+        goto foreign;
+    pkts.body = (const char *)buf + sizeof(pkt);
+    pkts.body_len = body;
     cm5i_flow_returned(pkt.src, &pkt);
     if (CM5I_UNLIKELY(cm5i_model_on))
         cm5i_model_rx(&pkt);
@@ -376,10 +398,15 @@ static void am_send_wait(cm5i_waiter_t *w)
     cm5i_progress_poll_only(-1);
 }
 
-cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
+/* Send pkt, or with out: pkt followed by the len bytes of body already
+ * behind its place in out. */
+static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
+                            char *out)
 {
     int counted = pkt->type == CM5I_PKT_USER ||
-                  pkt->type == CM5I_PKT_INTERNAL || pkt->type == CM5I_PKT_RPC;
+                  pkt->type == CM5I_PKT_INTERNAL ||
+                  pkt->type == CM5I_PKT_RPC || pkt->type == CM5I_PKT_EAGER ||
+                  pkt->type == CM5I_PKT_CMA;
     cm5i_waiter_t w;
     cm5_status_t st;
 
@@ -403,7 +430,13 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
     }
     for (cm5i_waiter_t *wp = NULL;;) {
         cm5i_flow_piggyback(ch, node, pkt);
-        st = cm5i_fab_send(cm5i_ctx.fab, ch, node, pkt, sizeof(*pkt));
+        if (CM5I_LIKELY(!out)) {
+            st = cm5i_fab_send(cm5i_ctx.fab, ch, node, pkt, sizeof(*pkt));
+        } else {
+            memcpy(out, pkt, sizeof(*pkt));
+            st = cm5i_fab_send(cm5i_ctx.fab, ch, node, out,
+                               sizeof(*pkt) + len);
+        }
         if (CM5I_LIKELY(st == CM5_OK))
             break;
         cm5i_flow_unpiggyback(node, pkt);
@@ -419,6 +452,24 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
         cm5i_flow_take(ch, node);
     cm5i_doorbell_ring(node);
     return CM5_OK;
+}
+
+cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt)
+{
+    return am_send(ch, node, pkt, 0, NULL);
+}
+
+cm5_status_t cm5i_am_send_body(int ch, int node, cm5i_pkt_t *pkt,
+                               const void *body, size_t len)
+{
+    char out[sizeof(cm5i_pkt_t) + CM5I_PKT_BODY_MAX];
+
+    if (len > CM5I_PKT_BODY_MAX || cm5i_irq_in_signal)
+        return CM5_ERR_INVALID;
+    pkt->arg[1] = (uint32_t)len;
+    if (len)
+        memcpy(out + sizeof(*pkt), body, len);
+    return am_send(ch, node, pkt, len, out);
 }
 
 void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)

@@ -255,6 +255,36 @@ void cm5i_probe_progress(void)
     probe_last = cm5_rtime();
 }
 
+/* A probe of one of several objects a program tests in turn (`for each
+ * mcb: CMMD_msg_done(mcb)`, the legacy way to reap sends): a scan of many
+ * objects is not a spin, and backing off inside it would sleep once per
+ * object after the first 64 (a scan of 128 MCBs slept 64 times while the
+ * messages that complete them waited for the program to leave it).  So
+ * only a repeat (the same object again, or the scan's first one) counts
+ * as a pass that may back off; the others poll, and so does nothing
+ * more, unless SCAN_MAX of them in a row brought nothing (a scan whose
+ * first object went away). */
+#define SCAN_MAX 1024
+void cm5i_probe_progress_of(const void *what)
+{
+    static const void *first, *last;
+    static int plain;
+
+    if (what == last || what == first || !first || plain >= SCAN_MAX) {
+        first = what == last ? first : what;
+        last = what;
+        plain = 0;
+        cm5i_probe_progress();
+        return;
+    }
+    last = what;
+    if (cm5i_progress(CM5I_CH_ALL) > 0)
+        plain = 0;
+    else
+        plain++;
+    probe_last = cm5_wtime();
+}
+
 static uint64_t poll_handled(void)
 {
     return cm5i_ctx.stats.requests_handled + cm5i_ctx.stats.replies_handled;

@@ -10,11 +10,13 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #include "am_log.h"
 #include "fabric/shmring.h"
@@ -85,6 +87,8 @@ struct cm5i_fab {
     int all_ring;
     int ring_others;   /* ring peers other than this node */
     int ring_rank;     /* this node */
+    int cma;           /* single copy asked for (CM5_CMA) */
+    int *cma_pid;      /* per node: its pid for process_vm_readv, or -1 */
     unsigned skips;    /* polls that skipped libfabric's queue */
     cm5i_fab_counts_t counts;
 };
@@ -388,17 +392,30 @@ static void fab_no_match(const char *provider)
 }
 
 /* The same-host rings, if asked for: without them (no room, a name
- * taken) every packet takes libfabric, which is slower but correct. */
+ * taken, messages longer than a ring record) every packet takes
+ * libfabric, which is slower but correct.  Every message to a ring peer,
+ * whatever its size, goes through its ring, which keeps their order. */
 static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
 {
+    size_t slots = p->ring_slots +
+                   (p->ring_bytes + CM5I_RING_SLOT - 1) / CM5I_RING_SLOT;
     int rc;
 
-    if (!p->ring_slots || !p->name_tag || p->nep < 1 ||
-        p->msg_size > CM5I_RING_MSG_MAX)
+    if (!p->ring_slots || !p->name_tag || p->nep < 1)
         return;
+    if (p->msg_size > CM5I_RING_REC_MAX) {
+        cm5i_log(CM5I_LOG_INFO, "fab",
+                 "no same-host rings: messages of %zu bytes, rings carry "
+                 "at most %d: every packet takes libfabric",
+                 p->msg_size, CM5I_RING_REC_MAX);
+        return;
+    }
+    if (slots < cm5i_ring_rec_slots(p->msg_size))
+        slots = cm5i_ring_rec_slots(p->msg_size);
     fab->ring_rank = p->rank;
-    rc = cm5i_ring_open(p->name_tag, p->rank, p->nep, fab->nch,
-                        p->ring_slots, &fab->ring);
+    fab->cma = p->cma;
+    rc = cm5i_ring_open(p->name_tag, p->rank, p->nep, fab->nch, slots,
+                        &fab->ring);
     if (rc)
         cm5i_log(CM5I_LOG_INFO, "fab",
                  "no same-host rings (%s): every packet takes libfabric",
@@ -473,6 +490,7 @@ void cm5i_fab_close(cm5i_fab_t *fab)
     fab_close_parts(fab);
     cm5i_ring_close(fab->ring);
     free(fab->via_ring);
+    free(fab->cma_pid);
     free(fab->peers);
     fi_freeinfo(fab->info);
     free(fab);
@@ -519,6 +537,68 @@ static size_t fab_ring_address(cm5i_fab_t *fab, char *p, size_t used,
     return used + 2 + l16;
 }
 
+/* The ring peers whose memory single copies may read. */
+static void fab_cma_peers(cm5i_fab_t *fab, int n)
+{
+    int ncma = 0;
+
+    if (!fab->cma || !(fab->cma_pid = malloc((size_t)n * sizeof(int))))
+        return;
+    for (int k = 0; k < n; k++) {
+        fab->cma_pid[k] = fab->via_ring[k] && k != fab->ring_rank
+                              ? cm5i_ring_peer_pid(fab->ring, k)
+                              : -1;
+        ncma += fab->cma_pid[k] > 0;
+    }
+    cm5i_log(CM5I_LOG_DEBUG, "fab",
+             "%d of %d peers reached by single copy (process_vm_readv)", ncma,
+             n - 1);
+}
+
+int cm5i_fab_cma_ok(const cm5i_fab_t *fab, int node)
+{
+    return fab->cma_pid && node >= 0 && node < fab->npeers &&
+           fab->cma_pid[node] > 0;
+}
+
+cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
+                               uint64_t src, size_t len)
+{
+    size_t done = 0;
+    int err = 0;
+
+    if (!cm5i_fab_cma_ok(fab, node))
+        return CM5_ERR_STATE;
+    if (FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_CMA] > 0)) {
+        fab->fault[CM5I_FAB_FAULT_CMA]--;
+        err = EPERM;
+    }
+    /* (A 32-bit node cannot name a 64-bit peer's addresses.) */
+    if (src > (uint64_t)UINTPTR_MAX - len)
+        err = EFAULT;
+    while (!err && done < len) {
+        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(src + done), len - done};
+        ssize_t n = process_vm_readv(fab->cma_pid[node], &l, 1, &r, 1, 0);
+
+        if (n > 0)
+            done += (size_t)n;
+        else if (n < 0 && errno == EINTR)
+            continue;
+        else
+            err = n < 0 ? errno : EIO;
+    }
+    if (!err)
+        return CM5_OK;
+    /* Refused by the kernel (ptrace access mode, Yama, seccomp) or the
+     * peer is gone: its data takes the tagged path from now on. */
+    cm5i_log(CM5I_LOG_DEBUG, "fab",
+             "node %d: no single copy (process_vm_readv: %s): libfabric",
+             node, strerror(err));
+    fab->cma_pid[node] = -1;
+    return CM5_ERR_STATE;
+}
+
 /* Connect the ring peers, from their records' ring parts. */
 static cm5_status_t fab_ring_peers(cm5i_fab_t *fab, int n, const void *addrs,
                                    size_t stride, const size_t *ring_off,
@@ -544,6 +624,7 @@ static cm5_status_t fab_ring_peers(cm5i_fab_t *fab, int n, const void *addrs,
         fab->ring_others += fab->via_ring[k] && k != rank;
     }
     fab->all_ring = nring == n;
+    fab_cma_peers(fab, n);
     cm5i_ring_connected(fab->ring);
     cm5i_log(CM5I_LOG_DEBUG, "fab",
              "%d of %d endpoints reached through same-host rings", nring, n);

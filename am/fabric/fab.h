@@ -51,7 +51,13 @@ typedef struct {
     size_t ring_slots;    /* 0, or packets per same-host ring: peers on
                              this host then exchange packets through
                              shared memory, not libfabric (shmring.h) */
+    size_t ring_bytes;    /* with ring_slots: bytes per ring for messages
+                             longer than a packet (eager messages),
+                             which take several slots, in flight at once */
     int rank, nep;        /* with ring_slots: this node, the endpoints */
+    int cma;              /* with ring_slots: ring peers in this pid
+                             namespace may move bulk data by single copy
+                             (cm5i_fab_cma_read) */
 } cm5i_fab_params_t;
 
 /* Provided by the runtime (am_ctx.c): puts back the default action for
@@ -103,6 +109,16 @@ cm5_status_t cm5i_fab_tsend(cm5i_fab_t *fab, int node, uint64_t tag,
 cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
                             size_t len, cm5i_fab_op_t *op);
 
+/* Single copy (cross-memory attach): may node's memory be read here
+ * (a ring peer in this pid namespace, CM5_CMA not off, no read of it
+ * failed)?  cm5i_fab_cma_read copies len bytes at address src of node
+ * into dst with process_vm_readv; CM5_ERR_STATE when the kernel refuses
+ * (ptrace rules, a process gone): one debug line, and node is no longer
+ * read this way, so the caller takes the tagged path instead. */
+int cm5i_fab_cma_ok(const cm5i_fab_t *fab, int node);
+cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
+                               uint64_t src, size_t len);
+
 /* Read completions of a channel, calling cb for each received message.
  * Returns the number of messages received, or a negative status. */
 int cm5i_fab_poll(cm5i_fab_t *fab, int ch, cm5i_fab_rx_func_t cb, void *arg);
@@ -131,7 +147,8 @@ enum {
     CM5I_FAB_FAULT_REPOST_AGAIN = 0,
     CM5I_FAB_FAULT_REPOST_ERROR = 1,
     CM5I_FAB_FAULT_SEND_COMPLETION = 2,
-    CM5I_FAB_NFAULTS = 3
+    CM5I_FAB_FAULT_CMA = 3, /* single-copy reads refused (as EPERM) */
+    CM5I_FAB_NFAULTS = 4
 };
 void cm5i_fab_fault(cm5i_fab_t *fab, int what, long count);
 

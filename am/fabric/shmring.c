@@ -13,6 +13,16 @@
  * A slot is published by a release store of the tail after its bytes,
  * and freed by a release store of the head; each side keeps its own
  * index privately and re-reads the other's only when it must.
+ *
+ * A record longer than one slot's payload (an eager message: its packet
+ * and data) takes cm5i_ring_rec_slots(len) consecutive slots: the first
+ * slot's length word gives the whole length, and the bytes run on from
+ * its payload across the next slots, length words included (the slots
+ * read as one circular array of bytes; a record that reaches the end
+ * continues at the start).  The tail moves past all its slots at once,
+ * so a record is published whole, in its place among the sender's
+ * packets of that channel: one ring keeps the order of everything a
+ * sender sends on a channel, whatever its size.
  */
 #include "fabric/shmring.h"
 
@@ -20,6 +30,7 @@
 #include <fcntl.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +41,7 @@
 
 #include "am_log.h"
 
-#define RING_MAGIC 0x636d35726e673031ull /* "cm5rng01" */
+#define RING_MAGIC 0x636d35726e673032ull /* "cm5rng02" */
 #define RING_LINE 64
 #define RING_NAME_MAX 64
 #define RING_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -44,6 +55,8 @@ typedef struct {
     uint64_t magic, nonce;
     uint32_t nep, nch, slots, words;
     _Atomic uint32_t mapped; /* peers (and the owner) that mapped it */
+    int32_t pid;             /* the owner, for single-copy transfers */
+    uint64_t pid_ns;         /* its pid namespace (the inode) */
 } ring_hdr_t;
 
 typedef struct {
@@ -59,6 +72,10 @@ typedef struct {
 _Static_assert(sizeof(ring_hdr_t) <= RING_LINE, "the header is one line");
 _Static_assert(sizeof(ring_ctl_t) == 2 * RING_LINE, "two lines of indices");
 _Static_assert(sizeof(ring_slot_t) == RING_LINE, "a slot is one line");
+_Static_assert(sizeof(ring_slot_t) == CM5I_RING_SLOT, "the slot size");
+_Static_assert(offsetof(ring_slot_t, data) + CM5I_RING_MSG_MAX ==
+                   CM5I_RING_SLOT,
+               "a record's bytes start after its first length word");
 
 struct cm5i_ring {
     int rank, nep, nch, words;
@@ -69,6 +86,7 @@ struct cm5i_ring {
     uint64_t host;  /* this host, as the network sees it (ring_host) */
     char *own;     /* this node's segment */
     char **seg;    /* each node's segment mapped here, or NULL */
+    uint64_t pid_ns; /* this process's pid namespace, 0 if unknown */
     uint32_t *tx_tail, *tx_head; /* per node and channel: ours, its */
     uint32_t *rx_head;           /* per sender and channel */
     uint64_t *pend;              /* per channel: senders not yet drained */
@@ -184,7 +202,17 @@ static int ring_create(cm5i_ring_t *r)
     h->nch = (uint32_t)r->nch;
     h->slots = r->slots;
     h->words = (uint32_t)r->words;
+    h->pid = (int32_t)getpid();
+    h->pid_ns = r->pid_ns;
     return 0;
+}
+
+/* The pid namespace's inode: peers whose pids mean the same here. */
+static uint64_t ring_pid_ns(void)
+{
+    struct stat st;
+
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
@@ -208,6 +236,7 @@ int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
     r->ring_len = sizeof(ring_ctl_t) + (size_t)s * sizeof(ring_slot_t);
     r->seg_len = r->hdr_len + (size_t)nep * nch * r->ring_len;
     r->host = ring_host();
+    r->pid_ns = ring_pid_ns();
     if (snprintf(r->name, sizeof(r->name), "/%s-ring", name_tag) >=
             (int)sizeof(r->name) ||
         getrandom(&r->nonce, sizeof(r->nonce), 0) != sizeof(r->nonce)) {
@@ -326,6 +355,16 @@ int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len)
     return 1;
 }
 
+int cm5i_ring_peer_pid(const cm5i_ring_t *r, int node)
+{
+    const ring_hdr_t *h;
+
+    if (node < 0 || node >= r->nep || !r->seg[node])
+        return -1;
+    h = (const ring_hdr_t *)r->seg[node];
+    return h->pid > 0 && r->pid_ns && h->pid_ns == r->pid_ns ? h->pid : -1;
+}
+
 /* Once every ring peer has mapped the segment its name can go: a node
  * killed from now on leaves no file behind. */
 static void ring_try_unlink(cm5i_ring_t *r)
@@ -342,6 +381,38 @@ void cm5i_ring_connected(cm5i_ring_t *r)
     ring_try_unlink(r);
 }
 
+size_t cm5i_ring_rec_slots(size_t len)
+{
+    return (offsetof(ring_slot_t, data) + len + CM5I_RING_SLOT - 1) /
+           CM5I_RING_SLOT;
+}
+
+/* The bytes of a ring's slots as one circular array: copy len bytes in
+ * or out at byte offset off of it (which wraps at the end). */
+static void ring_bytes_in(ring_ctl_t *c, uint32_t slots, size_t off,
+                          const void *src, size_t len)
+{
+    unsigned char *base = (unsigned char *)ring_slot(c, 0);
+    size_t size = (size_t)slots * CM5I_RING_SLOT, first;
+
+    off %= size;
+    first = len < size - off ? len : size - off;
+    memcpy(base + off, src, first);
+    memcpy(base, (const unsigned char *)src + first, len - first);
+}
+
+static void ring_bytes_out(ring_ctl_t *c, uint32_t slots, size_t off,
+                           void *dst, size_t len)
+{
+    const unsigned char *base = (const unsigned char *)ring_slot(c, 0);
+    size_t size = (size_t)slots * CM5I_RING_SLOT, first;
+
+    off %= size;
+    first = len < size - off ? len : size - off;
+    memcpy(dst, base + off, first);
+    memcpy((unsigned char *)dst + first, base, len - first);
+}
+
 cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
                             const void *msg, size_t len)
 {
@@ -349,24 +420,60 @@ cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
     char *seg = r->seg[node];
     ring_ctl_t *c = ring_at(seg, r, r->rank, ch);
     uint32_t t = r->tx_tail[i];
+    uint32_t n = RING_LIKELY(len <= CM5I_RING_MSG_MAX)
+                     ? 1
+                     : (uint32_t)cm5i_ring_rec_slots(len);
     ring_slot_t *s;
 
-    if (RING_UNLIKELY(len > CM5I_RING_MSG_MAX))
+    if (RING_UNLIKELY(len > CM5I_RING_REC_MAX || n > r->slots))
         return CM5_ERR_INVALID;
-    if (RING_UNLIKELY(t - r->tx_head[i] >= r->slots)) {
+    if (RING_UNLIKELY(t - r->tx_head[i] > r->slots - n)) {
         r->tx_head[i] = atomic_load_explicit(&c->head, memory_order_acquire);
-        if (t - r->tx_head[i] >= r->slots)
+        if (t - r->tx_head[i] > r->slots - n)
             return CM5_ERR_AGAIN;
     }
     s = ring_slot(c, t & (r->slots - 1));
     s->len = (uint32_t)len;
-    memcpy(s->data, msg, len);
-    atomic_store_explicit(&c->tail, t + 1, memory_order_release);
-    r->tx_tail[i] = t + 1;
+    if (RING_LIKELY(n == 1))
+        memcpy(s->data, msg, len);
+    else
+        ring_bytes_in(c, r->slots,
+                      (size_t)(t & (r->slots - 1)) * CM5I_RING_SLOT +
+                          offsetof(ring_slot_t, data),
+                      msg, len);
+    atomic_store_explicit(&c->tail, t + n, memory_order_release);
+    r->tx_tail[i] = t + n;
     /* After the tail: an owner that clears the bit first sees the tail. */
     atomic_fetch_or_explicit(&ring_bits(seg, r, ch)[r->rank / 64],
                              1ull << (r->rank % 64), memory_order_release);
     return CM5_OK;
+}
+
+/* Deliver the record of len bytes (longer than a slot's payload) at
+ * *hp, whose tail is t, and move past its slots.  Copied out before the
+ * head moves, as a packet is: the sender may reuse the slots at once,
+ * and a handler may poll again.  A length the slots cannot hold (a
+ * damaged ring) is delivered as an empty record of one slot, which the
+ * decoder drops. */
+static __attribute__((noinline)) void
+ring_drain_long(cm5i_ring_t *r, ring_ctl_t *c, int ch, uint32_t *hp,
+                uint32_t t, uint32_t len, cm5i_fab_rx_func_t cb, void *arg)
+{
+    unsigned char buf[CM5I_RING_REC_MAX];
+    size_t n = cm5i_ring_rec_slots(len);
+
+    if (len > CM5I_RING_REC_MAX || n > t - *hp) {
+        n = 1;
+        len = 0;
+    } else {
+        ring_bytes_out(c, r->slots,
+                       (size_t)(*hp & (r->slots - 1)) * CM5I_RING_SLOT +
+                           offsetof(ring_slot_t, data),
+                       buf, len);
+    }
+    *hp += (uint32_t)n;
+    atomic_store_explicit(&c->head, *hp, memory_order_release);
+    cb(arg, ch, buf, len);
 }
 
 /* Deliver up to max packets from src's ring; returns how many, and sets
@@ -385,8 +492,11 @@ static int ring_drain(cm5i_ring_t *r, int ch, int src, int max,
         unsigned char buf[CM5I_RING_MSG_MAX];
         uint32_t len = s->len;
 
-        if (len > CM5I_RING_MSG_MAX)
-            len = 0; /* (a damaged slot: the decoder drops it) */
+        if (RING_UNLIKELY(len > CM5I_RING_MSG_MAX)) {
+            n++;
+            ring_drain_long(r, c, ch, hp, t, len, cb, arg);
+            continue;
+        }
         memcpy(buf, s->data, len);
         ++*hp;
         atomic_store_explicit(&c->head, *hp, memory_order_release);

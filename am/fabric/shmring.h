@@ -1,7 +1,8 @@
 /*
  * The same-host fast path (DESIGN.md, decision 12): active-message
- * packets between nodes of one host travel through lock-free rings in
- * shared memory instead of libfabric.  Only fab.c includes this header:
+ * packets, and eager messages as longer records of several slots,
+ * between nodes of one host travel through lock-free rings in shared
+ * memory instead of libfabric.  Only fab.c includes this header:
  * the fabric seam stays the only code that knows which path a packet
  * takes.
  *
@@ -25,6 +26,14 @@ typedef struct cm5i_ring cm5i_ring_t;
 
 /* Payload bytes of one slot (the 48-byte packet fits). */
 #define CM5I_RING_MSG_MAX 56
+/* Longest record: a longer one (an eager message, its packet and body)
+ * takes consecutive slots, its bytes running on across them. */
+#define CM5I_RING_REC_MAX (8192 + 256)
+/* Bytes of one slot (its length word and payload). */
+#define CM5I_RING_SLOT 64
+
+/* Slots a record of len bytes takes. */
+size_t cm5i_ring_rec_slots(size_t len);
 
 /* Create this node's segment: nep senders, nch channels, slots per ring
  * (rounded up to a power of two).  0, or a negative errno. */
@@ -38,9 +47,13 @@ size_t cm5i_ring_address(const cm5i_ring_t *r, void *buf, size_t size);
 /* Map node's segment if its record names one reachable here: 1 if node
  * is now a ring peer, 0 if not (it stays on libfabric). */
 int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len);
+/* The process id of ring peer node when it means the same here (one pid
+ * namespace): single-copy transfers may address it; -1 otherwise. */
+int cm5i_ring_peer_pid(const cm5i_ring_t *r, int node);
 /* Every peer is connected (or not): unlink the segment when it can. */
 void cm5i_ring_connected(cm5i_ring_t *r);
-/* Copy msg into node's ring; CM5_ERR_AGAIN when it is full. */
+/* Copy msg (at most CM5I_RING_REC_MAX bytes, and at most the ring)
+ * into node's ring; CM5_ERR_AGAIN when it has no room for it now. */
 cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
                             const void *msg, size_t len);
 /* Deliver up to max packets of channel ch to cb; returns how many. */

@@ -8,6 +8,8 @@
 
 # VAR=VALUE|what the line says after "VAR=VALUE" (an ERE)
 cases='CM5_SHM=bogus|: expected off, auto or on
+CM5_CMA=on|: expected off or auto
+CM5_EAGER_MAX=9999999|: expected a number from 0 to [0-9]+
 CM5_SLEEP_MS=abc|: expected a number from 1 to 1000
 CM5_YIELDS=-1|: expected a number from 0 to 1000000
 CM5_INTERRUPTS=2|: expected a number from 0 to 1

@@ -127,7 +127,10 @@ CM5_EXPORT cm5_status_t cm5_barrier(void);
  * A message is matched at the receiver by source node and tag, either of
  * which may be a wildcard; between one sender and one receiver, messages
  * with one tag arrive in order.  Data moves as one libfabric tagged
- * message after a rendezvous, never as a train of active messages. */
+ * message after a rendezvous, never as a train of active messages, or,
+ * up to CM5_EAGER_MAX bytes, in one packet with the announcement, or,
+ * between nodes of one host, by the receiver reading the sender's buffer
+ * in one copy (CM5_CMA). */
 #define CM5_ANY_NODE (-1)
 #define CM5_ANY_TAG (-1)
 
@@ -338,6 +341,15 @@ typedef struct {
      * received through the same-host rings (CM5_SHM) and through
      * libfabric. */
     uint64_t shm_sent, shm_received, fabric_sent, fabric_received;
+    /* Point-to-point messages and scopies whose data the receiver read
+     * by single copy from the sender's memory (CM5_CMA), their bytes, and
+     * those that fell back to libfabric because the kernel refused. */
+    uint64_t cma_messages, cma_bytes, cma_fallbacks;
+    /* Point-to-point messages sent eagerly (CM5_EAGER_MAX), eager ones
+     * that arrived before their receive and were buffered, and messages
+     * short enough for eager that went by rendezvous because their
+     * receiver already buffered its bound of this node's messages. */
+    uint64_t eager_sent, eager_unexpected, eager_over_bound;
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 
