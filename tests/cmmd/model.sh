@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=24
+PLAN=30
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -50,6 +50,28 @@ grep -E '^prog_model: node [0-9]+ (clock|scopy)' out | sort >det2
 expect_ok "det run 2: ran"
 check "det: two runs, identical virtual times on every node ($(wc -l <det2) lines)" \
     '[ "$(wc -l <det1)" -eq 10 ] && cmp -s det1 det2'
+left_behind
+
+# node contention of a complete exchange (8 nodes, 4 KiB = P packets):
+# naive, everyone's j-th send to node j (then j+1): node 7 takes the
+# 7 messages of nodes 0..6 (their 7th sends) one after another;
+# xor, one message into each node per step.  D = ms + P os is a send,
+# S = P max(or, link) + mr a receipt, a step of xor ms + os + L + S.
+CM5_MODEL=cm5:clk=0
+P=256 D=$((35000 + 256 * 1600)) S=$((256 * 1700 + 13000))
+naive=$((6 * D + 35000 + 1600 + 6000 + 7 * S))
+xor=$((7 * (35000 + 1600 + 6000 + S)))
+for run in 1 2; do
+    job "a2a run $run" 120 8 shm prog_model a2a 4096
+    grep -E '^prog_model: node [0-9]+ xor' out | sort >a2a$run
+    expect_ok "a2a run $run: ran"
+done
+check "a2a naive: the slowest node takes $naive ns (got $(val 'a2a naive' 1))" \
+    '[ "$(val "a2a naive" 1)" = "$naive" ]'
+check "a2a xor: the slowest node takes $xor ns (got $(val 'a2a xor' 1))" \
+    '[ "$(val "a2a xor" 1)" = "$xor" ]'
+check "a2a xor: two runs, identical virtual times on every node" \
+    '[ "$(wc -l <a2a2)" -eq 8 ] && cmp -s a2a1 a2a2'
 left_behind
 
 # node timers report virtual time: a 0.2 s sleep is no computation

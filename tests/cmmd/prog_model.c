@@ -14,6 +14,13 @@
  *   det           a deterministic mix (ring of blocking messages of
  *                 several sizes, gather to node 0, scopy, reduction,
  *                 broadcast): "prog_model: node N clock NS" per node
+ *   a2a B         a complete exchange of B-byte blocks in two orders (as
+ *                 examples/tutorial/l7_contention): naive (every receive
+ *                 posted, every send started with CMMD_send_async, node
+ *                 0 first, then CMMD_all_msgs_wait) and xor (step k:
+ *                 CMMD_send_and_receive with node i XOR k): "prog_model:
+ *                 a2a ORDER NS" (the slowest node) and "prog_model: node
+ *                 N ORDER NS" per node
  *
  *   cm5run -n N prog_model MODE [ARG]
  */
@@ -155,6 +162,72 @@ static void det(void)
     CMMD_sync_with_nodes();
 }
 
+static char *a2a_s, *a2a_r;
+static int a2a_block;
+
+static void a2a_naive(void)
+{
+    size_t b = (size_t)a2a_block;
+
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            T_CHECK(CMMD_receive_async(j, 3, a2a_r + j * b, a2a_block, NULL,
+                                       NULL) != CMMD_ERRVAL, "receive");
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            T_CHECK(CMMD_send_async(j, 3, a2a_s + j * b, a2a_block, NULL,
+                                    NULL) != CMMD_ERRVAL, "send");
+    CMMD_all_msgs_wait();
+}
+
+static void a2a_xor(void)
+{
+    size_t b = (size_t)a2a_block;
+
+    for (int k = 1; k < t_nodes; k++) {
+        int p = t_self ^ k;
+
+        CMMD_send_and_receive(p, 4, a2a_r + p * b, a2a_block, p, 4,
+                              a2a_s + p * b, a2a_block);
+    }
+}
+
+static void a2a_one(const char *name, void (*order)(void))
+{
+    double t0, t;
+
+    memset(a2a_r, 0, (size_t)t_nodes * (size_t)a2a_block);
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    order();
+    t = cm5_wtime() - t0;
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            T_PATTERN(a2a_r + (size_t)j * (size_t)a2a_block,
+                      (size_t)a2a_block, (uint32_t)(j * 64 + t_self),
+                      "%s block from %d", name, j);
+    printf("prog_model: node %d %s %lld\n", t_self, name, ns(t));
+    t = CMMD_reduce_double(t, CMMD_combiner_dmax);
+    if (t_self == 0)
+        printf("prog_model: a2a %s %lld\n", name, ns(t));
+}
+
+static void a2a(int block)
+{
+    a2a_block = block;
+    a2a_s = malloc((size_t)t_nodes * (size_t)block);
+    a2a_r = malloc((size_t)t_nodes * (size_t)block);
+    T_CHECK(a2a_s && a2a_r, "out of memory");
+    for (int j = 0; j < t_nodes; j++)
+        t_fill(a2a_s + (size_t)j * (size_t)block, (size_t)block,
+               (uint32_t)(t_self * 64 + j));
+    a2a_one("naive", a2a_naive);
+    a2a_one("xor", a2a_xor);
+    CMMD_sync_with_nodes();
+    free(a2a_s);
+    free(a2a_r);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -168,6 +241,8 @@ int main(int argc, char **argv)
         timers();
     else if (strcmp(mode, "det") == 0)
         det();
+    else if (strcmp(mode, "a2a") == 0)
+        a2a(argc > 2 ? atoi(argv[2]) : 4096);
     else
         T_CHECK(0, "unknown mode '%s'", mode);
     fflush(stdout);
