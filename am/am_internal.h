@@ -400,6 +400,8 @@ void cm5i_model_msg_fin(uint64_t vt);   /* a send's FIN came */
 void cm5i_model_msgs_seen(int sends);   /* none left (cm5_msg_active) */
 void cm5i_model_msg_done(uint64_t vt);
 /* The outermost control-network call begins; a blocking one ends. */
+uint64_t cm5i_model_now(void); /* the node's clock */
+uint64_t cm5i_model_cn_price(cm5i_cn_kind_t kind, size_t n);
 void cm5i_model_cn_enter(void);
 void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n);
 /* The barrier's side: its entry clocks travel in its packets. */

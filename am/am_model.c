@@ -274,6 +274,16 @@ void cm5i_model_msg_done(uint64_t vt)
 
 /* ---- control network ---- */
 
+uint64_t cm5i_model_now(void)
+{
+    return model.v.clock;
+}
+
+uint64_t cm5i_model_cn_price(cm5i_cn_kind_t kind, size_t n)
+{
+    return cm5i_model_cn_cost(&model.p, kind, n);
+}
+
 void cm5i_model_cn_enter(void)
 {
     model.cn_entry = model.v.clock;

@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=30
+PLAN=33
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -72,6 +72,15 @@ check "a2a xor: the slowest node takes $xor ns (got $(val 'a2a xor' 1))" \
     '[ "$(val "a2a xor" 1)" = "$xor" ]'
 check "a2a xor: two runs, identical virtual times on every node" \
     '[ "$(wc -l <a2a2)" -eq 8 ] && cmp -s a2a1 a2a2'
+left_behind
+
+# split-phase reduction and scan: every node ends at the latest entry
+# (node 0's, 1000 clock reads late) plus red, then reads the clock
+CM5_MODEL=cm5
+job "split" 60 4 shm prog_model split
+expect_ok "split: ran"
+check "split: reduce, scan, reduce end 1011000 ns after their start on all 4 nodes: $(grep -c '^prog_model: node [0-3] split 1011000 1011000 1011000$' out)" \
+    '[ "$(grep -c "^prog_model: node [0-3] split 1011000 1011000 1011000$" out)" -eq 4 ]'
 left_behind
 
 # node timers report virtual time: a 0.2 s sleep is no computation

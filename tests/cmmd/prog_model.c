@@ -21,6 +21,12 @@
  *                 CMMD_send_and_receive with node i XOR k): "prog_model:
  *                 a2a ORDER NS" (the slowest node) and "prog_model: node
  *                 N ORDER NS" per node
+ *   split         node 0 reads the clock 1000 times (late by 1000 clk),
+ *                 then a split-phase reduction (finish), scan (polled with
+ *                 CMMD_scan_done, then finish) and reduction again (polled
+ *                 with CMMD_reduce_done): "prog_model: node N split NS NS
+ *                 NS" (each call's time from its start, the clock read
+ *                 after it included)
  *
  *   cm5run -n N prog_model MODE [ARG]
  */
@@ -228,6 +234,44 @@ static void a2a(int block)
     free(a2a_r);
 }
 
+static void split(void)
+{
+    long long t[3];
+    double t0;
+
+    for (int i = 0; i < 3; i++) {
+        CMMD_sync_with_nodes();
+        t0 = cm5_wtime();
+        if (t_self == 0)
+            for (int r = 0; r < 1000; r++)
+                (void)cm5_wtime();
+        if (i == 0) {
+            CMMD_reduce_int_start(1, CMMD_combiner_add);
+            T_EQ(CMMD_reduce_int_finish(1, CMMD_combiner_add), t_nodes,
+                 "reduce");
+        } else if (i == 1) {
+            CMMD_scan_int_start(1, CMMD_combiner_add, CMMD_upward,
+                                CMMD_none, 0, CMMD_inclusive);
+            while (!CMMD_scan_done())
+                ;
+            T_EQ(CMMD_scan_int_finish(1, CMMD_combiner_add, CMMD_upward,
+                                      CMMD_none, 0, CMMD_inclusive),
+                 t_self + 1, "scan");
+        } else {
+            CMMD_reduce_int_start(1, CMMD_combiner_max);
+            while (!CMMD_reduce_done())
+                ;
+            t[i] = ns(cm5_wtime() - t0);
+            T_EQ(CMMD_reduce_int_finish(1, CMMD_combiner_max), 1, "max");
+            continue;
+        }
+        t[i] = ns(cm5_wtime() - t0);
+    }
+    printf("prog_model: node %d split %lld %lld %lld\n", t_self, t[0], t[1],
+           t[2]);
+    CMMD_sync_with_nodes();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -241,6 +285,8 @@ int main(int argc, char **argv)
         timers();
     else if (strcmp(mode, "det") == 0)
         det();
+    else if (strcmp(mode, "split") == 0)
+        split();
     else if (strcmp(mode, "a2a") == 0)
         a2a(argc > 2 ? atoi(argv[2]) : 4096);
     else
