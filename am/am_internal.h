@@ -395,7 +395,7 @@ uint64_t cm5i_model_rx_stamp(void); /* the stamp of the packet handled */
 uint64_t cm5i_model_msg_send(size_t len, int cmmd);
 uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd,
                              int join, uint64_t *end);
-void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end);
+void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none);
 void cm5i_model_msg_fin(uint64_t vt);   /* a send's FIN came */
 void cm5i_model_msgs_seen(int sends);   /* none left (cm5_msg_active) */
 void cm5i_model_msg_done(uint64_t vt);

@@ -58,6 +58,7 @@ static struct {
      * the first. */
     cm5i_rxjob_t rxq[MODEL_RXQ];
     size_t rxn;
+    size_t rx_unseen; /* receipts the program has not seen complete */
     uint64_t rx_base;
     uint64_t tx_fin; /* latest FIN of a send (the last packet left) */
 } model;
@@ -199,6 +200,8 @@ static void model_rx_trim(void)
 {
     size_t half = MODEL_RXQ / 2;
 
+    for (size_t i = 0; i < half; i++)
+        model.rx_unseen -= !model.rxq[i].seen;
     model.rx_base = model.rxq[half - 1].end;
     memmove(model.rxq, model.rxq + half,
             (model.rxn - half) * sizeof(*model.rxq));
@@ -224,6 +227,8 @@ uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd,
     cm5i_model_rx_job(&model.p, cm5i_model_level(src, cm5i_ctx.rank), d0,
                       cm5i_model_packets(len), cmmd ? model.p.mr : 0, src,
                       &j);
+    j.seen = join;
+    model.rx_unseen += !join;
     at = cm5i_model_rx_insert(model.rxq, model.rxn++, model.rx_base, &j);
     *end = model.rxq[at].end;
     if (join)
@@ -231,17 +236,39 @@ uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd,
     return model.rxq[at].left;
 }
 
+/* The schedule is complete (no receive is posted) and the program has
+ * seen every receipt in it: its clock reaches the last, and the schedule
+ * closes.  (What the program saw earlier may have ended later since:
+ * a receipt that landed after it, in real time, came first in virtual
+ * time; the final schedule is the same on every run.) */
+static void model_rx_close(void)
+{
+    if (model.rxn) {
+        model.rx_base = model.rxq[model.rxn - 1].end;
+        model.rxn = 0;
+    }
+    model.rx_unseen = 0;
+    cm5i_model_msg_done(model.rx_base);
+}
+
 /* The program sees a received message complete: its clock reaches the
  * receipt's end as the schedule has it now (end: as it had it when the
- * message landed, if the receipt has left the schedule). */
-void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end)
+ * message landed, if the receipt has left the schedule); none: no other
+ * receive is posted. */
+void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none)
 {
     for (size_t i = model.rxn; i-- > 0;)
         if (model.rxq[i].d0 == d0 && model.rxq[i].src == src) {
             end = model.rxq[i].end;
+            if (!model.rxq[i].seen) {
+                model.rxq[i].seen = 1;
+                model.rx_unseen--;
+            }
             break;
         }
     cm5i_model_msg_done(end);
+    if (none && model.rx_unseen == 0)
+        model_rx_close();
 }
 
 void cm5i_model_msg_fin(uint64_t vt)
@@ -255,15 +282,10 @@ void cm5i_model_msg_fin(uint64_t vt)
  * complete and closes. */
 void cm5i_model_msgs_seen(int sends)
 {
-    if (sends) {
+    if (sends)
         cm5i_model_msg_done(model.tx_fin);
-        return;
-    }
-    if (model.rxn) {
-        model.rx_base = model.rxq[model.rxn - 1].end;
-        model.rxn = 0;
-    }
-    cm5i_model_msg_done(model.rx_base);
+    else
+        model_rx_close();
 }
 
 void cm5i_model_msg_done(uint64_t vt)

@@ -46,6 +46,7 @@ typedef struct {
     int src;
     uint64_t end;  /* computed: the node has the message */
     uint64_t left; /* computed: its last packet left the sender */
+    int seen;      /* the program saw it complete (am_model.c) */
 } cm5i_rxjob_t;
 
 /* Control-network operations, for their cost. */

@@ -598,7 +598,7 @@ static void msg_model_done(cm5_msg_h m)
     if (m->is_send)
         cm5i_model_msg_done(m->fin_vt);
     else if (m->status == CM5_OK)
-        cm5i_model_msg_seen(m->node, m->vt, m->fin_vt);
+        cm5i_model_msg_seen(m->node, m->vt, m->fin_vt, msgs.active[0] == 0);
 }
 
 int cm5_msg_test(cm5_msg_h m)
