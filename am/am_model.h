@@ -45,7 +45,8 @@ typedef struct {
     uint64_t d0, s0, npk, os, q, extra;
     int src;
     uint64_t end;  /* computed: the node has the message */
-    uint64_t left; /* computed: its last packet left the sender */
+    uint64_t left; /* computed: its last packet left the sender (at the
+                    * sender's pace: not held back) */
     int seen;      /* the program saw it complete (am_model.c) */
 } cm5i_rxjob_t;
 

@@ -193,14 +193,17 @@ void cm5i_model_rx_job(const cm5i_model_params_t *p, int lv, uint64_t d0,
 }
 
 /* Its packets start at max(t, s0), one per q, none before it arrives
- * (s0 + i os). */
+ * (s0 + i os).  Its sender is not held back by a busy input: how long it
+ * would be depends on receipts that may land later in real time but come
+ * first in virtual time, so a sender's clock would depend on the host's
+ * interleaving (doc/model.md, "What the model lacks"). */
 uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t)
 {
     uint64_t start = max64(t, j->s0);
     uint64_t last = max64(start + (j->npk - 1) * j->q,
                           j->s0 + (j->npk - 1) * j->os);
 
-    j->left = last - (j->s0 - j->d0);
+    j->left = j->d0 + (j->npk - 1) * j->os;
     j->end = last + j->q + j->extra;
     return j->end;
 }
