@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=33
+PLAN=34
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -63,15 +63,19 @@ naive=$((6 * D + 35000 + 1600 + 6000 + 7 * S))
 xor=$((7 * (35000 + 1600 + 6000 + S)))
 for run in 1 2; do
     job "a2a run $run" 120 8 shm prog_model a2a 4096
-    grep -E '^prog_model: node [0-9]+ (naive|xor)' out | sort >a2a$run
+    grep -E '^prog_model: node [0-9]+ (naive|reap|xor)' out | sort >a2a$run
     expect_ok "a2a run $run: ran"
 done
 check "a2a naive: the slowest node takes $naive ns (got $(val 'a2a naive' 1))" \
     '[ "$(val "a2a naive" 1)" = "$naive" ]'
 check "a2a xor: the slowest node takes $xor ns (got $(val 'a2a xor' 1))" \
     '[ "$(val "a2a xor" 1)" = "$xor" ]'
-check "a2a: two runs, identical virtual times on every node, both orders" \
-    '[ "$(wc -l <a2a2)" -eq 16 ] && cmp -s a2a1 a2a2'
+check "a2a: two runs, identical virtual times on every node, all orders" \
+    '[ "$(wc -l <a2a2)" -eq 24 ] && cmp -s a2a1 a2a2'
+# reap sees its messages complete in real-time order, then all: as naive
+check "a2a reap: every node ends as with CMMD_all_msgs_wait" \
+    '[ "$(grep " naive " a2a2 | sed "s/ naive / x /")" = \
+       "$(grep " reap " a2a2 | sed "s/ reap / x /")" ]'
 left_behind
 
 # split-phase reduction and scan: every node ends at the latest entry

@@ -17,7 +17,9 @@
  *   a2a B         a complete exchange of B-byte blocks in two orders (as
  *                 examples/tutorial/l7_contention): naive (every receive
  *                 posted, every send started with CMMD_send_async, node
- *                 0 first, then CMMD_all_msgs_wait) and xor (step k:
+ *                 0 first, then CMMD_all_msgs_wait), reap (the same,
+ *                 then CMMD_msg_done on each message in turn until all
+ *                 are done, as AC does) and xor (step k:
  *                 CMMD_send_and_receive with node i XOR k): "prog_model:
  *                 a2a ORDER NS" (the slowest node) and "prog_model: node
  *                 N ORDER NS" per node
@@ -186,6 +188,30 @@ static void a2a_naive(void)
     CMMD_all_msgs_wait();
 }
 
+static void a2a_reap(void)
+{
+    size_t b = (size_t)a2a_block;
+    CMMD_mcb m[128];
+    int n = 0, left;
+
+    T_CHECK(t_nodes <= 64, "too many nodes");
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            m[n++] = CMMD_receive_async(j, 5, a2a_r + j * b, a2a_block, NULL,
+                                        NULL);
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            m[n++] = CMMD_send_async(j, 5, a2a_s + j * b, a2a_block, NULL,
+                                     NULL);
+    for (left = n; left > 0;)
+        for (int i = 0; i < n; i++)
+            if (m[i] && CMMD_msg_done(m[i])) {
+                CMMD_free_mcb(m[i]);
+                m[i] = 0;
+                left--;
+            }
+}
+
 static void a2a_xor(void)
 {
     size_t b = (size_t)a2a_block;
@@ -228,6 +254,7 @@ static void a2a(int block)
         t_fill(a2a_s + (size_t)j * (size_t)block, (size_t)block,
                (uint32_t)(t_self * 64 + j));
     a2a_one("naive", a2a_naive);
+    a2a_one("reap", a2a_reap);
     a2a_one("xor", a2a_xor);
     CMMD_sync_with_nodes();
     free(a2a_s);
