@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=34
+PLAN=37
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -76,6 +76,18 @@ check "a2a: two runs, identical virtual times on every node, all orders" \
 check "a2a reap: every node ends as with CMMD_all_msgs_wait" \
     '[ "$(grep " naive " a2a2 | sed "s/ naive / x /")" = \
        "$(grep " reap " a2a2 | sed "s/ reap / x /")" ]'
+left_behind
+
+# recording a trace (CM5_TRACE) reads the virtual clock without charging
+# clk (the program's own clock read after each exchange does: 1 us)
+CM5_MODEL=cm5 CM5_TRACE=$PWD/a2a.json
+export CM5_TRACE
+job "a2a traced" 120 8 shm prog_model a2a 4096
+unset CM5_TRACE
+expect_ok "a2a traced: ran"
+check "a2a traced: the times plus one clock read ($(val 'a2a naive' 1), $(val 'a2a xor' 1) ns), a trace written" \
+    '[ "$(val "a2a naive" 1)" = $((naive + 1000)) ] &&
+     [ "$(val "a2a xor" 1)" = $((xor + 1000)) ] && [ -s a2a.json ]'
 left_behind
 
 # split-phase reduction and scan: every node ends at the latest entry
