@@ -393,8 +393,8 @@ uint64_t cm5i_model_rx_stamp(void); /* the stamp of the packet handled */
  * (*end), the clock meets it now if join; returns the stamp of its FIN.
  * The program sees it complete: seen (a receive), done (a send). */
 uint64_t cm5i_model_msg_send(size_t len, int cmmd);
-uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd,
-                             int join, uint64_t *end);
+uint64_t cm5i_model_msg_recv(int src, uint64_t d0, uint64_t post,
+                             size_t len, int cmmd, int join, uint64_t *end);
 void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none);
 void cm5i_model_msg_fin(uint64_t vt);   /* a send's FIN came */
 void cm5i_model_msgs_seen(int sends);   /* none left (cm5_msg_active) */

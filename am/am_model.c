@@ -209,12 +209,13 @@ static void model_rx_trim(void)
 }
 
 /* A message's data has landed: its receipt joins the node's schedule, in
- * virtual-time order, on the receiving side only; the node's own clock
+ * virtual-time order, on the receiving side only (a CMMD message's data
+ * leaves after the rendezvous with the receive posted at post); the node's own clock
  * meets it when the program sees the message complete
  * (cm5i_model_msg_seen), or now when its completion runs user code (join:
  * a callback, an rport's handler).  *end: when the node has it. */
-uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd,
-                             int join, uint64_t *end)
+uint64_t cm5i_model_msg_recv(int src, uint64_t d0, uint64_t post,
+                             size_t len, int cmmd, int join, uint64_t *end)
 {
     cm5i_rxjob_t j;
     size_t at;
@@ -225,6 +226,7 @@ uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd,
     if (model.rxn == MODEL_RXQ)
         model_rx_trim();
     cm5i_model_rx_job(&model.p, cm5i_model_level(src, cm5i_ctx.rank), d0,
+                      cmmd ? cm5i_model_rendezvous(&model.p, d0, post) : d0,
                       cm5i_model_packets(len), cmmd ? model.p.mr : 0, src,
                       &j);
     j.seen = join;

@@ -42,7 +42,8 @@ typedef struct {
  * of their arrival in real time, so that their virtual times do not
  * depend on the host's interleaving (doc/model.md). */
 typedef struct {
-    uint64_t d0, s0, npk, os, q, extra;
+    uint64_t d0, s0, npk, os, q, extra; /* d0: its stamp (the key) */
+    uint64_t start; /* its first packet leaves the sender */
     int src;
     uint64_t end;  /* computed: the node has the message */
     uint64_t left; /* computed: its last packet left the sender (at the
@@ -79,9 +80,15 @@ uint64_t cm5i_model_send(const cm5i_model_params_t *p, cm5i_vnode_t *n,
  * was busy): a blocking sender's clock waits for it. */
 uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
                          int lv, uint64_t d0, uint64_t npk, int64_t extra);
-/* Fill a receipt of npk packets whose first left at d0 from level lv. */
+/* A CMMD message's rendezvous: its RTS left at d0, the receive was
+ * posted at post; the receiver answers (or), its CTS travels (L), the
+ * sender takes it (or).  Returns when the first data packet leaves. */
+uint64_t cm5i_model_rendezvous(const cm5i_model_params_t *p, uint64_t d0,
+                               uint64_t post);
+/* Fill a receipt of npk packets from level lv, stamped d0 (its key),
+ * whose first packet leaves at start (>= d0). */
 void cm5i_model_rx_job(const cm5i_model_params_t *p, int lv, uint64_t d0,
-                       uint64_t npk, int64_t extra, int src,
+                       uint64_t start, uint64_t npk, int64_t extra, int src,
                        cm5i_rxjob_t *j);
 /* Serve j at an input free from t on: fills j->end, j->left; returns
  * the time the input is free again (j->end). */

@@ -52,6 +52,7 @@ struct cm5_msg {
     struct cm5_msg *next; /* posted receives */
     uint64_t vt, fin_vt; /* virtual time: the RTS's and the FIN's stamps
                           * (a receive: when the receiver has it) */
+    uint64_t post_vt;    /* a receive: the clock when it was posted */
 };
 
 /* An RTS that found no receive yet. */
@@ -274,7 +275,7 @@ static void msg_accept(cm5_msg_h m)
         uint32_t how = m->status == CM5_OK ? 0 : MSG_REFUSED;
 
         if (CM5I_UNLIKELY(cm5i_model_on) && m->status == CM5_OK)
-            cm5i_model_msg_recv(node, m->vt, 0, m->rport < 0,
+            cm5i_model_msg_recv(node, m->vt, m->post_vt, 0, m->rport < 0,
                                 m->rport >= 0 || m->done, &m->fin_vt);
         msg_finish(m);
         msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen,
@@ -422,8 +423,8 @@ static void msg_recv_finish(cm5_msg_h m)
         return;
     if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_model_on))
         cm5i_model_stamp(cm5i_model_msg_recv(
-            m->node, m->vt, m->bytes, m->rport < 0, m->rport >= 0 || m->done,
-            &m->fin_vt));
+            m->node, m->vt, m->post_vt, m->bytes, m->rport < 0,
+            m->rport >= 0 || m->done, &m->fin_vt));
     if (m->status == CM5_OK)
         msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN,
                           m->peer_slot, m->peer_gen, 0, 0);
@@ -570,6 +571,8 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
     if (!m)
         return CM5_ERR_NO_MEMORY;
     *out = m;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        m->post_vt = cm5i_model_now();
     for (msg_rts_t *r = msgs.rts_head, *prev = NULL; r;
          prev = r, r = r->next) {
         if (!msg_matches(node, tag, r->src, r->tag))

@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=37
+PLAN=40
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -56,11 +56,12 @@ left_behind
 # naive, everyone's j-th send to node j (then j+1): node 7 takes the
 # 7 messages of nodes 0..6 (their 7th sends) one after another;
 # xor, one message into each node per step.  D = ms + P os is a send,
-# S = P max(or, link) + mr a receipt, a step of xor ms + os + L + S.
+# RV = 2 (or + L) the rendezvous (RTS, CTS) before the data, S = P
+# max(or, link) + mr a receipt, a step of xor ms + os + L + RV + S.
 CM5_MODEL=cm5:clk=0
-P=256 D=$((35000 + 256 * 1600)) S=$((256 * 1700 + 13000))
-naive=$((6 * D + 35000 + 1600 + 6000 + 7 * S))
-xor=$((7 * (35000 + 1600 + 6000 + S)))
+D=$((19600 + 256 * 1600)) RV=$((2 * (1700 + 6000))) S=$((256 * 1700 + 13000))
+naive=$((6 * D + 19600 + 1600 + 6000 + RV + 7 * S))
+xor=$((7 * (19600 + 1600 + 6000 + RV + S)))
 for run in 1 2; do
     job "a2a run $run" 120 8 shm prog_model a2a 4096
     grep -E '^prog_model: node [0-9]+ (naive|reap|xor)' out | sort >a2a$run
@@ -88,6 +89,18 @@ expect_ok "a2a traced: ran"
 check "a2a traced: the times plus one clock read ($(val 'a2a naive' 1), $(val 'a2a xor' 1) ns), a trace written" \
     '[ "$(val "a2a naive" 1)" = $((naive + 1000)) ] &&
      [ "$(val "a2a xor" 1)" = $((xor + 1000)) ] && [ -s a2a.json ]'
+left_behind
+
+# a CMMD message's data leaves after the receive is posted (rendezvous):
+# node 1 posts 1000 clock reads late; it has the message RV' = 2 or + 2 L
+# and P or + mr later, node 0's send_block ends when its last packet left
+CM5_MODEL=cm5
+job "late" 60 2 shm prog_model late
+expect_ok "late: ran"
+r1=$((1000000 + 2 * 1700 + 2 * 6000 + 256 * 1700 + 13000 + 1000))
+s0=$((1000000 + 2 * 1700 + 6000 + 255 * 1600 + 1000))
+check "late: receiver $r1 ns (got $(val 'node 1 late' 1)), sender $s0 ns (got $(val 'node 0 late' 1))" \
+    '[ "$(val "node 1 late" 1)" = "$r1" ] && [ "$(val "node 0 late" 1)" = "$s0" ]'
 left_behind
 
 # split-phase reduction and scan: every node ends at the latest entry

@@ -23,6 +23,10 @@
  *                 CMMD_send_and_receive with node i XOR k): "prog_model:
  *                 a2a ORDER NS" (the slowest node) and "prog_model: node
  *                 N ORDER NS" per node
+ *   late          node 0 sends 4 KiB with CMMD_send_block to node 1,
+ *                 which reads the clock 1000 times before it posts the
+ *                 receive: "prog_model: node N late NS" (each node's time
+ *                 from the barrier, its last clock read included)
  *   split         node 0 reads the clock 1000 times (late by 1000 clk),
  *                 then a split-phase reduction (finish), scan (polled with
  *                 CMMD_scan_done, then finish) and reduction again (polled
@@ -261,6 +265,24 @@ static void a2a(int block)
     free(a2a_r);
 }
 
+static void late(void)
+{
+    static char buf[4096];
+    double t0;
+
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    if (t_self == 0)
+        CMMD_send_block(1, 6, buf, (int)sizeof(buf));
+    else if (t_self == 1) {
+        for (int r = 0; r < 1000; r++)
+            (void)cm5_wtime();
+        CMMD_receive_block(0, 6, buf, (int)sizeof(buf));
+    }
+    printf("prog_model: node %d late %lld\n", t_self, ns(cm5_wtime() - t0));
+    CMMD_sync_with_nodes();
+}
+
 static void split(void)
 {
     long long t[3];
@@ -312,6 +334,8 @@ int main(int argc, char **argv)
         timers();
     else if (strcmp(mode, "det") == 0)
         det();
+    else if (strcmp(mode, "late") == 0)
+        late();
     else if (strcmp(mode, "split") == 0)
         split();
     else if (strcmp(mode, "a2a") == 0)

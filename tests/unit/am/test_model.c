@@ -155,8 +155,10 @@ Test(model, receipts_are_served_in_virtual_time_order)
         for (int k = 0; k < 7; k++) {
             int src = orders[o][k];
 
-            cm5i_model_rx_job(&p, cm5i_model_level(src, 3),
-                              src < 3 ? d0A : d0A + D, 256, p.mr, src, &j);
+            uint64_t d0 = src < 3 ? d0A : d0A + D;
+
+            cm5i_model_rx_job(&p, cm5i_model_level(src, 3), d0, d0, 256,
+                              p.mr, src, &j);
             cm5i_model_rx_insert(q, n++, 0, &j);
         }
         for (size_t i = 0; i < n; i++) {
