@@ -33,6 +33,7 @@ typedef struct coll_mail {
     uint32_t slot;
     uint32_t flag;
     uint64_t val;
+    uint64_t vt; /* virtual time: the latest entry clock its sender knew */
     struct coll_mail *next;
 } coll_mail_t;
 
@@ -56,6 +57,27 @@ static cm5_status_t coll_model_end(cm5i_cn_kind_t kind, size_t n)
     return CM5_OK;
 }
 
+/* A split-phase reduction or scan carries, in its packets' stamps, the
+ * latest entry clock each node knows (its own, its mail's): it ends at the
+ * latest its result depends on plus the call's cost, without the closing
+ * barrier of the blocking calls. */
+static uint64_t coll_model_entry(void)
+{
+    return CM5I_UNLIKELY(cm5i_model_on) ? cm5i_model_now() : 0;
+}
+
+static void coll_model_mail(uint64_t *vt, const coll_mail_t *m)
+{
+    if (m && m->vt != CM5I_VT_NONE && m->vt > *vt)
+        *vt = m->vt;
+}
+
+static void coll_model_stamp(uint64_t vt)
+{
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_stamp(vt);
+}
+
 /* ---- scalar messages ---- */
 
 static void coll_handler(int src, const uint32_t *a)
@@ -66,6 +88,8 @@ static void coll_handler(int src, const uint32_t *a)
     if (!m)
         cm5_fatal("cm5fab", "out of memory in a collective");
     m->val = (uint64_t)a[0] | (uint64_t)a[1] << 32;
+    m->vt = CM5I_UNLIKELY(cm5i_model_on) ? cm5i_model_rx_stamp()
+                                         : CM5I_VT_NONE;
     m->seq = a[2];
     m->slot = a[3] & 0xffff;
     m->flag = a[3] >> 16;
@@ -283,12 +307,14 @@ typedef struct {
     int child; /* the next child (offset 1, 2, 4, ...) whose value we need */
     int up;    /* our subtree's value went to the parent */
     int done;
+    uint64_t vt; /* the latest entry clock known (virtual time) */
 } coll_red_t;
 
 static void red_begin(coll_red_t *r, const void *value, cm5_type_t type,
                       cm5_op_t op)
 {
-    *r = (coll_red_t){.seq = ++coll.seq, .type = type, .op = op, .child = 1};
+    *r = (coll_red_t){.seq = ++coll.seq, .type = type, .op = op, .child = 1,
+                      .vt = coll_model_entry()};
     r->acc = coll_pack(value, cm5_type_size(type));
 }
 
@@ -306,22 +332,27 @@ static int red_advance(coll_red_t *r)
         if (!(m = coll_find(r->seq, __builtin_ctz((unsigned)r->child))))
             return 0;
         cm5i_coll_combine(&r->acc, &m->val, r->type, r->op);
+        coll_model_mail(&r->vt, m);
         free(m);
     }
     if (me != 0) {
         if (!r->up) {
             r->up = 1;
+            coll_model_stamp(r->vt);
             coll_put(me - low, r->seq, __builtin_ctz((unsigned)low), r->acc,
                      0);
         }
         if (!(m = coll_find(r->seq, COLL_SLOT_BCAST)))
             return 0;
         r->acc = m->val;
+        coll_model_mail(&r->vt, m);
         free(m);
     }
     for (int d = low >> 1; d >= 1; d >>= 1)
-        if (me + d < size)
+        if (me + d < size) {
+            coll_model_stamp(r->vt);
             coll_put(me + d, r->seq, COLL_SLOT_BCAST, r->acc, 0);
+        }
     r->done = 1;
     return 1;
 }
@@ -452,6 +483,7 @@ typedef struct {
     int stage;      /* -1 segment ends, 0..rounds-1, rounds: shift */
     int sent;       /* this stage's message is out */
     int done;
+    uint64_t vt;    /* the latest entry clock known (virtual time) */
 } coll_scan_t;
 
 static void scan_begin(coll_scan_t *c, const void *value, cm5_type_t type,
@@ -460,7 +492,8 @@ static void scan_begin(coll_scan_t *c, const void *value, cm5_type_t type,
     int size = cm5i_ctx.size, down = (flags & CM5_SCAN_DOWNWARD) != 0;
 
     *c = (coll_scan_t){.seq = ++coll.seq, .type = type, .op = op,
-                       .flags = flags, .bit = start != 0};
+                       .flags = flags, .bit = start != 0,
+                       .vt = coll_model_entry()};
     c->acc = coll_pack(value, cm5_type_size(type));
     c->pos = down ? size - 1 - cm5i_ctx.rank : cm5i_ctx.rank;
     while ((1 << c->rounds) < size)
@@ -482,13 +515,19 @@ static int scan_node(const coll_scan_t *c, int p)
 static coll_mail_t *scan_step(coll_scan_t *c, int slot, int d, uint64_t val,
                               uint32_t flag, int *none)
 {
+    coll_mail_t *m;
+
     if (!c->sent) {
         c->sent = 1; /* (before the send, which may wait and nest) */
-        if (c->pos + d < cm5i_ctx.size)
+        if (c->pos + d < cm5i_ctx.size) {
+            coll_model_stamp(c->vt);
             coll_put(scan_node(c, c->pos + d), c->seq, slot, val, flag);
+        }
     }
     *none = c->pos - d < 0;
-    return *none ? NULL : coll_find(c->seq, slot);
+    m = *none ? NULL : coll_find(c->seq, slot);
+    coll_model_mail(&c->vt, m);
+    return m;
 }
 
 /* CM5_SCAN_SEGMENT_END: learn from the previous position whether this
@@ -624,7 +663,15 @@ static void coll_split_kick(uint32_t seq)
     cm5i_defer(&split.work);
 }
 
-static int split_test(int on, const int *done)
+/* The program sees a split-phase call done: its clock reaches the
+ * call's end (virtual time). */
+static void split_model_done(uint64_t vt)
+{
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_msg_done(vt + cm5i_model_cn_price(CM5I_CN_REDUCE, 1));
+}
+
+static int split_test(int on, const int *done, const uint64_t *vt)
 {
     if (!on)
         return 1;
@@ -632,10 +679,13 @@ static int split_test(int on, const int *done)
         cm5i_probe_progress();
         split_advance();
     }
+    if (*done)
+        split_model_done(*vt);
     return *done;
 }
 
-static cm5_status_t split_finish(int *on, const int *done)
+static cm5_status_t split_finish(int *on, const int *done,
+                                 const uint64_t *vt)
 {
     cm5i_waiter_t w;
 
@@ -645,6 +695,7 @@ static cm5_status_t split_finish(int *on, const int *done)
     for (split_advance(); !*done; split_advance())
         cm5i_wait_step(&w, CM5I_CH_ALL);
     *on = 0;
+    split_model_done(*vt);
     return CM5_OK;
 }
 
@@ -667,7 +718,7 @@ int cm5_allreduce_test(void)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD();
-    return split_test(split.red_on, &split.red.done);
+    return split_test(split.red_on, &split.red.done, &split.red.vt);
 }
 
 cm5_status_t cm5_allreduce_finish(void *value)
@@ -678,7 +729,7 @@ cm5_status_t cm5_allreduce_finish(void *value)
 
     if (!value)
         return CM5_ERR_INVALID;
-    st = split_finish(&split.red_on, &split.red.done);
+    st = split_finish(&split.red_on, &split.red.done, &split.red.vt);
     if (st == CM5_OK)
         memcpy(value, &split.red.acc, cm5_type_size(split.red.type));
     return st;
@@ -705,7 +756,7 @@ int cm5_scan_test(void)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD();
-    return split_test(split.scan_on, &split.scan.done);
+    return split_test(split.scan_on, &split.scan.done, &split.scan.vt);
 }
 
 cm5_status_t cm5_scan_finish(void *value)
@@ -716,7 +767,7 @@ cm5_status_t cm5_scan_finish(void *value)
 
     if (!value)
         return CM5_ERR_INVALID;
-    st = split_finish(&split.scan_on, &split.scan.done);
+    st = split_finish(&split.scan_on, &split.scan.done, &split.scan.vt);
     if (st == CM5_OK)
         memcpy(value, &split.scan.acc, cm5_type_size(split.scan.type));
     return st;

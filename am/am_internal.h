@@ -413,12 +413,19 @@ void cm5i_model_rx(const cm5i_pkt_t *pkt);     /* before its dispatch */
 void cm5i_model_run(const cm5i_pkt_t *pkt); /* a user handler runs */
 uint64_t cm5i_model_rx_stamp(void); /* the stamp of the packet handled */
 /* A message (cmmd) or an scopy of len bytes: the sender pays; returns
- * the stamp of its RTS.  Its data landed: the receiver pays; returns the
- * stamp of its FIN.  A sender that waits for it: done. */
+ * the stamp of its RTS.  Its data landed: its receipt is scheduled
+ * (*end), the clock meets it now if join; returns the stamp of its FIN.
+ * The program sees it complete: seen (a receive), done (a send). */
 uint64_t cm5i_model_msg_send(size_t len, int cmmd);
-uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd);
+uint64_t cm5i_model_msg_recv(int src, uint64_t d0, uint64_t post,
+                             size_t len, int cmmd, int join, uint64_t *end);
+void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none);
+void cm5i_model_msg_fin(uint64_t vt);   /* a send's FIN came */
+void cm5i_model_msgs_seen(int sends);   /* none left (cm5_msg_active) */
 void cm5i_model_msg_done(uint64_t vt);
 /* The outermost control-network call begins; a blocking one ends. */
+uint64_t cm5i_model_now(void); /* the node's clock */
+uint64_t cm5i_model_cn_price(cm5i_cn_kind_t kind, size_t n);
 void cm5i_model_cn_enter(void);
 void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n);
 /* The barrier's side: its entry clocks travel in its packets. */

@@ -35,6 +35,7 @@
 
 #define MODEL_FLOOR_NS 2000 /* shorter computation is a polling loop's */
 #define MODEL_ROUNDS 32     /* barrier rounds (am_barrier.c) */
+#define MODEL_RXQ 128       /* receipts kept in the schedule */
 
 int cm5i_model_on;
 
@@ -52,6 +53,14 @@ static struct {
     uint64_t bar_cost;  /* what the barrier under way costs */
     int bar_seeded;     /* bar_val/bar_cost set by cm5i_model_cn_end */
     uint64_t bar_rx[2][MODEL_ROUNDS]; /* by epoch parity and round */
+    /* The receipts of messages and scopies, in virtual-time order
+     * (cm5i_model_rx_insert); the input is free from rx_base on before
+     * the first. */
+    cm5i_rxjob_t rxq[MODEL_RXQ];
+    size_t rxn;
+    size_t rx_unseen; /* receipts the program has not seen complete */
+    uint64_t rx_base;
+    uint64_t tx_fin; /* latest FIN of a send (the last packet left) */
 } model;
 
 static uint64_t model_cpu_ns(void)
@@ -185,13 +194,100 @@ uint64_t cm5i_model_msg_send(size_t len, int cmmd)
     return cm5i_model_send(&model.p, &model.v, cm5i_model_packets(len));
 }
 
-uint64_t cm5i_model_msg_recv(int src, uint64_t d0, size_t len, int cmmd)
+/* The schedule is full: forget its older half (later receipts that
+ * would have come before them are served after them). */
+static void model_rx_trim(void)
 {
+    size_t half = MODEL_RXQ / 2;
+
+    for (size_t i = 0; i < half; i++)
+        model.rx_unseen -= !model.rxq[i].seen;
+    model.rx_base = model.rxq[half - 1].end;
+    memmove(model.rxq, model.rxq + half,
+            (model.rxn - half) * sizeof(*model.rxq));
+    model.rxn -= half;
+}
+
+/* A message's data has landed: its receipt joins the node's schedule, in
+ * virtual-time order, on the receiving side only (a CMMD message's data
+ * leaves after the rendezvous with the receive posted at post); the node's own clock
+ * meets it when the program sees the message complete
+ * (cm5i_model_msg_seen), or now when its completion runs user code (join:
+ * a callback, an rport's handler).  *end: when the node has it. */
+uint64_t cm5i_model_msg_recv(int src, uint64_t d0, uint64_t post,
+                             size_t len, int cmmd, int join, uint64_t *end)
+{
+    cm5i_rxjob_t j;
+    size_t at;
+
+    *end = CM5I_VT_NONE;
     if (d0 == CM5I_VT_NONE)
         return CM5I_VT_NONE;
-    return cm5i_model_recv(&model.p, &model.v,
-                           cm5i_model_level(src, cm5i_ctx.rank), d0,
-                           cm5i_model_packets(len), cmmd ? model.p.mr : 0);
+    if (model.rxn == MODEL_RXQ)
+        model_rx_trim();
+    cm5i_model_rx_job(&model.p, cm5i_model_level(src, cm5i_ctx.rank), d0,
+                      cmmd ? cm5i_model_rendezvous(&model.p, d0, post) : d0,
+                      cm5i_model_packets(len), cmmd ? model.p.mr : 0, src,
+                      &j);
+    j.seen = join;
+    model.rx_unseen += !join;
+    at = cm5i_model_rx_insert(model.rxq, model.rxn++, model.rx_base, &j);
+    *end = model.rxq[at].end;
+    if (join)
+        cm5i_model_msg_done(*end);
+    return model.rxq[at].left;
+}
+
+/* The schedule is complete (no receive is posted) and the program has
+ * seen every receipt in it: its clock reaches the last, and the schedule
+ * closes.  (What the program saw earlier may have ended later since:
+ * a receipt that landed after it, in real time, came first in virtual
+ * time; the final schedule is the same on every run.) */
+static void model_rx_close(void)
+{
+    if (model.rxn) {
+        model.rx_base = model.rxq[model.rxn - 1].end;
+        model.rxn = 0;
+    }
+    model.rx_unseen = 0;
+    cm5i_model_msg_done(model.rx_base);
+}
+
+/* The program sees a received message complete: its clock reaches the
+ * receipt's end as the schedule has it now (end: as it had it when the
+ * message landed, if the receipt has left the schedule); none: no other
+ * receive is posted. */
+void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none)
+{
+    for (size_t i = model.rxn; i-- > 0;)
+        if (model.rxq[i].d0 == d0 && model.rxq[i].src == src) {
+            end = model.rxq[i].end;
+            if (!model.rxq[i].seen) {
+                model.rxq[i].seen = 1;
+                model.rx_unseen--;
+            }
+            break;
+        }
+    cm5i_model_msg_done(end);
+    if (none && model.rx_unseen == 0)
+        model_rx_close();
+}
+
+void cm5i_model_msg_fin(uint64_t vt)
+{
+    if (vt != CM5I_VT_NONE && vt > model.tx_fin)
+        model.tx_fin = vt;
+}
+
+/* The program sees that none of its receives (sends) is left: its clock
+ * reaches the end of every receipt (the last FIN); the schedule is
+ * complete and closes. */
+void cm5i_model_msgs_seen(int sends)
+{
+    if (sends)
+        cm5i_model_msg_done(model.tx_fin);
+    else
+        model_rx_close();
 }
 
 void cm5i_model_msg_done(uint64_t vt)
@@ -201,6 +297,16 @@ void cm5i_model_msg_done(uint64_t vt)
 }
 
 /* ---- control network ---- */
+
+uint64_t cm5i_model_now(void)
+{
+    return model.v.clock;
+}
+
+uint64_t cm5i_model_cn_price(cm5i_cn_kind_t kind, size_t n)
+{
+    return cm5i_model_cn_cost(&model.p, kind, n);
+}
 
 void cm5i_model_cn_enter(void)
 {

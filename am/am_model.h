@@ -34,6 +34,23 @@ typedef struct {
     uint64_t link_free; /* its input link is busy until then */
 } cm5i_vnode_t;
 
+/* A message's receipt (CMMD message, scopy) at a node's input: its
+ * packets reach the input from s0 = d0 + L on, one per os of its sender;
+ * the input (link and receiving processor together) takes one per q =
+ * max(g, link time, orr), then the message's software overhead extra.
+ * A node's receipts form a schedule in the order of s0 (then source), not
+ * of their arrival in real time, so that their virtual times do not
+ * depend on the host's interleaving (doc/model.md). */
+typedef struct {
+    uint64_t d0, s0, npk, os, q, extra; /* d0: its stamp (the key) */
+    uint64_t start; /* its first packet leaves the sender */
+    int src;
+    uint64_t end;  /* computed: the node has the message */
+    uint64_t left; /* computed: its last packet left the sender (at the
+                    * sender's pace: not held back) */
+    int seen;      /* the program saw it complete (am_model.c) */
+} cm5i_rxjob_t;
+
 /* Control-network operations, for their cost. */
 typedef enum {
     CM5I_CN_BARRIER,
@@ -63,6 +80,24 @@ uint64_t cm5i_model_send(const cm5i_model_params_t *p, cm5i_vnode_t *n,
  * was busy): a blocking sender's clock waits for it. */
 uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
                          int lv, uint64_t d0, uint64_t npk, int64_t extra);
+/* A CMMD message's rendezvous: its RTS left at d0, the receive was
+ * posted at post; the receiver answers (or), its CTS travels (L), the
+ * sender takes it (or).  Returns when the first data packet leaves. */
+uint64_t cm5i_model_rendezvous(const cm5i_model_params_t *p, uint64_t d0,
+                               uint64_t post);
+/* Fill a receipt of npk packets from level lv, stamped d0 (its key),
+ * whose first packet leaves at start (>= d0). */
+void cm5i_model_rx_job(const cm5i_model_params_t *p, int lv, uint64_t d0,
+                       uint64_t start, uint64_t npk, int64_t extra, int src,
+                       cm5i_rxjob_t *j);
+/* Serve j at an input free from t on: fills j->end, j->left; returns
+ * the time the input is free again (j->end). */
+uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t);
+/* Insert j into the schedule q[0..n) (room for one more) whose input is
+ * free from base on, and serve it and every later job again; returns
+ * j's index. */
+size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
+                            const cm5i_rxjob_t *j);
 /* What a control-network operation costs. */
 uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,
                             cm5i_cn_kind_t kind, size_t n);

@@ -20,7 +20,7 @@ static const cm5i_model_params_t model_cm5 = {
     .L = 6 * US,         /* Culler et al. 1993 (LogP) */
     .g = 0,              /* the overheads and the links pace packets */
     .pkt = {0, 800, 1600, 2000}, /* 20, 10, ~8 MB/s by level */
-    .ms = 35 * US,       /* fitted: wang1993 Table 2, d = 1 */
+    .ms = 19600,         /* fitted: wang1993 Table 2, d = 1 */
     .mr = 13 * US,       /* fitted: wang1993 Table 2, 256 B, d = 31 */
     .bar = 5 * US,
     .red = 10 * US,
@@ -174,6 +174,67 @@ uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
     r->clock = max64(max64(r->clock, s0) + npk * orr, sl + orr) +
                (uint64_t)extra;
     return sl - (uint64_t)p->L;
+}
+
+uint64_t cm5i_model_rendezvous(const cm5i_model_params_t *p, uint64_t d0,
+                               uint64_t post)
+{
+    return max64(d0 + (uint64_t)p->L, post) + 2 * (uint64_t)p->orr +
+           (uint64_t)p->L;
+}
+
+void cm5i_model_rx_job(const cm5i_model_params_t *p, int lv, uint64_t d0,
+                       uint64_t start, uint64_t npk, int64_t extra, int src,
+                       cm5i_rxjob_t *j)
+{
+    uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
+
+    memset(j, 0, sizeof(*j));
+    j->d0 = d0;
+    j->start = start;
+    j->s0 = start + (uint64_t)p->L;
+    j->npk = npk;
+    j->os = (uint64_t)p->os;
+    j->q = max64(per, (uint64_t)p->orr);
+    j->extra = (uint64_t)extra;
+    j->src = src;
+}
+
+/* Its packets start at max(t, s0), one per q, none before it arrives
+ * (s0 + i os).  Its sender is not held back by a busy input: how long it
+ * would be depends on receipts that may land later in real time but come
+ * first in virtual time, so a sender's clock would depend on the host's
+ * interleaving (doc/model.md, "What the model lacks"). */
+uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t)
+{
+    uint64_t start = max64(t, j->s0);
+    uint64_t last = max64(start + (j->npk - 1) * j->q,
+                          j->s0 + (j->npk - 1) * j->os);
+
+    j->left = j->start + (j->npk - 1) * j->os;
+    j->end = last + j->q + j->extra;
+    return j->end;
+}
+
+static int rx_before(const cm5i_rxjob_t *a, const cm5i_rxjob_t *b)
+{
+    return a->s0 < b->s0 || (a->s0 == b->s0 && a->src < b->src);
+}
+
+size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
+                            const cm5i_rxjob_t *j)
+{
+    size_t at = n;
+    uint64_t t;
+
+    while (at > 0 && rx_before(j, &q[at - 1]))
+        at--;
+    memmove(&q[at + 1], &q[at], (n - at) * sizeof(*q));
+    q[at] = *j;
+    t = at ? q[at - 1].end : base;
+    for (size_t i = at; i <= n; i++)
+        t = cm5i_model_rx_serve(&q[i], t);
+    return at;
 }
 
 uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,

@@ -90,7 +90,9 @@ struct cm5_msg {
     cm5_msg_done_func_t done;
     void *arg;
     struct cm5_msg *next; /* posted receives */
-    uint64_t vt, fin_vt; /* virtual time: the RTS's and the FIN's stamps */
+    uint64_t vt, fin_vt; /* virtual time: the RTS's and the FIN's stamps
+                          * (a receive: when the receiver has it) */
+    uint64_t post_vt;    /* a receive: the clock when it was posted */
 };
 
 /* An RTS, or an eager message, that found no receive yet. */
@@ -426,7 +428,8 @@ static void msg_accept(cm5_msg_h m)
         uint32_t how = m->status == CM5_OK ? 0 : MSG_REFUSED;
 
         if (CM5I_UNLIKELY(cm5i_model_on) && m->status == CM5_OK)
-            cm5i_model_msg_recv(node, m->vt, 0, m->rport < 0);
+            cm5i_model_msg_recv(node, m->vt, m->post_vt, 0, m->rport < 0,
+                                m->rport >= 0 || m->done, &m->fin_vt);
         msg_finish(m);
         msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen,
                           how, 0);
@@ -706,7 +709,7 @@ static void msg_fin_handler(int src, const uint32_t *arg)
         cm5_fatal("cm5_msg", "unexpected completion from node %d", src);
     m->remote_done = 1;
     if (CM5I_UNLIKELY(cm5i_model_on))
-        m->fin_vt = cm5i_model_rx_stamp();
+        cm5i_model_msg_fin(m->fin_vt = cm5i_model_rx_stamp());
     if (m->local_done)
         msg_later(m, msg_finish);
 }
@@ -718,8 +721,9 @@ static void msg_recv_finish(cm5_msg_h m)
         msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
         return;
     if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(cm5i_model_msg_recv(m->node, m->vt, m->bytes,
-                                             m->rport < 0));
+        cm5i_model_stamp(cm5i_model_msg_recv(
+            m->node, m->vt, m->post_vt, m->bytes, m->rport < 0,
+            m->rport >= 0 || m->done, &m->fin_vt));
     if (m->status == CM5_OK)
         msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN,
                           m->peer_slot, m->peer_gen, 0, 0);
@@ -929,6 +933,8 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
     if (!m)
         return CM5_ERR_NO_MEMORY;
     *out = m;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        m->post_vt = cm5i_model_now();
     for (msg_rts_t *r = msgs.rts_head, *prev = NULL; r;
          prev = r, r = r->next) {
         if (!msg_matches(node, tag, r->src, r->tag))
@@ -949,11 +955,15 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
 
 /* A sender that waits for its message waits, in virtual time, until its
  * last packet has left (the network held it back while the receiver's
- * link was busy). */
+ * link was busy); a receiver until it has the message. */
 static void msg_model_done(cm5_msg_h m)
 {
-    if (CM5I_UNLIKELY(cm5i_model_on) && m->is_send && m->state == MSG_DONE)
+    if (!CM5I_UNLIKELY(cm5i_model_on) || m->state != MSG_DONE)
+        return;
+    if (m->is_send)
         cm5i_model_msg_done(m->fin_vt);
+    else if (m->status == CM5_OK)
+        cm5i_model_msg_seen(m->node, m->vt, m->fin_vt, msgs.active[0] == 0);
 }
 
 int cm5_msg_test(cm5_msg_h m)
@@ -1026,6 +1036,9 @@ int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
 int cm5_msg_active(int sends)
 {
     CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
+    if (CM5I_UNLIKELY(cm5i_model_on) && msgs.active[sends ? 1 : 0] == 0 &&
+        !cm5i_ctx.in_handler)
+        cm5i_model_msgs_seen(sends ? 1 : 0);
     return msgs.active[sends ? 1 : 0];
 }
 

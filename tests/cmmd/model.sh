@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=24
+PLAN=40
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -50,6 +50,66 @@ grep -E '^prog_model: node [0-9]+ (clock|scopy)' out | sort >det2
 expect_ok "det run 2: ran"
 check "det: two runs, identical virtual times on every node ($(wc -l <det2) lines)" \
     '[ "$(wc -l <det1)" -eq 10 ] && cmp -s det1 det2'
+left_behind
+
+# node contention of a complete exchange (8 nodes, 4 KiB = P packets):
+# naive, everyone's j-th send to node j (then j+1): node 7 takes the
+# 7 messages of nodes 0..6 (their 7th sends) one after another;
+# xor, one message into each node per step.  D = ms + P os is a send,
+# RV = 2 (or + L) the rendezvous (RTS, CTS) before the data, S = P
+# max(or, link) + mr a receipt, a step of xor ms + os + L + RV + S.
+CM5_MODEL=cm5:clk=0
+D=$((19600 + 256 * 1600)) RV=$((2 * (1700 + 6000))) S=$((256 * 1700 + 13000))
+naive=$((6 * D + 19600 + 1600 + 6000 + RV + 7 * S))
+xor=$((7 * (19600 + 1600 + 6000 + RV + S)))
+for run in 1 2; do
+    job "a2a run $run" 120 8 shm prog_model a2a 4096
+    grep -E '^prog_model: node [0-9]+ (naive|reap|xor)' out | sort >a2a$run
+    expect_ok "a2a run $run: ran"
+done
+check "a2a naive: the slowest node takes $naive ns (got $(val 'a2a naive' 1))" \
+    '[ "$(val "a2a naive" 1)" = "$naive" ]'
+check "a2a xor: the slowest node takes $xor ns (got $(val 'a2a xor' 1))" \
+    '[ "$(val "a2a xor" 1)" = "$xor" ]'
+check "a2a: two runs, identical virtual times on every node, all orders" \
+    '[ "$(wc -l <a2a2)" -eq 24 ] && cmp -s a2a1 a2a2'
+# reap sees its messages complete in real-time order, then all: as naive
+check "a2a reap: every node ends as with CMMD_all_msgs_wait" \
+    '[ "$(grep " naive " a2a2 | sed "s/ naive / x /")" = \
+       "$(grep " reap " a2a2 | sed "s/ reap / x /")" ]'
+left_behind
+
+# recording a trace (CM5_TRACE) reads the virtual clock without charging
+# clk (the program's own clock read after each exchange does: 1 us)
+CM5_MODEL=cm5 CM5_TRACE=$PWD/a2a.json
+export CM5_TRACE
+job "a2a traced" 120 8 shm prog_model a2a 4096
+unset CM5_TRACE
+expect_ok "a2a traced: ran"
+check "a2a traced: the times plus one clock read ($(val 'a2a naive' 1), $(val 'a2a xor' 1) ns), a trace written" \
+    '[ "$(val "a2a naive" 1)" = $((naive + 1000)) ] &&
+     [ "$(val "a2a xor" 1)" = $((xor + 1000)) ] && [ -s a2a.json ]'
+left_behind
+
+# a CMMD message's data leaves after the receive is posted (rendezvous):
+# node 1 posts 1000 clock reads late; it has the message RV' = 2 or + 2 L
+# and P or + mr later, node 0's send_block ends when its last packet left
+CM5_MODEL=cm5
+job "late" 60 2 shm prog_model late
+expect_ok "late: ran"
+r1=$((1000000 + 2 * 1700 + 2 * 6000 + 256 * 1700 + 13000 + 1000))
+s0=$((1000000 + 2 * 1700 + 6000 + 255 * 1600 + 1000))
+check "late: receiver $r1 ns (got $(val 'node 1 late' 1)), sender $s0 ns (got $(val 'node 0 late' 1))" \
+    '[ "$(val "node 1 late" 1)" = "$r1" ] && [ "$(val "node 0 late" 1)" = "$s0" ]'
+left_behind
+
+# split-phase reduction and scan: every node ends at the latest entry
+# (node 0's, 1000 clock reads late) plus red, then reads the clock
+CM5_MODEL=cm5
+job "split" 60 4 shm prog_model split
+expect_ok "split: ran"
+check "split: reduce, scan, reduce end 1011000 ns after their start on all 4 nodes: $(grep -c '^prog_model: node [0-3] split 1011000 1011000 1011000$' out)" \
+    '[ "$(grep -c "^prog_model: node [0-3] split 1011000 1011000 1011000$" out)" -eq 4 ]'
 left_behind
 
 # node timers report virtual time: a 0.2 s sleep is no computation

@@ -14,6 +14,25 @@
  *   det           a deterministic mix (ring of blocking messages of
  *                 several sizes, gather to node 0, scopy, reduction,
  *                 broadcast): "prog_model: node N clock NS" per node
+ *   a2a B         a complete exchange of B-byte blocks in two orders (as
+ *                 examples/tutorial/l7_contention): naive (every receive
+ *                 posted, every send started with CMMD_send_async, node
+ *                 0 first, then CMMD_all_msgs_wait), reap (the same,
+ *                 then CMMD_msg_done on each message in turn until all
+ *                 are done, as AC does) and xor (step k:
+ *                 CMMD_send_and_receive with node i XOR k): "prog_model:
+ *                 a2a ORDER NS" (the slowest node) and "prog_model: node
+ *                 N ORDER NS" per node
+ *   late          node 0 sends 4 KiB with CMMD_send_block to node 1,
+ *                 which reads the clock 1000 times before it posts the
+ *                 receive: "prog_model: node N late NS" (each node's time
+ *                 from the barrier, its last clock read included)
+ *   split         node 0 reads the clock 1000 times (late by 1000 clk),
+ *                 then a split-phase reduction (finish), scan (polled with
+ *                 CMMD_scan_done, then finish) and reduction again (polled
+ *                 with CMMD_reduce_done): "prog_model: node N split NS NS
+ *                 NS" (each call's time from its start, the clock read
+ *                 after it included)
  *
  *   cm5run -n N prog_model MODE [ARG]
  */
@@ -155,6 +174,153 @@ static void det(void)
     CMMD_sync_with_nodes();
 }
 
+static char *a2a_s, *a2a_r;
+static int a2a_block;
+
+static void a2a_naive(void)
+{
+    size_t b = (size_t)a2a_block;
+
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            T_CHECK(CMMD_receive_async(j, 3, a2a_r + j * b, a2a_block, NULL,
+                                       NULL) != CMMD_ERRVAL, "receive");
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            T_CHECK(CMMD_send_async(j, 3, a2a_s + j * b, a2a_block, NULL,
+                                    NULL) != CMMD_ERRVAL, "send");
+    CMMD_all_msgs_wait();
+}
+
+static void a2a_reap(void)
+{
+    size_t b = (size_t)a2a_block;
+    CMMD_mcb m[128];
+    int n = 0, left;
+
+    T_CHECK(t_nodes <= 64, "too many nodes");
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            m[n++] = CMMD_receive_async(j, 5, a2a_r + j * b, a2a_block, NULL,
+                                        NULL);
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            m[n++] = CMMD_send_async(j, 5, a2a_s + j * b, a2a_block, NULL,
+                                     NULL);
+    for (left = n; left > 0;)
+        for (int i = 0; i < n; i++)
+            if (m[i] && CMMD_msg_done(m[i])) {
+                CMMD_free_mcb(m[i]);
+                m[i] = 0;
+                left--;
+            }
+}
+
+static void a2a_xor(void)
+{
+    size_t b = (size_t)a2a_block;
+
+    for (int k = 1; k < t_nodes; k++) {
+        int p = t_self ^ k;
+
+        CMMD_send_and_receive(p, 4, a2a_r + p * b, a2a_block, p, 4,
+                              a2a_s + p * b, a2a_block);
+    }
+}
+
+static void a2a_one(const char *name, void (*order)(void))
+{
+    double t0, t;
+
+    memset(a2a_r, 0, (size_t)t_nodes * (size_t)a2a_block);
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    order();
+    t = cm5_wtime() - t0;
+    for (int j = 0; j < t_nodes; j++)
+        if (j != t_self)
+            T_PATTERN(a2a_r + (size_t)j * (size_t)a2a_block,
+                      (size_t)a2a_block, (uint32_t)(j * 64 + t_self),
+                      "%s block from %d", name, j);
+    printf("prog_model: node %d %s %lld\n", t_self, name, ns(t));
+    t = CMMD_reduce_double(t, CMMD_combiner_dmax);
+    if (t_self == 0)
+        printf("prog_model: a2a %s %lld\n", name, ns(t));
+}
+
+static void a2a(int block)
+{
+    a2a_block = block;
+    a2a_s = malloc((size_t)t_nodes * (size_t)block);
+    a2a_r = malloc((size_t)t_nodes * (size_t)block);
+    T_CHECK(a2a_s && a2a_r, "out of memory");
+    for (int j = 0; j < t_nodes; j++)
+        t_fill(a2a_s + (size_t)j * (size_t)block, (size_t)block,
+               (uint32_t)(t_self * 64 + j));
+    a2a_one("naive", a2a_naive);
+    a2a_one("reap", a2a_reap);
+    a2a_one("xor", a2a_xor);
+    CMMD_sync_with_nodes();
+    free(a2a_s);
+    free(a2a_r);
+}
+
+static void late(void)
+{
+    static char buf[4096];
+    double t0;
+
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    if (t_self == 0)
+        CMMD_send_block(1, 6, buf, (int)sizeof(buf));
+    else if (t_self == 1) {
+        for (int r = 0; r < 1000; r++)
+            (void)cm5_wtime();
+        CMMD_receive_block(0, 6, buf, (int)sizeof(buf));
+    }
+    printf("prog_model: node %d late %lld\n", t_self, ns(cm5_wtime() - t0));
+    CMMD_sync_with_nodes();
+}
+
+static void split(void)
+{
+    long long t[3];
+    double t0;
+
+    for (int i = 0; i < 3; i++) {
+        CMMD_sync_with_nodes();
+        t0 = cm5_wtime();
+        if (t_self == 0)
+            for (int r = 0; r < 1000; r++)
+                (void)cm5_wtime();
+        if (i == 0) {
+            CMMD_reduce_int_start(1, CMMD_combiner_add);
+            T_EQ(CMMD_reduce_int_finish(1, CMMD_combiner_add), t_nodes,
+                 "reduce");
+        } else if (i == 1) {
+            CMMD_scan_int_start(1, CMMD_combiner_add, CMMD_upward,
+                                CMMD_none, 0, CMMD_inclusive);
+            while (!CMMD_scan_done())
+                ;
+            T_EQ(CMMD_scan_int_finish(1, CMMD_combiner_add, CMMD_upward,
+                                      CMMD_none, 0, CMMD_inclusive),
+                 t_self + 1, "scan");
+        } else {
+            CMMD_reduce_int_start(1, CMMD_combiner_max);
+            while (!CMMD_reduce_done())
+                ;
+            t[i] = ns(cm5_wtime() - t0);
+            T_EQ(CMMD_reduce_int_finish(1, CMMD_combiner_max), 1, "max");
+            continue;
+        }
+        t[i] = ns(cm5_wtime() - t0);
+    }
+    printf("prog_model: node %d split %lld %lld %lld\n", t_self, t[0], t[1],
+           t[2]);
+    CMMD_sync_with_nodes();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -168,6 +334,12 @@ int main(int argc, char **argv)
         timers();
     else if (strcmp(mode, "det") == 0)
         det();
+    else if (strcmp(mode, "late") == 0)
+        late();
+    else if (strcmp(mode, "split") == 0)
+        split();
+    else if (strcmp(mode, "a2a") == 0)
+        a2a(argc > 2 ? atoi(argv[2]) : 4096);
     else
         T_CHECK(0, "unknown mode '%s'", mode);
     fflush(stdout);

@@ -4,7 +4,10 @@
 # exactly examples/tutorial/expected/<lesson>[.solution].out (lines
 # starting "time " are real-clock times: only their presence is checked);
 # each expected output also appears word for word in doc/tutorial.md, so
-# the text shows what the programs print.  TAP output.
+# the text shows what the programs print.  Lesson 7 and its solution run
+# again in virtual time (--model cm5, computation free), where the times
+# are exact: <lesson>[.solution].model.out, time lines included.  TAP
+# output.
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
@@ -12,7 +15,7 @@ src=${abs_top_srcdir:-$top}
 exp=$src/examples/tutorial/expected
 LESSONS="l1_address:4 l2_request:4 l3_counting:5 l4_scopy:4 l5_interrupts:2
 l6_deadlock:4 l7_contention:8"
-plan 42
+plan 48
 
 for l in $LESSONS; do
     name=${l%:*} nodes=${l#*:}
@@ -34,4 +37,24 @@ for l in $LESSONS; do
             'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
                 open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
     done
+done
+
+# Lesson 7 in the CM-5's virtual time: the whole output, times included.
+CM5_MODEL_CPU_SCALE=0
+export CM5_MODEL_CPU_SCALE
+for kind in lesson solution; do
+    prog=$EXAMPLES/tutorial/l7_contention nodes=8
+    want=$exp/l7_contention.model.out
+    if [ $kind = solution ]; then
+        prog=$EXAMPLES/tutorial/solutions/l7_contention nodes=6
+        want=$exp/l7_contention.solution.model.out
+    fi
+    job 90 "-n $nodes --provider shm --model cm5" "$prog"
+    check "l7_contention ($kind, $nodes nodes, virtual time) prints the expected times" \
+        '[ "$rc" -eq 0 ] && diff "$want" out >diff 2>&1 ||
+         { sed "s/^/# /" diff; false; }'
+    check_clean "l7_contention ($kind, virtual time)"
+    check "l7_contention ($kind, virtual time): its output is in doc/tutorial.md" \
+        'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
+            open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
 done

@@ -136,3 +136,40 @@ Test(model, control_network_costs)
     cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_REDUCE, 3), 30000);
     cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_BCAST, 100), 5000 + 200000);
 }
+
+/* Seven 4 KiB messages into one node, the three of nodes 0..2 sent one
+ * send (D) before the four of nodes 4..7: in whatever order they land,
+ * the schedule serves them by virtual time, each P q + mr. */
+Test(model, receipts_are_served_in_virtual_time_order)
+{
+    static const int orders[3][7] = {{0, 1, 2, 4, 5, 6, 7},
+                                     {7, 6, 5, 4, 2, 1, 0},
+                                     {4, 0, 6, 2, 7, 1, 5}};
+    cm5i_model_params_t p = parse("cm5");
+    uint64_t D = 35000 + 256 * 1600, S = 256 * 1700 + 13000, d0A = 100000;
+
+    for (int o = 0; o < 3; o++) {
+        cm5i_rxjob_t q[8], j;
+        size_t n = 0;
+
+        for (int k = 0; k < 7; k++) {
+            int src = orders[o][k];
+
+            uint64_t d0 = src < 3 ? d0A : d0A + D;
+
+            cm5i_model_rx_job(&p, cm5i_model_level(src, 3), d0, d0, 256,
+                              p.mr, src, &j);
+            cm5i_model_rx_insert(q, n++, 0, &j);
+        }
+        for (size_t i = 0; i < n; i++) {
+            cr_expect_eq(q[i].src, (int)(i < 3 ? i : i + 1),
+                         "order %d: served %zu-th: node %d", o, i, q[i].src);
+            cr_expect_eq(q[i].end, d0A + 6000 + (i + 1) * S,
+                         "order %d: the %zu-th ends after %zu receipts", o, i,
+                         i + 1);
+        }
+        /* its sender is not held back: its last packet left at its
+         * own pace */
+        cr_expect_eq(q[0].left, d0A + 255 * 1600);
+    }
+}
