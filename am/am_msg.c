@@ -468,11 +468,13 @@ static void msg_eager_ack(cm5_msg_h m)
                           MSG_REFUSED, 0);
         return;
     }
-    /* In virtual time the acknowledgement says when the data was in, as
-     * a rendezvous's completion does. */
+    /* In virtual time an eager or single-copy message is modelled as a
+     * rendezvous (the CM-5's CMMD had no other): the acknowledgement
+     * says when the data was in, as a rendezvous's completion does. */
     if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(cm5i_model_msg_recv(node, m->vt, m->bytes,
-                                             m->rport < 0));
+        cm5i_model_stamp(cm5i_model_msg_recv(
+            node, m->vt, m->post_vt, m->bytes, m->rport < 0,
+            m->rport >= 0 || m->done, &m->fin_vt));
     msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0, 0);
     msg_finish(m);
 }
@@ -697,7 +699,7 @@ static void msg_ack_handler(int src, const uint32_t *arg)
     if (arg[2] == MSG_REFUSED)
         m->status = CM5_ERR_INVALID;
     if (CM5I_UNLIKELY(cm5i_model_on))
-        m->fin_vt = cm5i_model_rx_stamp();
+        cm5i_model_msg_fin(m->fin_vt = cm5i_model_rx_stamp());
     msg_later(m, msg_finish);
 }
 

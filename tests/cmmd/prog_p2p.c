@@ -463,7 +463,16 @@ static void test_async_many(void)
                                NULL, NULL);
         T_CHECK(s[i] > 0, "CMMD_send_async %d returned no MCB", i);
     }
-    T_EQ(CMMD_available_sends(), 128 - N, "CMMD_available_sends()");
+    /* With interrupts on, an eager send whose receive is posted may
+     * complete (its acknowledgement delivered by interrupt) before the
+     * count is read. */
+    if (CMAML_interrupt_status())
+        T_CHECK(CMMD_available_sends() >= 128 - N &&
+                    CMMD_available_sends() <= 128,
+                "CMMD_available_sends() is %d, not in [%d, 128]",
+                CMMD_available_sends(), 128 - N);
+    else
+        T_EQ(CMMD_available_sends(), 128 - N, "CMMD_available_sends()");
     CMMD_all_msgs_wait();
     T_CHECK(CMMD_all_sends_done() && CMMD_all_receives_done() &&
                 CMMD_all_msgs_done(),
