@@ -119,7 +119,8 @@ static const char *ctx_pick_provider(const char *api)
 
 static int ctx_interrupts; /* CM5_INTERRUPTS: enable them at start-up */
 
-static void ctx_shm_config(void)
+/* CM5_SHM and CM5_CMA: the same-host path and its single copy. */
+static void ctx_path_config(void)
 {
     const char *v = cm5i_config_str(CM5_ENV_SHM);
 
@@ -145,7 +146,7 @@ static void ctx_read_config(void)
     cm5i_flow_config();
     cm5i_wait_config();
     cm5i_irq_config();
-    ctx_shm_config();
+    ctx_path_config();
     ctx_interrupts = (int)cm5i_config_long(CM5_ENV_INTERRUPTS, 0, 1);
     cm5i_msg_config();
 }
@@ -215,7 +216,7 @@ static int ctx_use_rings(const char *api)
         return 1;
     if (strcmp(v, "off") == 0)
         return 0;
-    return !named; /* auto (ctx_shm_config refused anything else) */
+    return !named; /* auto (ctx_path_config refused anything else) */
 }
 
 /* Single copy between ring peers (CM5_CMA): auto tries it, and the
@@ -224,7 +225,7 @@ static int ctx_use_cma(void)
 {
     const char *v = cm5i_config_str(CM5_ENV_CMA);
 
-    return strcmp(v, "off") != 0; /* ctx_shm_config refused the rest */
+    return strcmp(v, "off") != 0; /* ctx_path_config refused the rest */
 }
 
 static cm5_status_t ctx_open_fabric(const char *provider)
