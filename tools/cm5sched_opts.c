@@ -304,13 +304,44 @@ static const char *match(const cli_opt_t *d, int argc, char **argv, int *i)
 }
 
 /* Each line of text, the first after lead, all in a column of indent. */
+/* How much of p..e fits in room columns: up to its last blank there (a
+ * word longer than room whole). */
+static int fit(const char *p, const char *e, int room)
+{
+    int n = (int)(e - p), cut = room;
+
+    if (n <= room)
+        return n;
+    while (cut > 0 && p[cut] != ' ')
+        cut--;
+    if (cut > 0)
+        return cut;
+    while (cut < n && p[cut] != ' ')
+        cut++;
+    return cut;
+}
+
+/* text's lines, the first after lead, each indented by indent; a line
+ * longer than 80 columns wraps at blanks, continued 4 columns deeper
+ * than its own first word. */
 void print_lines(const char *text, const char *lead, int indent)
 {
-    const char *e;
+    const char *e, *p;
 
     for (; *text; text = *e ? e + 1 : e, lead = "") {
+        int pad = indent, n;
+
         e = text + strcspn(text, "\n");
-        printf("%-*s%.*s\n", indent, lead, (int)(e - text), text);
+        for (p = text; p < e || p == text; p += n, lead = "") {
+            n = fit(p, e, 80 - pad);
+            printf("%-*s%.*s\n", pad, lead, n, p);
+            if (p == text)
+                pad = indent + (int)strspn(text, " ") + 4;
+            while (p + n < e && p[n] == ' ')
+                n++;
+            if (n == 0)
+                break;
+        }
     }
 }
 

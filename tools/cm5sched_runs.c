@@ -342,7 +342,8 @@ static void help(void)
     print_names("Algorithms:", alg_name, CM5_SCHED_NALGS);
     printf("\nWorkloads (--workload):\n");
     print_lines(cm5_workload_help(), "", 2);
-    printf("\nAlgorithm options (-o):\n%s", cm5_sched_opts_help());
+    printf("\nAlgorithm options (-o):\n");
+    print_lines(cm5_sched_opts_help(), "", 0);
 }
 
 static int work_make(const args_t *a, const char *spec, uint64_t seed,

@@ -20,7 +20,7 @@ unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER \
     CM5SCHED_TEST_CORRUPT
 export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo
 
-PLAN=$((3 + 11 + 11 + 4 * 3 + 1 + 3 + 2))
+PLAN=$((4 + 11 + 11 + 4 * 3 + 1 + 3 + 2))
 . "$(dirname "$0")/../tap.sh"
 tap_begin cm5sched "$PLAN"
 
@@ -71,6 +71,7 @@ done
 grep -q '^Workloads' out || help_ok=0
 check "--help documents every option, the -o options and the workloads" \
     '[ "$help_ok" = 1 ]'
+check "--help fits in 80 columns" '[ "$(awk "length > 80" out | wc -l)" -eq 0 ]'
 run 1 - --version
 check "--version names cm5fab" \
     '[ "$rc" -eq 0 ] && grep -q "^cm5sched (cm5fab [0-9]" out'
