@@ -36,6 +36,9 @@ KEEP=0
 QUIET=0
 
 me=${0##*/}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 usage() {
     cat <<EOF
@@ -65,17 +68,6 @@ matrices, every byte verified on both sides.
 MPI peers need: apt-get install libopenmpi-dev openmpi-bin mpich libmpich-dev
 Exit status: 0 measured and verified, 2 usage error, 3 a run failed.
 EOF
-}
-
-die_usage() {
-    echo "$me: $*" >&2
-    echo "$me: try '$me --help'" >&2
-    exit 2
-}
-
-is_uint() {
-    case $1 in '' | *[!0-9]*) return 1 ;; esac
-    return 0
 }
 
 while [ $# -gt 0 ]; do
@@ -113,10 +105,6 @@ for p in $PS; do
     is_uint "$p" && [ "$p" -ge 2 ] || die_usage "bad partition size '$p'"
 done
 
-say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
-warn() { printf '%s: %s\n' "$me" "$*" >&2; }
-
-here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "$BUILDDIR" ]; then
     for d in . "$here/../_build_bench" "$here/../_build"; do
         if [ -x "$d/tools/cm5sched" ] && [ -x "$d/bench/workload_dump" ]; then
@@ -135,33 +123,7 @@ DUMP=$BUILDDIR/bench/workload_dump
 command -v timeout >/dev/null 2>&1 || die_usage "timeout(1) not found"
 export FI_TCP_IFACE=${FI_TCP_IFACE:-lo}
 
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cm5a2a.XXXXXX") ||
-    { warn "cannot create a scratch directory"; exit 3; }
-cd "$SCRATCH" || exit 3
-PIDS=
-
-cleanup() {
-    trap '' INT TERM HUP
-    for p in $PIDS; do
-        kill -TERM "$p" 2>/dev/null
-    done
-    [ -n "$PIDS" ] && sleep 1
-    for p in $PIDS; do
-        kill -KILL "$p" 2>/dev/null
-    done
-    cd / || :
-    if [ "$KEEP" = 1 ]; then
-        say "# outputs kept in $SCRATCH"
-    else
-        rm -rf "$SCRATCH"
-    fi
-}
-trap cleanup EXIT
-trap 'warn "interrupted"; exit 130' INT
-trap 'warn "terminated"; exit 143' TERM HUP
-
-now() { date +%s; }
-T_START=$(now)
+bench_scratch cm5a2a
 
 # run_bg OUT CMD...: CMD under timeout(1); its status in brc
 run_bg() {

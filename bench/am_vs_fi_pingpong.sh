@@ -33,6 +33,9 @@ RATIO_TARGET=1.25
 RATE_TARGET=1500000
 
 me=${0##*/}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 usage() {
     cat <<EOF
@@ -68,17 +71,6 @@ Exit status: 0 measured (targets may be NOT MET unless --strict),
 EOF
 }
 
-die_usage() {
-    echo "$me: $*" >&2
-    echo "$me: try '$me --help'" >&2
-    exit 2
-}
-
-is_uint() {
-    case $1 in '' | *[!0-9]*) return 1 ;; esac
-    return 0
-}
-
 while [ $# -gt 0 ]; do
     opt=$1
     case $opt in
@@ -112,10 +104,6 @@ done
 
 # ---------------------------------------------------------------- set-up
 
-say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
-warn() { printf '%s: %s\n' "$me" "$*" >&2; }
-
-here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "$BUILDDIR" ]; then
     for d in . "$here/../_build_bench" "$here/../_build" "$here/.."; do
         if [ -x "$d/tools/cm5run" ] && [ -x "$d/examples/am_pingpong" ]; then
@@ -143,64 +131,10 @@ FI_TCP_IFACE=${FI_TCP_IFACE:-lo}
 FI_SOCKETS_IFACE=${FI_SOCKETS_IFACE:-lo}
 export FI_TCP_IFACE FI_SOCKETS_IFACE
 
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cm5bench.XXXXXX") ||
-    { warn "cannot create a scratch directory"; exit 3; }
-# Providers may leave files (*.btr, ...) in the current directory.
-cd "$SCRATCH" || exit 3
-PIDS=       # timeout(1) processes still running
-FI_PIDS=    # fi_pingpong processes started, for their /dev/shm files
-
-# Kill what we started, by pid: timeout(1) passes the signal on to its
-# command; cm5run's nodes die with cm5run (PR_SET_PDEATHSIG).
-cleanup() {
-    trap '' INT TERM HUP
-    for p in $PIDS; do
-        kill -TERM "$p" 2>/dev/null
-    done
-    if [ -n "$PIDS" ]; then
-        sleep 1
-        for p in $PIDS; do
-            # still our child, not a reused pid?
-            [ "$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ')" = $$ ] ||
-                continue
-            for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do
-                kill -KILL "$c" 2>/dev/null
-            done
-            kill -KILL "$p" 2>/dev/null
-        done
-        sleep 0.2
-    fi
-    # shm endpoints of killed fi_pingpong processes are /dev/shm/PID:N:M
-    for p in $FI_PIDS; do
-        kill -0 "$p" 2>/dev/null && continue
-        for f in /dev/shm/"$p":*; do
-            [ -e "$f" ] && rm -f "$f"
-        done
-    done
-    cd / || :
-    if [ "$KEEP" = 1 ]; then
-        say "# outputs kept in $SCRATCH"
-    else
-        rm -rf "$SCRATCH"
-    fi
-}
-trap cleanup EXIT
-trap 'warn "interrupted"; exit 130' INT
-trap 'warn "terminated"; exit 143' TERM HUP
-
-now() { date +%s; }
-T_START=$(now)
+bench_scratch cm5bench
 
 over_budget() {
     [ $(($(now) - T_START)) -ge "$BUDGET" ]
-}
-
-forget_pid() {
-    np=
-    for q in $PIDS; do
-        [ "$q" = "$1" ] || np="$np $q"
-    done
-    PIDS=$np
 }
 
 # start CMD... in the background under timeout(1); sets LASTPID
@@ -216,53 +150,6 @@ wait_bg() {
     rc=$?
     forget_pid "$1"
     return $rc
-}
-
-# fi_pingpong's pid, the child of its timeout(1)
-child_of() {
-    i=0
-    while [ $i -lt 20 ]; do
-        c=$(ps -o pid= --ppid "$1" 2>/dev/null | head -n 1 | tr -d ' ')
-        if [ -n "$c" ]; then
-            echo "$c"
-            return 0
-        fi
-        i=$((i + 1))
-        sleep 0.05
-    done
-    return 1
-}
-
-# A TCP port below the ephemeral range that nothing uses now.
-pick_port() {
-    lo=20000
-    hi=32767
-    if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
-        read -r e1 _ </proc/sys/net/ipv4/ip_local_port_range
-        [ "$e1" -gt $((lo + 1000)) ] && hi=$((e1 - 1))
-    fi
-    used=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-        awk 'NR > 1 { split($2, a, ":"); printf " %s", a[2] }')
-    i=0
-    while [ $i -lt 50 ]; do
-        port=$(awk -v lo="$lo" -v hi="$hi" -v s="$$$i$(date +%N)" \
-            'BEGIN { srand(s % 2147483647); print lo + int(rand() * (hi - lo)) }')
-        hex=$(printf '%04X' "$port")
-        case "$used " in
-        *" $hex "*) ;;
-        *) echo "$port"; return 0 ;;
-        esac
-        i=$((i + 1))
-    done
-    echo 47592
-}
-
-# port_listening PORT: something listens on it
-port_listening() {
-    hex=$(printf '%04X' "$1")
-    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-        awk -v h="$hex" 'NR > 1 && $4 == "0A" { split($2, a, ":");
-                          if (a[2] == h) f = 1 } END { exit !f }'
 }
 
 median() {

@@ -31,6 +31,9 @@ KEEP=0
 QUIET=0
 
 me=${0##*/}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 usage() {
     cat <<EOF
@@ -57,17 +60,6 @@ Environment: FI_PINGPONG, MPICC_OPENMPI, MPIRUN_OPENMPI, MPICC_MPICH,
 MPIRUN_MPICH (defaults: found in PATH).
 Exit status: 0 measured, 2 usage error, 3 a measurement failed.
 EOF
-}
-
-die_usage() {
-    echo "$me: $*" >&2
-    echo "$me: try '$me --help'" >&2
-    exit 2
-}
-
-is_uint() {
-    case $1 in '' | *[!0-9]*) return 1 ;; esac
-    return 0
 }
 
 while [ $# -gt 0 ]; do
@@ -108,10 +100,6 @@ for p in $PEERS; do
     case $p in am | fi | ompi | mpich) ;; *) die_usage "unknown peer '$p'" ;; esac
 done
 
-say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
-warn() { printf '%s: %s\n' "$me" "$*" >&2; }
-
-here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "$BUILDDIR" ]; then
     for d in . "$here/../_build_bench" "$here/../_build" "$here/.."; do
         if [ -x "$d/tools/cm5run" ] && [ -x "$d/examples/am_pingpong" ]; then
@@ -132,56 +120,7 @@ FI_TCP_IFACE=${FI_TCP_IFACE:-lo}
 FI_SOCKETS_IFACE=${FI_SOCKETS_IFACE:-lo}
 export FI_TCP_IFACE FI_SOCKETS_IFACE
 
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cm5peers.XXXXXX") ||
-    { warn "cannot create a scratch directory"; exit 3; }
-cd "$SCRATCH" || exit 3
-PIDS=
-FI_PIDS=
-
-cleanup() {
-    trap '' INT TERM HUP
-    for p in $PIDS; do
-        kill -TERM "$p" 2>/dev/null
-    done
-    if [ -n "$PIDS" ]; then
-        sleep 1
-        for p in $PIDS; do
-            [ "$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ')" = $$ ] ||
-                continue
-            for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do
-                kill -KILL "$c" 2>/dev/null
-            done
-            kill -KILL "$p" 2>/dev/null
-        done
-        sleep 0.2
-    fi
-    for p in $FI_PIDS; do
-        kill -0 "$p" 2>/dev/null && continue
-        for f in /dev/shm/"$p":*; do
-            [ -e "$f" ] && rm -f "$f"
-        done
-    done
-    cd / || :
-    if [ "$KEEP" = 1 ]; then
-        say "# outputs kept in $SCRATCH"
-    else
-        rm -rf "$SCRATCH"
-    fi
-}
-trap cleanup EXIT
-trap 'warn "interrupted"; exit 130' INT
-trap 'warn "terminated"; exit 143' TERM HUP
-
-now() { date +%s; }
-T_START=$(now)
-
-forget_pid() {
-    np=
-    for q in $PIDS; do
-        [ "$q" = "$1" ] || np="$np $q"
-    done
-    PIDS=$np
-}
+bench_scratch cm5peers
 
 # run_bg OUT CMD...: run CMD under timeout(1), output to OUT; its status
 run_bg() {
@@ -194,49 +133,6 @@ run_bg() {
     brc=$?
     forget_pid "$bpid"
     return $brc
-}
-
-child_of() {
-    i=0
-    while [ $i -lt 20 ]; do
-        c=$(ps -o pid= --ppid "$1" 2>/dev/null | head -n 1 | tr -d ' ')
-        if [ -n "$c" ]; then
-            echo "$c"
-            return 0
-        fi
-        i=$((i + 1))
-        sleep 0.05
-    done
-    return 1
-}
-
-pick_port() {
-    lo=20000
-    hi=32767
-    if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
-        read -r e1 _ </proc/sys/net/ipv4/ip_local_port_range
-        [ "$e1" -gt $((lo + 1000)) ] && hi=$((e1 - 1))
-    fi
-    used=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-        awk 'NR > 1 { split($2, a, ":"); printf " %s", a[2] }')
-    i=0
-    while [ $i -lt 50 ]; do
-        port=$(awk -v lo="$lo" -v hi="$hi" -v s="$$$i$(date +%N)" \
-            'BEGIN { srand(s % 2147483647); print lo + int(rand() * (hi - lo)) }')
-        case "$used " in
-        *" $(printf '%04X' "$port") "*) ;;
-        *) echo "$port"; return 0 ;;
-        esac
-        i=$((i + 1))
-    done
-    echo 47593
-}
-
-port_listening() {
-    hex=$(printf '%04X' "$1")
-    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-        awk -v h="$hex" 'NR > 1 && $4 == "0A" { split($2, a, ":");
-                          if (a[2] == h) f = 1 } END { exit !f }'
 }
 
 # stats: "median min max" of the numbers on stdin, "- - -" if none
@@ -271,7 +167,7 @@ run_am() {
 run_fi() {
     prov=$1
     out=$SCRATCH/fi-$1-$2
-    port=$(pick_port)
+    port=$(pick_port 47593)
     timeout -k 2 "$RUN_TIMEOUT" "$FI_PINGPONG" -p "$prov" -e rdm -S 16 \
         -I "$ITERS" -B "$port" >"$out.srv" 2>&1 </dev/null &
     spid=$!
