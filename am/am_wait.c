@@ -282,7 +282,7 @@ void cm5i_probe_progress_of(const void *what)
         plain = 0;
     else
         plain++;
-    probe_last = cm5_wtime();
+    probe_last = cm5_rtime();
 }
 
 static uint64_t poll_handled(void)

@@ -8,7 +8,7 @@
 
 src=${abs_top_srcdir:-$top}
 am=$src/am
-plan 9
+plan 10
 
 # Lines of am/*.c matching ERE $1, outside the files $2 (a regex on the
 # name), as TAP comments.
@@ -68,3 +68,13 @@ check "cm5_am_request and cm5_am_rpc share one body" \
 check "one queue-append helper (CM5I_QUEUE_APPEND)" \
     '! named_outside "tail(\\[[a-z]+\\])?->next = " "" |
         grep -v "defer_head" | grep .'
+
+# cm5_wtime() is the program's clock: in virtual time every read costs the
+# program `clk` (doc/model.md), so the runtime's own timing (backoff,
+# liveness, statistics) reads cm5_rtime().  A probe that called
+# cm5_wtime() once made virtual times depend on how often the host let a
+# node probe.  Allowed: its definition (am_ctx.c) and the trace's clock,
+# which asks the model first (am_trace.c).
+check "the runtime reads the real clock (cm5_rtime), not the program's (cm5_wtime)" \
+    '! named_outside "(^|[^\"a-z_])cm5_wtime\\(\\)" "am_ctx\\.c|am_trace\\.c" |
+        grep -v "^# [a-z_]*\\.c:[0-9]*: *\\*" | grep .'
