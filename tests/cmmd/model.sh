@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=40
+PLAN=43
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -77,6 +77,19 @@ check "a2a: two runs, identical virtual times on every node, all orders" \
 check "a2a reap: every node ends as with CMMD_all_msgs_wait" \
     '[ "$(grep " naive " a2a2 | sed "s/ naive / x /")" = \
        "$(grep " reap " a2a2 | sed "s/ reap / x /")" ]'
+left_behind
+# The same with the clock reads of the program priced (clk = 1 us): the
+# runtime's own probes must not read the program's clock (a scan of MCBs
+# once charged 1 us per probe, so reap ended later than naive, by as
+# many microseconds as the host made it probe).
+CM5_MODEL=cm5
+job "a2a clk" 120 8 shm prog_model a2a 4096
+grep -E '^prog_model: node [0-9]+ (naive|reap)' out | sort >a2aclk
+expect_ok "a2a clk: ran"
+check "a2a clk = 1 us: reap still ends as naive on every node" \
+    '[ "$(grep -c " naive " a2aclk)" -eq 8 ] &&
+     [ "$(grep " naive " a2aclk | sed "s/ naive / x /")" = \
+       "$(grep " reap " a2aclk | sed "s/ reap / x /")" ]'
 left_behind
 
 # recording a trace (CM5_TRACE) reads the virtual clock without charging
