@@ -49,7 +49,7 @@ mk() { # DIR AM_RECV CONCAT_RECV A4_TOTAL A4_S1MSGS A4_RBUF A1_SBUF
       row a4 0 "$4" 18 "$5" 2 "$6"; } >"$1/liu_m1024.csv"
 }
 mk good 0.001 0.002 0.1 5 4 16384
-mk bad 0.003 0.002 0.9 6 5 16385
+mk bad 0.003 0.002 0.9 6 133 16385
 mksweep good 0.2 0.3 0.1 0.4
 mksweep bad 0.35 0.3 0.4 0.1
 python3 "$V" good >good.out 2>&1
@@ -68,9 +68,9 @@ check "A4 100 ms against A1 500, A2 400: holds; A4 900 ms: does not" \
 check "Table 2 counts: 5 = C + 1 messages holds, 6 does not" \
     'line good "A4 stage messages" | grep -q "0 of 1 runs over.*\*\*holds\*\*" &&
      line bad "A4 stage messages" | grep -q "1 of 1 runs over.*\*\*does not hold\*\*"'
-check "Table 4: A4 rBUF 4 = C^2 L/P holds (ratio 1.00), 5 does not (1.25)" \
-    'line good "Table 4, A4: sBUF <= C^2 L/P, rBUF <= C^2 L/P (L = t)" | grep -q "sBUF 0.50, rBUF 1.00; 0 of 14 over (P = 8, 16, 25).*\*\*holds\*\*" &&
-     line bad "Table 4, A4" | grep -q "rBUF 1.25; 1 of 14 over.*\*\*does not hold\*\*"'
+check "Table 4: A4 rBUF 4 = C^2 L/P holds (ratio 1.00), 133 = 4 + 2 C P + 1 does not (33.25)" \
+    'line good "Table 4, A4: sBUF <= C^2 L/P, rBUF <= C^2 L/P (L = t; + less than 2 C P" | grep -q "sBUF 0.50, rBUF 1.00; 0 of 14 above the plain bound (largest excess 0 elements), 0 beyond the rounding (P = 8, 16, 25).*\*\*holds\*\*" &&
+     line bad "Table 4, A4" | grep -q "rBUF 33.25; 1 of 14 above the plain bound (largest excess 129 elements), 1 beyond the rounding.*\*\*does not hold\*\*"'
 check "Table 4: A1 sBUF 16384 = M_max P holds, 16385 does not; A2 holds in both" \
     'line good "Table 4, A1: sBUF <= M_max P, rBUF <= L" | grep -q "sBUF 1.00, rBUF 1.00.*\*\*holds\*\*" &&
      line bad "Table 4, A1" | grep -q "\*\*does not hold\*\*" &&
