@@ -11,7 +11,9 @@
 #   A4-n2 on square P (Fig 23);
 #   hambrusch1995 Figs 2-7 and the tables of Figs 8 and 9, hambrusch1996
 #   Figs 8/9 (s-to-p broadcasting, cm5sched --bcast), on meshes scaled by
-#   --hb-scale (sources scaled with p, message lengths as the papers).
+#   --hb-scale (sources scaled with p, message lengths as the papers),
+#   with Open MPI's MPI_Allgatherv and the algorithms' MPI port
+#   (hambrusch1996 section 6, bench/mpi_bcast_port.c) on the same inputs.
 # The document starts with the status of every table and figure of the
 # five papers and the verdict on each checkable claim of PAPER_RESULTS.md,
 # both computed from this run's CSV files by bench/verdicts.py.
@@ -518,6 +520,50 @@ hbmpi() {
             >>"$csvdir/${csv}_mpi.csv"
     done
 }
+# hbport CSV MESH ALGS SIZES SPEC...: the MPI port (hambrusch1996 section
+# 6): the same plans run with Open MPI point-to-point messages
+# (bench/mpi_bcast_port.c, built here with mpicc, the planners compiled
+# in) on the inputs of the native section CSV, as many runs, into
+# CSV_port.csv, and the table of both side by side (bench/verdicts.py
+# --port); one line when there is no mpicc or mpirun.
+PORTBIN=
+hbport() {
+    csv=$1 m=$2 algs=$3 sizes=$4
+    shift 4
+    if [ -z "$PORTBIN" ]; then
+        PORTBIN=$scratch/mpi_bcast_port
+        command -v mpicc >/dev/null && command -v mpirun >/dev/null &&
+            mpicc -O2 -std=c11 -D_GNU_SOURCE -I"$srcdir/algos" \
+                -I"$srcdir/algos/api" -I"$srcdir/am/api" -I"$BUILDDIR" \
+                "$srcdir/bench/mpi_bcast_port.c" "$srcdir/algos/plan_bcast.c" \
+                "$srcdir/algos/plan_bcast_dist.c" -o "$PORTBIN" \
+                -L"$BUILDDIR/.libs" -lcm5sched -lcm5fab -lm \
+                -Wl,-rpath,"$BUILDDIR/.libs" 2>"$scratch/mpicc.err" ||
+            PORTBIN=none
+    fi
+    if [ "$PORTBIN" = none ]; then
+        printf '\nMPI port: not run (no mpicc/mpirun or it failed to build).\n' >&3
+        return
+    fi
+    np=$((${m%x*} * ${m#*x}))
+    # shellcheck disable=SC2016 # the backquotes are Markdown
+    printf '\nMPI port (hambrusch1996 section 6): the same plans with Open MPI point-to-point messages over its own shared memory, %s ranks (--oversubscribe), every byte checked, as many runs; comm + comp of the slowest rank as the native rows:\n\n```\nmpirun -np %s mpi_bcast_port -a %s%s -m %s -z %s -r %s -W 1 -M %s -s %s\n```\n\n' \
+        "$np" "$np" "$algs" "$(printf ' -w %s' "$@")" "$m" "$sizes" "$REPS" \
+        "$MATRICES" "$SEED" >&3
+    echo "$me: MPI port of $csv ..." >&2
+    # shellcheck disable=SC2046 # one -w per distribution
+    if timeout -k 5 "$TIMEOUT" mpirun --oversubscribe --allow-run-as-root \
+        -np "$np" "$PORTBIN" -a "$algs" $(printf -- '-w %s ' "$@") -m "$m" \
+        -z "$sizes" -r "$REPS" -W 1 -M "$MATRICES" -s "$SEED" \
+        >"$csvdir/${csv}_port.csv" 2>"$scratch/port.err"; then
+        python3 "$srcdir/bench/verdicts.py" --port "$csvdir" "$csv" >&3
+    else
+        rm -f "$csvdir/${csv}_port.csv"
+        printf 'Failed:\n\n```\n' >&3
+        tail -n 5 "$scratch/port.err" | cut -c1-200 >&3
+        printf '```\n' >&3
+    fi
+}
 if want hb; then
     m=$(hbmesh 10 10) hbp=$((${m%x*} * ${m#*x}))
     w=
@@ -595,6 +641,9 @@ if want hb; then
         # shellcheck disable=SC2046
         hbmpi "hb_fig8_$1x$2" "$m" 2048 $(for d in row col equal dr cross; do
             echo "$d:s=$s"; done)
+        # shellcheck disable=SC2046
+        hbport "hb_fig8_$1x$2" "$m" br_xy_source,repos 2048 \
+            $(for d in row col equal dr cross; do echo "$d:s=$s"; done)
     done
     m=$(hbmesh 8 8) hbp=$((${m%x*} * ${m#*x}))
     hbsec "$m" "hambrusch1995 Fig. 9: cross, s = 15 of 64, L = 2 KB" \
@@ -602,6 +651,16 @@ if want hb; then
         hb_fig9 --bcast br_xy_source,repos,part_xy_source \
         --workload "cross:s=$(hbs 15 64)" --sizes 2048
     hbmpi hb_fig9 "$m" 2048 "cross:s=$(hbs 15 64)"
+    hbport hb_fig9 "$m" br_xy_source,repos,part_xy_source 2048 \
+        "cross:s=$(hbs 15 64)"
+    # hambrusch1996 section 6: every algorithm, native and MPI port, on
+    # Fig. 9's mesh, cross and equal, L = 2 KB.
+    hbsec "$m" "hambrusch1996 section 6: every algorithm, native and its MPI port, s = 15 of 64, L = 2 KB" \
+        "Paper (Paragon): the programs ported to MPI point-to-point lost 2-5 % for every implementation, on the same network.  Here the native rows run on cm5fab and the port on Open MPI's shared memory: the ratio measures the transports as much as the port." \
+        hb_port --bcast all --workload "cross:s=$(hbs 15 64)" \
+        --workload "equal:s=$(hbs 15 64)" --sizes 2048
+    hbmpi hb_port "$m" 2048 "cross:s=$(hbs 15 64)" "equal:s=$(hbs 15 64)"
+    hbport hb_port "$m" all 2048 "cross:s=$(hbs 15 64)" "equal:s=$(hbs 15 64)"
     m=$(hbmesh 16 16) hbp=$((${m%x*} * ${m#*x}))
     w=
     for s in 16 32 64 128 192; do
@@ -615,6 +674,8 @@ if want hb; then
         "Paper (16x16): repositioning pays for equal, cross and square block, not band; not when s > p/2 or p <= 16; partitioning hardly ever beats repositioning alone." \
         hb96_fig8 --bcast br_xy_source,repos,part_xy_source \
         $(printf -- '--workload %s ' $w) --sizes 6144
+    # shellcheck disable=SC2046,SC2086
+    hbport hb96_fig8 "$m" br_xy_source,repos,part_xy_source 6144 $w
     hbsec "$m" "hambrusch1996 Fig. 9: s = 75 of 256, L varied" \
         "Paper (16x16): no gain below L = 1 KB except for cross; the benefit grows with L, then tapers for some distributions." \
         hb96_fig9 --bcast br_xy_source,repos,part_xy_source \

@@ -3,7 +3,9 @@
 # --bcast's columns): Fig. 9's ordering, Fig. 5's Br_Lin claim, Fig. 6's
 # fixed total and Fig. 7's mesh shapes hold or do not with the numbers
 # shown, the MPI reference is quoted, the status table names Fig. 7's
-# shapes, and without the CSVs the claims are "not computed".  TAP.
+# shapes, the MPI port's claim (hambrusch1996 section 6: within 2-5 % of
+# native, per algorithm) holds or does not with the ratios shown, and
+# without the CSVs the claims are "not computed".  TAP.
 #
 #   abs_top_srcdir=SRC sh tests/algos/verdicts_hb.sh
 
@@ -11,9 +13,9 @@
 V=$abs_top_srcdir/bench/verdicts.py
 
 . "$(dirname "$0")/../tap.sh"
-tap_begin cm5verdicts_hb 8
+tap_begin cm5verdicts_hb 11
 if ! command -v python3 >/dev/null 2>&1; then
-    for i in 1 2 3 4 5 6 7 8; do skip "verdicts_hb $i" "no python3"; done
+    for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "verdicts_hb $i" "no python3"; done
     exit 0
 fi
 
@@ -47,10 +49,26 @@ mk67() { # DIR FIG6_S2 FIG6_S10 FIG7_S2 FIG7_S3 FIG7_S7_ON_5x6
               7 $m; } >"$1/hb_fig7_$m.csv"
     done
 }
+# mkport DIR FACTOR_BR_XY_SOURCE REPOS_NATIVE FACTOR_REPOS:
+# hb_fig9_port.csv, the MPI port's rows (bench/mpi_bcast_port's columns)
+# at FACTOR x hb_fig9's (br_xy_source's is 4.5 ms in both).
+mkport() {
+    { echo "workload,matrix,p,mesh,s,alg,size,rep,total_s,comm_s,sched_s,phases,msgs,bytes"
+      for x in "br_xy_source 0.0045 $2" "repos $3 $4"; do
+          # shellcheck disable=SC2086
+          set -- $x
+          t=$(echo "$2 $3" | awk '{ printf "%.6f", $1 * $2 }')
+          echo "\"cross:s=15\",0,64,8x8,15,$1,2048,0,$t,$t,0,3,60,1000"
+      done; } >"$1/hb_fig9_port.csv"
+}
 mk good 0.0041 0.0045 0.0048 0.003
 mk67 good 0.012 0.007 0.005 0.004 0.020
 mk bad 0.0050 0.0045 0.0048 0.006
 mk67 bad 0.007 0.012 0.004 0.005 0.010
+# good: br_xy_source's port 3 % slower, repos' 4 % faster; bad: +10 %
+# and -20 %.
+mkport good 1.03 0.0041 0.96
+mkport bad 1.10 0.0050 0.80
 python3 "$V" good >good.out 2>&1
 python3 "$V" bad >bad.out 2>&1
 python3 "$V" --status good >good.status 2>&1
@@ -79,3 +97,17 @@ check "Fig. 7: s = 15 (3) faster than s = 8 (2) but on 2x15 holds at 4 < 5 ms, n
 check "status: Figs 6/7 rerun, with the shapes of Fig. 7; not in a run without them" \
     'grep -q "Figs 6/7.*rerun.*Fig. 7 on 2x15, 3x10, 5x6 |" good.status &&
      grep -q "Figs 6/7 (fixed total, mesh shapes) | not in this run |" none.status'
+check "MPI port: br_xy_source x1.03 and repos x0.96 of native hold, with the MPI_Allgatherv ratio" \
+    'line good "MPI port of br_xy_source" | grep -q "port / native x1.030 (+3.0 %) over 1 points, x1.03-x1.03; port / MPI_Allgatherv x2.32 (1 points).*\*\*holds\*\*" &&
+     line good "MPI port of repos" | grep -q "port / native x0.960 (-4.0 %).*\*\*holds\*\*" &&
+     [ "$(grep -c "MPI port of" good.out)" = 2 ]'
+check "MPI port: x1.10 and x0.80 of native do not hold" \
+    'line bad "MPI port of br_xy_source" | grep -q "x1.100 (+10.0 %).*\*\*does not hold\*\*" &&
+     line bad "MPI port of repos" | grep -q "x0.800 (-20.0 %).*\*\*does not hold\*\*"'
+check "MPI port: the side-by-side table and the status; not computed without the CSVs" \
+    'python3 "$V" --port good hb_fig9 >port.out 2>&1 &&
+     grep -q "^| cross:s=15 | br_xy_source | 2048 | 4.5 | 4.63 | x1.03 | 2 | x2.32 |$" port.out &&
+     [ "$(grep -c "^| cross:s=15 |" port.out)" = 2 ] &&
+     grep -q "section 6 (MPI port.*rerun.*on hb_fig9;" good.status &&
+     grep -q "section 6 (MPI port.*| not in this run |" none.status &&
+     grep -q "MPI port within 2-5 % of native | no CSV (hb.s MPI port not run) | not computed" none.out'
