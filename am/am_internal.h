@@ -45,7 +45,8 @@ typedef struct {
     uint8_t type;
     uint8_t raw; /* obj:off is the handler's address in the receiver */
     uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
-    uint32_t pad2;
+    uint32_t tseq; /* with CM5_TRACE: the sender's number for this user
+                      active message (its trace arrow), from 1; else 0 */
     uint64_t vt; /* virtual send time (am_model.c), or CM5I_VT_NONE */
 } cm5i_pkt_t;
 #define CM5I_VT_NONE UINT64_MAX /* a packet the model does not charge */

@@ -47,7 +47,7 @@ static void am_run_user(int ch, const cm5i_pkt_t *pkt)
         cm5i_model_run(pkt);
     cm5i_ctx.in_handler++;
     cm5i_ctx.in_req_handler = ch == CM5I_CH_REQ;
-    cm5i_trace_am_begin(ch, pkt->src, pkt->obj, pkt->off);
+    cm5i_trace_am_begin(ch, pkt->src, pkt->obj, pkt->off, pkt->tseq);
     h(pkt->arg[0], pkt->arg[1], pkt->arg[2], pkt->arg[3]);
     cm5i_trace_am_end(ch);
     cm5i_ctx.in_req_handler = was_req;
@@ -371,7 +371,8 @@ static int am_run_rpcs(void)
                       pkt.obj, pkt.off, pkt.src);
         if (CM5I_UNLIKELY(cm5i_model_on))
             cm5i_model_run(&pkt);
-        cm5i_trace_am_begin(CM5I_CH_REQ, pkt.src, pkt.obj, pkt.off);
+        cm5i_trace_am_begin(CM5I_CH_REQ, pkt.src, pkt.obj, pkt.off,
+                            pkt.tseq);
         h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
         cm5i_trace_am_end(CM5I_CH_REQ);
         cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
@@ -478,8 +479,10 @@ void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)
     cm5i_flow_owe(ch, pkt->src);
 }
 
+/* *tseq: the packet's number in the trace (0 when not tracing). */
 static cm5_status_t am_user(int ch, int type, int node,
-                            cm5_am_handler_func_t h, const uint32_t arg[4])
+                            cm5_am_handler_func_t h, const uint32_t arg[4],
+                            uint32_t *tseq)
 {
     cm5i_pkt_t pkt = {.type = (uint8_t)type};
     cm5i_href_t ref;
@@ -499,6 +502,9 @@ static cm5_status_t am_user(int ch, int type, int node,
     pkt.obj = ref.obj;
     pkt.off = ref.off;
     memcpy(pkt.arg, arg, sizeof(pkt.arg));
+    if (CM5I_UNLIKELY(cm5i_trace_on))
+        pkt.tseq = cm5i_trace_seq();
+    *tseq = pkt.tseq;
     return cm5i_am_send(ch, node, &pkt);
 }
 
@@ -507,13 +513,14 @@ static cm5_status_t am_request(int type, int node, cm5_am_handler_func_t h,
                                const uint32_t arg[4])
 {
     cm5_status_t st;
+    uint32_t tseq;
 
     if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
         return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REQ, type, node, h, arg);
+    st = am_user(CM5I_CH_REQ, type, node, h, arg, &tseq);
     if (st == CM5_OK) {
         cm5i_ctx.stats.requests_sent++;
-        cm5i_trace_am_send(CM5I_CH_REQ, node);
+        cm5i_trace_am_send(CM5I_CH_REQ, node, tseq);
     }
     return st;
 }
@@ -533,13 +540,14 @@ cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
     CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
     cm5_status_t st;
+    uint32_t tseq;
 
     if (CM5I_UNLIKELY(cm5i_ctx.in_handler && !cm5i_ctx.in_req_handler))
         return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REP, CM5I_PKT_USER, node, h, arg);
+    st = am_user(CM5I_CH_REP, CM5I_PKT_USER, node, h, arg, &tseq);
     if (st == CM5_OK) {
         cm5i_ctx.stats.replies_sent++;
-        cm5i_trace_am_send(CM5I_CH_REP, node);
+        cm5i_trace_am_send(CM5I_CH_REP, node, tseq);
     }
     return st;
 }

@@ -86,18 +86,30 @@ static trace_ev_t *trace_next(int kind)
     return e;
 }
 
-void cm5i_trace_am_send_(int ch, int node)
+/* Numbers of the user active messages sent (the interrupt signal
+ * handler may send too: an atomic increment). */
+static uint32_t trace_seq_next;
+
+uint32_t cm5i_trace_seq(void)
+{
+    return __atomic_add_fetch(&trace_seq_next, 1, __ATOMIC_RELAXED);
+}
+
+/* An active message's send and handler events keep its number in tag. */
+void cm5i_trace_am_send_(int ch, int node, uint32_t tseq)
 {
     trace_ev_t *e = trace_next(EV_SEND);
 
     if (e) {
         e->ch = (uint8_t)ch;
         e->peer = node;
+        e->tag = (int32_t)tseq;
         e->bytes = 4 * sizeof(uint32_t);
     }
 }
 
-void cm5i_trace_am_begin_(int ch, int src, uint32_t obj, uint32_t off)
+void cm5i_trace_am_begin_(int ch, int src, uint32_t obj, uint32_t off,
+                          uint32_t tseq)
 {
     trace_ev_t *e = trace_next(EV_BEGIN);
 
@@ -106,6 +118,7 @@ void cm5i_trace_am_begin_(int ch, int src, uint32_t obj, uint32_t off)
         e->peer = src;
         e->a = obj;
         e->b = off;
+        e->tag = (int32_t)tseq;
         e->bytes = 4 * sizeof(uint32_t);
     }
 }
@@ -236,18 +249,34 @@ static void trace_json_ev(FILE *o, int r, double t0, const trace_ev_t *e)
     unsigned long long id = (unsigned long long)r << 48 |
                             (unsigned long long)(e->b & 0xffff) << 32 | e->a;
 
+    /* An arrow (flow event) from a send to its handler: the id names the
+     * sending node and its message number. */
+    unsigned long long flow = (unsigned long long)(uint32_t)e->tag;
+
     switch (e->kind) {
     case EV_SEND:
-        fprintf(o, "{\"name\":\"%s\",\"cat\":\"am\",\"ph\":\"i\",\"s\":\"t\","
-                "\"ts\":%.3f,\"pid\":%d,\"tid\":1,\"args\":{\"to\":%d,"
-                "\"bytes\":%u}},\n", e->ch == CM5I_CH_REQ ? "request" : "reply",
-                us, r, e->peer, e->bytes);
+        /* A slice of no length, so the arrow has a slice to start from. */
+        fprintf(o, "{\"name\":\"%s\",\"cat\":\"am\",\"ph\":\"X\","
+                "\"dur\":0,\"ts\":%.3f,\"pid\":%d,\"tid\":1,\"args\":{"
+                "\"to\":%d,\"bytes\":%u,\"seq\":%llu}},\n",
+                e->ch == CM5I_CH_REQ ? "request" : "reply", us, r, e->peer,
+                e->bytes, flow);
+        if (flow)
+            fprintf(o, "{\"name\":\"am\",\"cat\":\"am\",\"ph\":\"s\","
+                    "\"id\":%llu,\"ts\":%.3f,\"pid\":%d,\"tid\":1},\n",
+                    (unsigned long long)r << 32 | flow, us, r);
         break;
     case EV_BEGIN:
         fprintf(o, "{\"name\":\"%s\",\"cat\":\"am\",\"ph\":\"B\",\"ts\":%.3f,"
                 "\"pid\":%d,\"tid\":1,\"args\":{\"from\":%d,\"bytes\":%u,"
-                "\"channel\":\"%s\"}},\n", trace_handler_name(e), us, r,
-                e->peer, e->bytes, e->ch == CM5I_CH_REQ ? "request" : "reply");
+                "\"channel\":\"%s\",\"seq\":%llu}},\n", trace_handler_name(e),
+                us, r, e->peer, e->bytes,
+                e->ch == CM5I_CH_REQ ? "request" : "reply", flow);
+        if (flow)
+            fprintf(o, "{\"name\":\"am\",\"cat\":\"am\",\"ph\":\"f\","
+                    "\"bp\":\"e\",\"id\":%llu,\"ts\":%.3f,\"pid\":%d,"
+                    "\"tid\":1},\n",
+                    (unsigned long long)(uint32_t)e->peer << 32 | flow, us, r);
         break;
     case EV_END:
         fprintf(o, "{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%d,\"tid\":1},\n", us, r);
@@ -389,4 +418,5 @@ void cm5i_trace_teardown(void)
     free(tr.ev);
     free(tr.path);
     memset(&tr, 0, sizeof(tr));
+    trace_seq_next = 0;
 }

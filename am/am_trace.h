@@ -22,25 +22,30 @@ void cm5i_trace_flush(void);
 /* Node 0 merges the parts (after the exit barrier); free the buffer. */
 void cm5i_trace_teardown(void);
 
-void cm5i_trace_am_send_(int ch, int node);
-void cm5i_trace_am_begin_(int ch, int src, uint32_t obj, uint32_t off);
+void cm5i_trace_am_send_(int ch, int node, uint32_t tseq);
+void cm5i_trace_am_begin_(int ch, int src, uint32_t obj, uint32_t off,
+                          uint32_t tseq);
+/* The number of the next user active message this node sends (its
+ * packet's tseq; the trace draws an arrow from its send to its handler). */
+uint32_t cm5i_trace_seq(void);
 void cm5i_trace_am_end_(int ch);
 void cm5i_trace_msg_(int end, int is_send, int node, int tag, size_t bytes,
                      uint32_t slot, uint32_t gen);
 
-/* A user active message left on channel ch for node. */
-static inline void cm5i_trace_am_send(int ch, int node)
+/* A user active message numbered tseq left on channel ch for node. */
+static inline void cm5i_trace_am_send(int ch, int node, uint32_t tseq)
 {
     if (__builtin_expect(cm5i_trace_on, 0))
-        cm5i_trace_am_send_(ch, node);
+        cm5i_trace_am_send_(ch, node, tseq);
 }
 
-/* A user handler (obj:off) from src starts and ends on channel ch. */
+/* A user handler (obj:off) of src's message tseq starts and ends on
+ * channel ch. */
 static inline void cm5i_trace_am_begin(int ch, int src, uint32_t obj,
-                                       uint32_t off)
+                                       uint32_t off, uint32_t tseq)
 {
     if (__builtin_expect(cm5i_trace_on, 0))
-        cm5i_trace_am_begin_(ch, src, obj, off);
+        cm5i_trace_am_begin_(ch, src, obj, off, tseq);
 }
 
 static inline void cm5i_trace_am_end(int ch)

@@ -3,7 +3,8 @@
 # run and CM5_TRACE=FILE on any program write one Chrome trace-event JSON
 # file that parses, holds events of every node, and whose send, handler
 # and scopy counts are exactly cm5_stats' counters and cm5sched's message
-# counts; a full buffer says how many events it dropped; the per-node
+# counts, and every handler has an arrow (flow event) from the send of
+# its message; a full buffer says how many events it dropped; the per-node
 # parts are gone afterwards.  TAP output.
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
@@ -29,17 +30,24 @@ t = json.load(open(sys.argv[1]))
 ev, meta = t["traceEvents"], t["cm5fab"]
 n = meta["nodes"]
 c = collections.Counter()
+sent, starts, ends, handled = {}, {}, [], []
 for e in ev:
     if e.get("ph") == "M" or e.get("name") == "trace":
         continue
     p = e["pid"]
     c[p, "any"] += 1
     ph = e["ph"]
-    if ph == "i":
+    if ph == "X":
         c[p, e["name"] + "_sent"] += 1
+        sent[p, e["args"]["seq"]] = e["args"]["to"]
     elif ph == "B":
         c[p, e["args"]["channel"] + "_handled"] += 1
         c[p, "open"] += 1
+        handled.append((p, e["args"]["from"], e["args"]["seq"], e["ts"]))
+    elif ph == "s":
+        starts[e["id"]] = (p, e["ts"])
+    elif ph == "f":
+        ends.append((p, e["id"], e["ts"]))
     elif ph == "E":
         c[p, "open"] -= 1
     elif ph in "be":
@@ -61,6 +69,23 @@ for s in meta["stats"]:
                                                                "reply")]
         if mine != s[k]:
             print("node %d: %d events for %s %d" % (p, mine, k, s[k]))
+# Arrows: every handler ends one, from its source's send of that number
+# to this node; the sends start them.
+if len(ends) != len(handled) or len(starts) != len(sent):
+    print("%d arrow ends for %d handlers, %d starts for %d sends" %
+          (len(ends), len(handled), len(starts), len(sent)))
+for p, fid, ts in ends:
+    src, seq = fid >> 32, fid & 0xffffffff
+    if fid not in starts or starts[fid][0] != src or \
+            sent.get((src, seq)) != p:
+        print("node %d: arrow %x has no send from node %d to it" %
+              (p, fid, src))
+for p, src, seq, ts in handled:
+    if (src << 32 | seq) not in starts:
+        print("node %d: handler of node %d's message %d: no arrow" %
+              (p, src, seq))
+if len(sys.argv) > 2 or ends:
+    print("# %d arrows" % len(ends))
 if len(meta["stats"]) != n:
     print("stats of %d nodes, not %d" % (len(meta["stats"]), n))
 if len(sys.argv) > 2:
@@ -87,7 +112,7 @@ check "the trace is valid JSON (python3 -m json.tool)" \
     'python3 -m json.tool "$tr" >/dev/null'
 check_trace "$tr" runs.csv >found 2>&1
 sed -n 's/^# /# /p' found
-check "every node's events; sends, handlers = cm5_stats; scopies = msgs" \
+check "every node's events; sends, handlers = cm5_stats; an arrow from each send to its handler; scopies = msgs" \
     '! grep -v "^# " found | sed "s/^/# /" | grep .'
 check "the per-node parts are gone" '! ls "$tr".*.part 2>/dev/null | grep .'
 check_clean "cm5sched --trace"
