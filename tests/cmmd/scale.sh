@@ -42,7 +42,8 @@ run() {
 }
 
 run "default n=$big" "$big" "" all rings
-expect_ok "default n=$big: every node checked every byte, every packet on the rings"
+expect_ok "default n=$big: every node checked every byte, every packet on \
+the rings"
 check "default n=$big: nothing on stderr" '[ ! -s err ]'
 left_behind
 
@@ -59,7 +60,8 @@ at most 256 endpoint addresses, the job needs 258 \\(2 per node\\): use at \
 most 128 nodes, or the same-host rings \\(no --provider, CM5_SHM not off: \
 one address per node, up to 256 nodes on one host\\), or --provider tcp"
 run "--provider shm n=129" 129 "--provider shm" all fabric
-check "--provider shm n=129: node 0's one line names the limit and the ways out, exit 1, no hang ($ms ms)" \
+check "--provider shm n=129: node 0's one line names the limit and the \
+ways out, exit 1, no hang ($ms ms)" \
     '[ "$rc" -eq 1 ] && [ "$ms" -lt 120000 ] && one_error 0 fab "$limit"'
 check "--provider shm n=129: no node ran the program" '[ ! -s out ]'
 left_behind
