@@ -11,8 +11,8 @@
 #     with node 0's one line that names the limit and the ways out, and
 #     exit 1, no hang;
 #   - every job leaves nothing behind.
-# About 25 s on a quiet 2-core machine: most of it is libfabric's
-# start-up (doc/bench.md, Scale).
+# About 50 s of CPU, most of it libfabric's start-up (doc/bench.md,
+# Scale): 72-84 s of wall on 2 cores at load average 185-320.
 # TAP output.  CM5TEST_SCALE_NODES changes the 160.
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/scale.sh
