@@ -148,7 +148,8 @@ cm5_status_t cm5i_alive_open(void)
                            .rx_bytes = 32 * sizeof(alive_pkt_t),
                            .nch = 1, /* one endpoint: pings only */
                            .queue = 16,
-                           .quiet = 1};
+                           .quiet = 1,
+                           .rank = cm5i_ctx.rank};
     char tag[64];
     cm5_status_t st;
     double t0;

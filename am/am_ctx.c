@@ -238,9 +238,9 @@ static cm5_status_t ctx_open_fabric(const char *provider)
         p.ring_slots = (size_t)cm5i_flow_window() + CM5I_UNCOUNTED_SLACK;
         p.ring_bytes = cm5i_msg_ring_bytes();
         p.cma = ctx_use_cma();
-        p.rank = cm5i_ctx.rank;
         p.nep = cm5i_ctx.nep;
     }
+    p.rank = cm5i_ctx.rank;
 
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d",
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);

@@ -17,7 +17,7 @@ set -u
 NS="8 16 32 64 128 256"
 ROUNDS=1
 PEERS="cm5 ompi mpich"
-PROVIDER=shm
+PROVIDER=auto
 RUN_TIMEOUT=300
 BUILDDIR=
 KEEP=0
@@ -32,8 +32,11 @@ Start-up time and resident memory per node: cm5run -n N against mpirun -np N.
 
   --ns "8 16 ..."      job sizes (default: "$NS")
   --peers LIST         cm5 ompi mpich (default: "$PEERS")
-  --provider P         cm5run --provider (default: $PROVIDER; Open MPI uses
-                       btl self,vader, MPICH its default)
+  --provider P         cm5run --provider P, or auto: none, the one-host
+                       default (same-host rings beside libfabric's shm; shm
+                       alone holds 128 nodes, the rings 256) (default:
+                       $PROVIDER; Open MPI uses btl self,vader, MPICH its
+                       default)
   --rounds N           runs of each size, alternating (default: $ROUNDS)
   --builddir DIR       build tree with tools/cm5run and bench/cm5_hello
   --timeout S          limit for each job (default: $RUN_TIMEOUT)
@@ -100,7 +103,9 @@ done
 
 launch() { # PEER N
     case $1 in
-    cm5) echo "$CM5RUN -n $2 --provider $PROVIDER --timeout $RUN_TIMEOUT $HELLO" ;;
+    cm5) popt="--provider $PROVIDER"
+         [ "$PROVIDER" = auto ] && popt=
+         echo "$CM5RUN -n $2 $popt --timeout $RUN_TIMEOUT $HELLO" ;;
     ompi) echo "mpirun.openmpi --oversubscribe --allow-run-as-root --bind-to none -np $2 --mca pml ob1 --mca btl self,vader ./mpi_hello.ompi" ;;
     mpich) echo "mpirun.mpich -np $2 ./mpi_hello.mpich" ;;
     esac
@@ -108,6 +113,7 @@ launch() { # PEER N
 
 echo "# start-up and memory per node: cm5run vs mpirun; $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "# host: $(nproc) CPUs; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# cm5run provider: $PROVIDER"
 printf '%-6s %4s %5s %9s %9s %9s %9s %9s %9s %9s %10s\n' impl N round \
     "start s" "total s" "rss kB" "anon kB" "file kB" "shmem kB" "hwm max" \
     "launch kB"
@@ -135,7 +141,8 @@ while [ "$r" -le "$ROUNDS" ]; do
             PIDS=
             got=$(grep -c '^node ' "$out")
             if [ $rc -ne 0 ] || [ "$got" -ne "$n" ]; then
-                echo "# $p N=$n failed (exit $rc, $got of $n nodes): $(tail -n 1 "$out.err")"
+                why=$(grep -m 1 ' error ' "$out.err" || tail -n 1 "$out.err")
+                echo "# $p N=$n failed (exit $rc, $got of $n nodes): $why"
                 failed=1
                 continue
             fi

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "am_log.h"
 #include "fabric/shmring.h"
@@ -76,6 +77,7 @@ struct cm5i_fab {
     long bulk_pending; /* tagged operations in flight */
     int lost_node;     /* destination of the last failed send, or -1 */
     int quiet;         /* data-path errors: debug level (the caller judges) */
+    int rank;          /* this node */
     char *rx_mem;
     char *tx_mem;
     char prov[64];
@@ -86,7 +88,6 @@ struct cm5i_fab {
     uint8_t *via_ring; /* per node */
     int all_ring;
     int ring_others;   /* ring peers other than this node */
-    int ring_rank;     /* this node */
     int cma;           /* single copy asked for (CM5_CMA) */
     int *cma_pid;      /* per node: its pid for process_vm_readv, or -1 */
     unsigned skips;    /* polls that skipped libfabric's queue */
@@ -412,7 +413,6 @@ static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
     }
     if (slots < cm5i_ring_rec_slots(p->msg_size))
         slots = cm5i_ring_rec_slots(p->msg_size);
-    fab->ring_rank = p->rank;
     fab->cma = p->cma;
     rc = cm5i_ring_open(p->name_tag, p->rank, p->nep, fab->nch, slots,
                         &fab->ring);
@@ -439,6 +439,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     fab->nch = p->nch > 0 && p->nch < CM5I_NCH ? p->nch : CM5I_NCH;
     fab->lost_node = -1;
     fab->quiet = p->quiet;
+    fab->rank = p->rank;
     fab_quirk_env();
     rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
@@ -545,7 +546,7 @@ static void fab_cma_peers(cm5i_fab_t *fab, int n)
     if (!fab->cma || !(fab->cma_pid = malloc((size_t)n * sizeof(int))))
         return;
     for (int k = 0; k < n; k++) {
-        fab->cma_pid[k] = fab->via_ring[k] && k != fab->ring_rank
+        fab->cma_pid[k] = fab->via_ring[k] && k != fab->rank
                               ? cm5i_ring_peer_pid(fab->ring, k)
                               : -1;
         ncma += fab->cma_pid[k] > 0;
@@ -653,31 +654,117 @@ size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
     return fab_ring_address(fab, p, used, size);
 }
 
-/* A failed fi_av_insert: say so in one line, and why when the job has
- * more endpoints than the provider's domain (libfabric 1.17's shm: 256,
- * and every node opens one endpoint per channel). */
-static void fab_av_full(cm5i_fab_t *fab, int n, int k, int rc)
+/* Does node k's endpoint of channel c go into the address vector?  A
+ * ring peer's packets, replies included, all take its ring (cm5i_fab_send
+ * looks there first): libfabric carries only its bulk data, the tagged
+ * operations on the request endpoint.  So a one-host job inserts one
+ * address per node, and libfabric 1.17's shm, whose address vector holds
+ * 256 endpoints, runs 256 nodes instead of 128. */
+static int fab_av_wanted(const cm5i_fab_t *fab, int k, int c)
+{
+    return c == CM5I_CH_REQ || !cm5i_fab_via_ring(fab, k);
+}
+
+/* Addresses this node inserts; *nring gets its ring peers. */
+static size_t fab_av_need(const cm5i_fab_t *fab, int n, int *nring)
+{
+    size_t need = 0;
+
+    *nring = 0;
+    for (int k = 0; k < n; k++) {
+        *nring += cm5i_fab_via_ring(fab, k);
+        for (int c = 0; c < fab->nch; c++)
+            need += (size_t)fab_av_wanted(fab, k, c);
+    }
+    return need;
+}
+
+/* The job has more endpoints than the provider's domain holds: one line
+ * that names the limit and the ways out.  Every node finds the same
+ * (on one host), so node 0 says it and the others give it the time to
+ * end the job (cm5run stops it at the first node that exits); a node
+ * that is still there after that says it too. */
+static void fab_too_many(const cm5i_fab_t *fab, int n, size_t need,
+                         int nring)
 {
     size_t cap = fab->info->domain_attr->ep_cnt;
-    size_t need = (size_t)n * (size_t)fab->nch;
+    const char *prov = fab->info->fabric_attr->prov_name;
+    struct timespec ts = {5, 0};
 
-    if (cap && need > cap)
+    if (fab->rank != 0)
+        nanosleep(&ts, NULL);
+    if (nring == 0)
         cm5i_log(CM5I_LOG_ERROR, "fab",
-                 "fi_av_insert of node %d failed (%d): provider %s holds at "
-                 "most %zu endpoints and this job needs %zu (%d nodes x %d): "
-                 "use at most %zu nodes, or another provider (--provider tcp)",
-                 k, rc, fab->info->fabric_attr->prov_name, cap, need, n,
-                 fab->nch, cap / (size_t)fab->nch);
+                 "%d nodes are too many for provider %s on libfabric's "
+                 "path: it holds at most %zu endpoint addresses, the job "
+                 "needs %zu (%d per node): use at most %zu nodes, or the "
+                 "same-host rings (no --provider, CM5_SHM not off: one "
+                 "address per node, up to %zu nodes on one host), or "
+                 "--provider tcp",
+                 n, prov, cap, need, fab->nch, cap / (size_t)fab->nch, cap);
     else
-        cm5i_log(CM5I_LOG_ERROR, "fab", "fi_av_insert of node %d failed (%d)",
-                 k, rc);
+        cm5i_log(CM5I_LOG_ERROR, "fab",
+                 "%d nodes are too many for provider %s: it holds at most "
+                 "%zu endpoint addresses, the job needs %zu (%d nodes on "
+                 "same-host rings x 1, %d others x %d): use at most %zu "
+                 "nodes on one host, or --provider tcp",
+                 n, prov, cap, need, nring, n - nring, fab->nch, cap);
+}
+
+/* The offset of each record's ring part, after its channels' names. */
+static void fab_ring_offsets(const cm5i_fab_t *fab, int n, const void *addrs,
+                             size_t stride, size_t *ring_off)
+{
+    for (int k = 0; k < n; k++) {
+        const char *rec = (const char *)addrs + (size_t)k * stride;
+        size_t used = 0;
+
+        for (int c = 0; c < fab->nch; c++) {
+            uint16_t len;
+
+            memcpy(&len, rec + used, 2);
+            used += 2 + len;
+        }
+        ring_off[k] = used;
+    }
+}
+
+/* Insert the addresses libfabric may use; the others stay
+ * FI_ADDR_NOTAVAIL, which cm5i_fab_send refuses. */
+static cm5_status_t fab_av_insert(cm5i_fab_t *fab, int n, const void *addrs,
+                                  size_t stride)
+{
+    for (int k = 0; k < n; k++) {
+        const char *rec = (const char *)addrs + (size_t)k * stride;
+        size_t used = 0;
+
+        for (int c = 0; c < fab->nch; c++) {
+            fi_addr_t *a = &fab->peers[k * CM5I_NCH + c];
+            uint16_t len;
+            int rc = 1;
+
+            memcpy(&len, rec + used, 2);
+            *a = FI_ADDR_NOTAVAIL;
+            if (fab_av_wanted(fab, k, c))
+                rc = fi_av_insert(fab->av, rec + used + 2, 1, a, 0, NULL);
+            if (rc != 1) {
+                cm5i_log(CM5I_LOG_ERROR, "fab",
+                         "fi_av_insert of node %d failed (%d)", k, rc);
+                return CM5_ERR_FABRIC;
+            }
+            used += 2 + len;
+        }
+    }
+    return CM5_OK;
 }
 
 cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
                                 size_t stride)
 {
     size_t *ring_off = calloc((size_t)n, sizeof(*ring_off));
+    size_t cap = fab->info->domain_attr->ep_cnt, need;
     cm5_status_t st;
+    int nring;
 
     fab->peers = calloc((size_t)n * CM5I_NCH, sizeof(*fab->peers));
     if (!fab->peers || !ring_off) {
@@ -685,29 +772,19 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
         return CM5_ERR_NO_MEMORY;
     }
     fab->npeers = n;
-    for (int k = 0; k < n; k++) {
-        const char *rec = (const char *)addrs + (size_t)k * stride;
-        size_t used = 0;
-
-        for (int c = 0; c < fab->nch; c++) {
-            uint16_t len;
-            int rc;
-
-            memcpy(&len, rec + used, 2);
-            rc = fi_av_insert(fab->av, rec + used + 2, 1,
-                              &fab->peers[k * CM5I_NCH + c], 0, NULL);
-            if (rc != 1) {
-                fab_av_full(fab, n, k, rc);
-                free(ring_off);
-                return CM5_ERR_FABRIC;
-            }
-            used += 2 + len;
-        }
-        ring_off[k] = used;
-    }
-    st = fab_ring_peers(fab, n, addrs, stride, ring_off, fab->ring_rank);
+    /* The rings first: they decide which addresses libfabric needs. */
+    fab_ring_offsets(fab, n, addrs, stride, ring_off);
+    st = fab_ring_peers(fab, n, addrs, stride, ring_off, fab->rank);
     free(ring_off);
-    return st;
+    if (st != CM5_OK)
+        return st;
+    need = fab_av_need(fab, n, &nring);
+    /* CM5_ERR_INVALID, as for a bad variable: the line said it all. */
+    if (cap && need > cap) {
+        fab_too_many(fab, n, need, nring);
+        return CM5_ERR_INVALID;
+    }
+    return fab_av_insert(fab, n, addrs, stride);
 }
 
 int cm5i_fab_via_ring(const cm5i_fab_t *fab, int node)
@@ -736,6 +813,17 @@ void cm5i_fab_peer_string(cm5i_fab_t *fab, int node, char *buf, size_t size)
     buf[size - 1] = '\0';
 }
 
+/* A send to an address not in the address vector (fab_av_wanted): a
+ * bug, never a peer's fault. */
+static cm5_status_t fab_no_addr(int node, int c)
+{
+    cm5i_log(CM5I_LOG_ERROR, "fab",
+             "internal error: node %d's %s endpoint has no libfabric address "
+             "(a same-host ring peer's packets take its ring)",
+             node, c == CM5I_CH_REQ ? "request" : "reply");
+    return CM5_ERR_STATE;
+}
+
 cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
                            size_t len)
 {
@@ -751,6 +839,8 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
         return st;
     }
     dest = fab->peers[node * CM5I_NCH + c];
+    if (FAB_UNLIKELY(dest == FI_ADDR_NOTAVAIL))
+        return fab_no_addr(node, c);
     if (len <= fab->inject_size && !fab->tracked) {
         rc = fi_inject(ch->ep, msg, len, dest);
         if (rc == 0) {
@@ -782,6 +872,8 @@ cm5_status_t cm5i_fab_tsend(cm5i_fab_t *fab, int node, uint64_t tag,
     fi_addr_t dest = fab->peers[node * CM5I_NCH + CM5I_CH_REQ];
     ssize_t rc;
 
+    if (FAB_UNLIKELY(dest == FI_ADDR_NOTAVAIL))
+        return fab_no_addr(node, CM5I_CH_REQ);
     op->kind = FAB_CTX_USER;
     rc = fi_tsend(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, dest, tag,
                   op->fi_ctx);

@@ -54,7 +54,9 @@ typedef struct {
     size_t ring_bytes;    /* with ring_slots: bytes per ring for messages
                              longer than a packet (eager messages),
                              which take several slots, in flight at once */
-    int rank, nep;        /* with ring_slots: this node, the endpoints */
+    int rank;             /* this node (node 0 reports a job too large
+                             for the provider, cm5i_fab_set_peers) */
+    int nep;              /* with ring_slots: the endpoints */
     int cma;              /* with ring_slots: ring peers in this pid
                              namespace may move bulk data by single copy
                              (cm5i_fab_cma_read) */
@@ -81,7 +83,8 @@ size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab);
 /* Serialized address of the endpoints; returns its length or 0. */
 size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size);
 /* Insert the addresses of nodes 0..n-1 (each as returned by
- * cm5i_fab_address, stride bytes apart). */
+ * cm5i_fab_address, stride bytes apart): a same-host ring peer's request
+ * endpoint only (its bulk data), both endpoints of the others. */
 cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
                                 size_t stride);
 

@@ -1,0 +1,68 @@
+#!/bin/sh
+# More nodes than libfabric 1.17's shm provider has room for with two
+# endpoints each (its address vector holds 256 endpoints: 128 nodes):
+#   - by default (no --provider: the same-host rings beside shm) 160
+#     nodes run prog_scale (barrier, reductions, a scan, active messages
+#     and CMMD messages up to 100 000 bytes between nodes far apart,
+#     every byte checked), every packet on the rings; and 129 nodes with
+#     CM5_CMA=off, where the messages' data takes libfabric's tagged path
+#     (one address per node in shm's address vector);
+#   - on libfabric's path (--provider shm) 129 nodes stop at start-up
+#     with node 0's one line that names the limit and the ways out, and
+#     exit 1, no hang;
+#   - every job leaves nothing behind.
+# About 50 s of CPU, most of it libfabric's start-up (doc/bench.md,
+# Scale): 72-84 s of wall on 2 cores at load average 185-320.
+# TAP output.  CM5TEST_SCALE_NODES changes the 160.
+#
+#   abs_top_builddir=BUILD sh tests/cmmd/scale.sh
+
+PLAN=8
+. "$(dirname "$0")/lib.sh"
+unset CM5_SHM CM5_CMA
+big=${CM5TEST_SCALE_NODES:-160}
+
+# run NAME NODES CM5RUN-PROVIDER-OPTION PROG-ARGS...: like job, with
+# longer limits (a large job starts slowly on a loaded machine).
+run() {
+    name=$1 nodes=$2 popt=$3
+    shift 3
+    jobno=$((jobno + 1))
+    mark="cm5cmmd-$$-$jobno"
+    rm -f key out err
+    shm_list >shm.before
+    t0=$(now_ms)
+    CM5TEST_KEYFILE=$scratch/key timeout -k 2 130 \
+        "$CM5RUN" -n "$nodes" $popt --timeout 120 \
+        sh -c 'echo "$CM5_JOB_KEY" >>"$0"; exec "$@"' "$scratch/key" \
+        "$PROGS/prog_scale" "$@" "$mark" >out 2>err
+    rc=$?
+    ms=$(($(now_ms) - t0))
+    t_end=$(date '+%H:%M:%S.%N')
+}
+
+run "default n=$big" "$big" "" all rings
+expect_ok "default n=$big: every node checked every byte, every packet on \
+the rings"
+check "default n=$big: nothing on stderr" '[ ! -s err ]'
+left_behind
+
+CM5_CMA=off
+export CM5_CMA
+run "CM5_CMA=off n=129" 129 "" all rings
+unset CM5_CMA
+expect_ok "CM5_CMA=off n=129: the same, the data on libfabric's tagged path"
+left_behind
+
+# (CM5_SHM=off takes the same path: shmpath.sh checks that both do.)
+limit="129 nodes are too many for provider shm on libfabric's path: it holds \
+at most 256 endpoint addresses, the job needs 258 \\(2 per node\\): use at \
+most 128 nodes, or the same-host rings \\(no --provider, CM5_SHM not off: \
+one address per node, up to 256 nodes on one host\\), or --provider tcp"
+run "--provider shm n=129" 129 "--provider shm" all fabric
+check "--provider shm n=129: node 0's one line names the limit and the \
+ways out, exit 1, no hang ($ms ms)" \
+    '[ "$rc" -eq 1 ] && [ "$ms" -lt 120000 ] && one_error 0 fab "$limit"'
+check "--provider shm n=129: no node ran the program" '[ ! -s out ]'
+left_behind
+finish
