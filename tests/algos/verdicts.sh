@@ -95,7 +95,7 @@ check "the status table names all five papers" \
     '[ "$(cut -d"|" -f2 status.out | sed 1,2d | sort -u | wc -l)" -eq 5 ]'
 check "the status table gives Table 3 at n = 256 when its CSVs are there, and how to run it when not" \
     'grep -q "Table 3 (recvl: AM vs concatenate) | rerun at n = 32, 256 |" status.out &&
-     rm -f bad/t3_n256_*.csv && python3 "$V" --status bad | grep -q "rerun at n = 32; n = 256 not in this run.*--t3-provider tcp"'
+     rm -f bad/t3_n256_*.csv && python3 "$V" --status bad | grep -q "rerun at n = 32; n = 256 not in this run.*--table3-nodes \"64 128 256\", the default, runs it"'
 check "the status table gives the P and M_max of the liu2002 sweeps" \
     'grep -q "Figs 15/17 (P varied) | rerun in blocking mode at P = 8 " status.out &&
      grep -q "rerun at P = 16, M_max = 64, 4096; A4 in modes b, n1, n2" status.out &&
