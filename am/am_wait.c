@@ -75,8 +75,17 @@ cm5_status_t cm5i_wait_setup(void)
     void *p;
 
     waits.nfds = cm5i_fab_wait_fds(cm5i_ctx.fab, waits.fds);
-    if (waits.nfds || cm5i_ctx.boot.doorbell_fd < 0)
+    if (waits.nfds) {
+        cm5i_log(CM5I_LOG_INFO, "wait",
+                 "waits sleep on the provider's file descriptors");
         return CM5_OK;
+    }
+    if (cm5i_ctx.boot.doorbell_fd < 0) {
+        cm5i_log(CM5I_LOG_INFO, "wait",
+                 "waits back off: the provider has no wait object and the "
+                 "launcher gave no doorbell");
+        return CM5_OK;
+    }
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
              cm5i_ctx.boot.doorbell_fd, 0);
     if (p == MAP_FAILED) {
@@ -86,6 +95,7 @@ cm5_status_t cm5i_wait_setup(void)
     }
     waits.doorbell = (cm5i_doorbell_t *)p + CM5_DOORBELL_FIRST;
     waits.doorbell_len = len;
+    cm5i_log(CM5I_LOG_INFO, "wait", "waits sleep on the job's doorbell");
     return CM5_OK;
 }
 

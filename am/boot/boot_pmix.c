@@ -2,19 +2,26 @@
  * PMIx bootstrap: rank, size and the address exchange come from the PMIx
  * server of the launcher that started us (Slurm srun --mpi=pmix, Open MPI
  * mpirun, PRRTE prterun, Flux): put, commit, fence with data collection,
- * get.
+ * get.  A job whose nodes are all on one host also gets a doorbell, as
+ * cm5run's jobs do (a shared-memory object every node maps, which its
+ * waits sleep on where the provider has no wait object: shm).
  */
 #include "boot/boot.h"
 
+#include <fcntl.h>
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "am_log.h"
+#include "boot/boot_proto.h"
 
 static pmix_proc_t boot_me;
 static int boot_round;
+static char boot_db_name[96]; /* the doorbell's name until it is removed */
 
 int cm5i_boot_pmix_present(void)
 {
@@ -81,6 +88,37 @@ static cm5_status_t boot_pmix_u32(const char *key, uint32_t *out)
     return *out ? CM5_OK : boot_pmix_fail(key, PMIX_ERR_BAD_PARAM);
 }
 
+/* The doorbell of a one-host job: a POSIX shared-memory object named
+ * after the job's namespace, which every node opens (the first creates
+ * it; ftruncate to the same size is idempotent) before the first fence
+ * and removes after it, so that nothing is left in /dev/shm once the job
+ * has started.  Without one (no room, a name taken) waits back off. */
+static int boot_pmix_doorbell(int size)
+{
+    size_t n = (size_t)snprintf(boot_db_name, sizeof(boot_db_name),
+                                "/cm5-db-%.80s", boot_me.nspace);
+    int fd;
+
+    for (size_t i = 1; i < n && i < sizeof(boot_db_name); i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789-_",
+                    boot_db_name[i]))
+            boot_db_name[i] = '_';
+    fd = shm_open(boot_db_name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || ftruncate(fd, (off_t)CM5_DOORBELL_SIZE(size)) != 0) {
+        cm5i_log(CM5I_LOG_WARN, "boot",
+                 "no doorbell (%s: %m): waits on shared memory will back "
+                 "off",
+                 boot_db_name);
+        if (fd >= 0)
+            close(fd);
+        shm_unlink(boot_db_name);
+        boot_db_name[0] = '\0';
+        return -1;
+    }
+    return fd;
+}
+
 cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
 {
     pmix_status_t rc = PMIx_Init(&boot_me, NULL, 0);
@@ -97,8 +135,8 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
     b->host = -1; /* host/node programs: cm5run only (doc/cluster.md) */
     b->key_given = 0; /* node 0 draws it during the address exchange */
     b->fd = -1;
-    b->doorbell_fd = -1;
     b->local = local == size;
+    b->doorbell_fd = b->local ? boot_pmix_doorbell((int)size) : -1;
     b->method = "pmix";
     return CM5_OK;
 }
@@ -130,6 +168,10 @@ cm5_status_t cm5i_boot_pmix_allgather(cm5i_boot_t *b, const void *mine,
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS)
         return boot_pmix_fail("PMIx_Fence", rc);
+    if (boot_db_name[0]) { /* every node has opened the doorbell */
+        shm_unlink(boot_db_name);
+        boot_db_name[0] = '\0';
+    }
     for (int k = 0; k < b->size; k++) {
         PMIX_PROC_CONSTRUCT(&peer);
         PMIX_LOAD_PROCID(&peer, boot_me.nspace, (pmix_rank_t)k);
@@ -153,4 +195,10 @@ void cm5i_boot_pmix_abort(int status, const char *msg)
     PMIx_Abort(status, msg, NULL, 0);
 }
 
-void cm5i_boot_pmix_fini(void) { PMIx_Finalize(NULL, 0); }
+void cm5i_boot_pmix_fini(void)
+{
+    if (boot_db_name[0]) /* left before the address exchange */
+        shm_unlink(boot_db_name);
+    boot_db_name[0] = '\0';
+    PMIx_Finalize(NULL, 0);
+}

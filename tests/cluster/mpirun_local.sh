@@ -28,7 +28,7 @@ mpi() {
     fi
     return $rc
 }
-echo "1..8"
+echo "1..9"
 out=$(mpi 60 -np 4 "$B/hello" 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '^hello from node [0-3] of 4$')
 printf '%s\n' "$out" | grep -q 'provider: shm (bootstrap: pmix)' &&
@@ -91,3 +91,19 @@ printf '%s\n' "$out" | grep -q 'warn boot: PMI_SIZE=4: a launcher started this p
     printf '%s\n' "$out" | grep -q '^hello from node 0 of 1$' &&
     ok 8 "launcher without PMIx: the node warns it runs alone" ||
     notok 8 "launcher without PMIx" "$out"
+
+# One host: the nodes get a doorbell as under cm5run (shm has no wait
+# object; without one, waits back off), and it is removed once all have
+# it (a file in /dev/shm only between PMIx_Init and the first fence).
+before=$(ls /dev/shm 2>/dev/null | grep '^cm5-db-' | sort)
+out=$(mpi 60 -np 3 -x CM5_LOG_LEVEL=info "$B/am_flood" -m 2000 2>&1)
+left() {
+    ls /dev/shm 2>/dev/null | grep '^cm5-db-' | sort | comm -13 \
+        "$scratch/db_before" -
+}
+printf '%s\n' "$before" >"$scratch/db_before"
+n=$(printf '%s\n' "$out" | grep -c "info wait: waits sleep on the job's doorbell$")
+[ "$n" = 3 ] && printf '%s\n' "$out" | grep -q '6000 requests and 6000 replies' &&
+    { [ -z "$(left)" ] || { sleep 1; [ -z "$(left)" ]; }; } &&
+    ok 9 "mpirun -np 3 on one host: every node sleeps on a doorbell, none left in /dev/shm" ||
+    notok 9 "mpirun doorbell ($n of 3 nodes; left: $(left))" "$out"
