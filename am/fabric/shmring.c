@@ -25,20 +25,22 @@
  * sender sends on a channel, whatever its size.
  *
  * Rewinding: a ring's pages cost a page fault on each side when first
- * touched (on a fresh shared page the writer's is 7-30 us, against
- * 0.2-0.6 us to copy 4 KiB: doc/bench.md, "Eager messages on the
- * same-host fast path"), and a ring sized for the eager budget has
- * dozens of them, so eager messages running round the whole ring were
- * slower than single copies for their first laps.  A sender that finds
- * its ring empty (the owner's head at its tail) before a record of
- * several slots therefore starts it at slot 0: it writes a skip record
- * (length word RING_SKIP, pad = slots to skip) to the end of the ring,
- * and records reuse the same few warm pages.  Until the owner has read
- * that marker, its slot is the only one of the new lap the sender may
- * not write (the rest of the old lap is skipped, never read): a record
- * that would cover it starts after it, behind a second skip record.
- * The ring has room for a rec of RING_REWIND_ROOM slots besides what
- * was asked for, so a rewind never takes room a caller counted on.
+ * touched (the writer's, on a fresh shared page, 7-30 us against under
+ * 1 us to copy 4 KiB: doc/bench.md, "Profile: 4-KiB eager messages"),
+ * and a ring sized for the eager budget has dozens of them, so eager
+ * messages running round the whole ring were slower than single copies
+ * for their first laps.  A sender about to write a record of several
+ * slots, whose owner has read all but a few slots (the record and what
+ * is unread fit before the tail's slot), starts the record at slot 0:
+ * it writes a skip record there (length word RING_SKIP, pad = slots to
+ * skip) to the end of the ring, and records reuse the same warm pages.
+ * Until the owner has read that marker, the slots of the new lap from
+ * the unread packets to the marker's are barred, one spare slot before
+ * them kept free; the rest of the old lap is skipped, never read.  A
+ * record that would reach the barred slots goes after the marker's,
+ * behind a second skip record written in the spare slot (ring_room).
+ * Each ring has RING_REWIND_ROOM slots besides those asked for, so a
+ * rewind never takes room the caller counted on.
  */
 #include "fabric/shmring.h"
 
