@@ -17,7 +17,7 @@ B=${1:-_build} R=${2:-7}
 : "${SIZES:=16,256,4096}" "${REPS:=5}"
 : "${PP_SIZES=16 1024 4096}" "${PP_ITERS:=2000}"
 out=$(mktemp)
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, CM5_SHM=${CM5_SHM:-auto}, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, CM5_SHM=${CM5_SHM:-auto}, CM5_CMA=${CM5_CMA:-auto}, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 i=0
 while [ $i -lt "$R" ]; do
     for mode in off on; do

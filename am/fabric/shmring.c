@@ -23,6 +23,24 @@
  * so a record is published whole, in its place among the sender's
  * packets of that channel: one ring keeps the order of everything a
  * sender sends on a channel, whatever its size.
+ *
+ * Rewinding: a ring's pages cost a page fault on each side when first
+ * touched (the writer's, on a fresh shared page, 7-30 us against under
+ * 1 us to copy 4 KiB: doc/bench.md, "Profile: 4-KiB eager messages"),
+ * and a ring sized for the eager budget has dozens of them, so eager
+ * messages running round the whole ring were slower than single copies
+ * for their first laps.  A sender about to write a record of several
+ * slots, whose owner has read all but a few slots (the record and what
+ * is unread fit before the tail's slot), starts the record at slot 0:
+ * it writes a skip record there (length word RING_SKIP, pad = slots to
+ * skip) to the end of the ring, and records reuse the same warm pages.
+ * Until the owner has read that marker, the slots of the new lap from
+ * the unread packets to the marker's are barred, one spare slot before
+ * them kept free; the rest of the old lap is skipped, never read.  A
+ * record that would reach the barred slots goes after the marker's,
+ * behind a second skip record written in the spare slot (ring_room).
+ * Each ring has RING_REWIND_ROOM slots besides those asked for, so a
+ * rewind never takes room the caller counted on.
  */
 #include "fabric/shmring.h"
 
@@ -41,13 +59,19 @@
 
 #include "am_log.h"
 
-#define RING_MAGIC 0x636d35726e673032ull /* "cm5rng02" */
+#define RING_MAGIC 0x636d35726e673033ull /* "cm5rng03" */
 #define RING_LINE 64
 #define RING_NAME_MAX 64
 #define RING_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RING_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define RING_REC (RING_NAME_MAX + 8 + 8) /* name, nonce, host */
+#define RING_SKIP UINT32_MAX   /* a slot's length word: skip `pad` slots */
+#define RING_NO_MARK UINT32_MAX /* tx_mpos: no rewind marker unread */
+/* What a rewind may cost the room of a ring: the marker's slot, a spare
+ * one and the slots a record skips to pass it. */
+#define RING_REWIND_ROOM                                                     \
+    ((CM5I_RING_REC_MAX + CM5I_RING_SLOT - 1) / CM5I_RING_SLOT + 4)
 _Static_assert(CM5I_FAB_RING_REC >= 2 + RING_REC,
                "a ring record fits its room in the address record");
 
@@ -88,6 +112,9 @@ struct cm5i_ring {
     char **seg;    /* each node's segment mapped here, or NULL */
     uint64_t pid_ns; /* this process's pid namespace, 0 if unknown */
     uint32_t *tx_tail, *tx_head; /* per node and channel: ours, its */
+    /* per node and channel: the index and slot of our last rewind
+     * marker, while the owner may not have read it (RING_NO_MARK) */
+    uint32_t *tx_mark, *tx_mpos;
     uint32_t *rx_head;           /* per sender and channel */
     uint64_t *pend;              /* per channel: senders not yet drained */
     int expected;                /* ring peers, the owner included */
@@ -158,9 +185,15 @@ static int ring_alloc(cm5i_ring_t *r)
     r->seg = calloc((size_t)r->nep, sizeof(*r->seg));
     r->tx_tail = calloc(n, sizeof(uint32_t));
     r->tx_head = calloc(n, sizeof(uint32_t));
+    r->tx_mark = calloc(n, sizeof(uint32_t));
+    r->tx_mpos = malloc(n * sizeof(uint32_t));
     r->rx_head = calloc(n, sizeof(uint32_t));
     r->pend = calloc((size_t)r->nch * r->words, sizeof(uint64_t));
-    return r->seg && r->tx_tail && r->tx_head && r->rx_head && r->pend;
+    if (r->tx_mpos)
+        for (size_t i = 0; i < n; i++)
+            r->tx_mpos[i] = RING_NO_MARK;
+    return r->seg && r->tx_tail && r->tx_head && r->tx_mark && r->tx_mpos &&
+           r->rx_head && r->pend;
 }
 
 static void ring_free(cm5i_ring_t *r)
@@ -168,6 +201,8 @@ static void ring_free(cm5i_ring_t *r)
     free(r->seg);
     free(r->tx_tail);
     free(r->tx_head);
+    free(r->tx_mark);
+    free(r->tx_mpos);
     free(r->rx_head);
     free(r->pend);
     free(r);
@@ -224,7 +259,7 @@ int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
 
     if (!r)
         return -ENOMEM;
-    while (s < slots && s < (1u << 16))
+    while (s < slots + RING_REWIND_ROOM && s < (1u << 16))
         s <<= 1;
     r->rank = rank;
     r->nep = nep;
@@ -413,13 +448,93 @@ static void ring_bytes_out(ring_ctl_t *c, uint32_t slots, size_t off,
     memcpy((unsigned char *)dst + first, base, len - first);
 }
 
+/* Is ring i's last rewind marker still unread (its head at or before
+ * it)?  Forgets it once read. */
+static int ring_marked(cm5i_ring_t *r, size_t i, uint32_t h)
+{
+    if (r->tx_mpos[i] == RING_NO_MARK)
+        return 0;
+    if ((int32_t)(h - r->tx_mark[i]) > 0) {
+        r->tx_mpos[i] = RING_NO_MARK;
+        return 0;
+    }
+    return 1;
+}
+
+/* Before a record of n slots at tail t of ring i: if the packets the
+ * owner has not read yet, and the record, fit before slot t of the ring
+ * (and no marker is unread), write a marker skipping to the end of the
+ * ring and return the tail after it (the record then starts at slot 0);
+ * else t. */
+static uint32_t ring_rewind(cm5i_ring_t *r, ring_ctl_t *c, size_t i,
+                            uint32_t t, uint32_t n)
+{
+    uint32_t pos = t & (r->slots - 1);
+    ring_slot_t *s;
+
+    if (pos <= n)
+        return t; /* near slot 0 already */
+    /* The record, and a spare slot (ring_room), before the unread. */
+    if (t - r->tx_head[i] > pos - n - 1) {
+        r->tx_head[i] = atomic_load_explicit(&c->head, memory_order_acquire);
+        if (t - r->tx_head[i] > pos - n - 1)
+            return t; /* too much unread: keep going round */
+    }
+    if (ring_marked(r, i, r->tx_head[i]))
+        return t;
+    s = ring_slot(c, pos);
+    s->len = RING_SKIP;
+    s->pad = r->slots - pos;
+    r->tx_mark[i] = t;
+    r->tx_mpos[i] = pos;
+    return t + (r->slots - pos);
+}
+
+/* Where a record of n slots goes, the tail being t: t, or past an unread
+ * rewind marker (the slots from t to it are skipped); CM5_ERR_AGAIN when
+ * the ring has no room for it now. */
+static cm5_status_t ring_room(cm5i_ring_t *r, ring_ctl_t *c, size_t i,
+                              uint32_t t, uint32_t n, uint32_t *at)
+{
+    /* While a marker is unread, a slot stays free before what the owner
+     * has yet to read, for the skip record that passes the marker. */
+    uint32_t spare = r->tx_mpos[i] != RING_NO_MARK;
+    uint32_t h, mpos, lap, off, first;
+
+    *at = t;
+    if (RING_LIKELY(t - r->tx_head[i] <= r->slots - n - spare))
+        return CM5_OK;
+    h = r->tx_head[i] = atomic_load_explicit(&c->head, memory_order_acquire);
+    if (!ring_marked(r, i, h))
+        return t - h <= r->slots - n ? CM5_OK : CM5_ERR_AGAIN;
+    /* The marker is unread: in the new lap (slot 0 at index lap) the
+     * owner has yet to read the slots from `first` to the marker's; the
+     * rest is free (the old lap beyond the marker is skipped).  A record
+     * that would reach them goes after the marker's slot. */
+    mpos = r->tx_mpos[i];
+    lap = r->tx_mark[i] + (r->slots - mpos);
+    first = mpos - (r->tx_mark[i] - h);
+    off = t - lap;
+    if (off <= mpos) {
+        if (off + n < first)
+            return CM5_OK;
+        if (off >= first)
+            return CM5_ERR_AGAIN; /* no slot for the skip (not reached) */
+        off = mpos + 1;
+    }
+    if (off + n > r->slots)
+        return CM5_ERR_AGAIN;
+    *at = lap + off;
+    return CM5_OK;
+}
+
 cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
                             const void *msg, size_t len)
 {
     size_t i = (size_t)node * r->nch + ch;
     char *seg = r->seg[node];
     ring_ctl_t *c = ring_at(seg, r, r->rank, ch);
-    uint32_t t = r->tx_tail[i];
+    uint32_t t = r->tx_tail[i], at;
     uint32_t n = RING_LIKELY(len <= CM5I_RING_MSG_MAX)
                      ? 1
                      : (uint32_t)cm5i_ring_rec_slots(len);
@@ -427,22 +542,28 @@ cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
 
     if (RING_UNLIKELY(len > CM5I_RING_REC_MAX || n > r->slots))
         return CM5_ERR_INVALID;
-    if (RING_UNLIKELY(t - r->tx_head[i] > r->slots - n)) {
-        r->tx_head[i] = atomic_load_explicit(&c->head, memory_order_acquire);
-        if (t - r->tx_head[i] > r->slots - n)
-            return CM5_ERR_AGAIN;
+    /* After a rewind the record fits before what the owner has yet to
+     * read: ring_room cannot refuse it, nor a marker go unpublished. */
+    if (RING_UNLIKELY(n > 1))
+        t = ring_rewind(r, c, i, t, n);
+    if (RING_UNLIKELY(ring_room(r, c, i, t, n, &at) != CM5_OK))
+        return CM5_ERR_AGAIN;
+    if (RING_UNLIKELY(at != t)) {
+        s = ring_slot(c, t & (r->slots - 1));
+        s->len = RING_SKIP;
+        s->pad = at - t;
     }
-    s = ring_slot(c, t & (r->slots - 1));
+    s = ring_slot(c, at & (r->slots - 1));
     s->len = (uint32_t)len;
     if (RING_LIKELY(n == 1))
         memcpy(s->data, msg, len);
     else
         ring_bytes_in(c, r->slots,
-                      (size_t)(t & (r->slots - 1)) * CM5I_RING_SLOT +
+                      (size_t)(at & (r->slots - 1)) * CM5I_RING_SLOT +
                           offsetof(ring_slot_t, data),
                       msg, len);
-    atomic_store_explicit(&c->tail, t + n, memory_order_release);
-    r->tx_tail[i] = t + n;
+    atomic_store_explicit(&c->tail, at + n, memory_order_release);
+    r->tx_tail[i] = at + n;
     /* After the tail: an owner that clears the bit first sees the tail. */
     atomic_fetch_or_explicit(&ring_bits(seg, r, ch)[r->rank / 64],
                              1ull << (r->rank % 64), memory_order_release);
@@ -493,6 +614,13 @@ static int ring_drain(cm5i_ring_t *r, int ch, int src, int max,
         uint32_t len = s->len;
 
         if (RING_UNLIKELY(len > CM5I_RING_MSG_MAX)) {
+            if (len == RING_SKIP) { /* a rewind: nothing to deliver */
+                uint32_t k = s->pad;
+
+                *hp += k && k <= t - *hp ? k : 1;
+                atomic_store_explicit(&c->head, *hp, memory_order_release);
+                continue;
+            }
             n++;
             ring_drain_long(r, c, ch, hp, t, len, cb, arg);
             continue;
