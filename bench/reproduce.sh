@@ -25,6 +25,10 @@
 set -u
 
 me=${0##*/}
+# How long the run takes and how busy the machine was: the real-clock
+# verdicts depend on it (both go into the document).
+run_t0=$(date +%s)
+run_load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 BUILDDIR=
 NODES=32
@@ -702,6 +706,9 @@ exec 3>&-
 # The status and the verdicts first, computed from this run's CSVs.
 {
     cat "$scratch/head"
+    printf '\nThe run took %s s; load average (1, 5, 15 min) %s at its start\nand %s at its end.\n' \
+        "$(($(date +%s) - run_t0))" "${run_load0:-?}" \
+        "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
     printf '\n## Status of every table and figure\n\n'
     python3 "$srcdir/bench/verdicts.py" --status "$csvdir"
     printf '\n## Verdicts, computed from the CSVs of this run\n\n'
