@@ -61,6 +61,7 @@ static struct {
     size_t rx_unseen; /* receipts the program has not seen complete */
     uint64_t rx_base;
     uint64_t tx_fin; /* latest FIN of a send (the last packet left) */
+    int clock_read;  /* the program read its clock since the last probe */
 } model;
 
 static uint64_t model_cpu_ns(void)
@@ -139,7 +140,16 @@ double cm5i_model_wtime(void)
     CM5I_GUARD(); /* charges the computation since the last call */
 
     model.v.clock += (uint64_t)model.p.clk;
+    model.clock_read = 1;
     return (double)model.v.clock * 1e-9;
+}
+
+int cm5i_model_clock_read(void)
+{
+    int r = model.clock_read;
+
+    model.clock_read = 0;
+    return r;
 }
 
 /* ---- packets ---- */

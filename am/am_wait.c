@@ -247,11 +247,23 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
  * program's own work never sleep.  Outside handlers only. */
 static cm5i_waiter_t probe_waiter = {.t0 = -1, .sleep_us = 20};
 static double probe_last;
+static unsigned probe_clock_spins;
 
 void cm5i_probe_progress(void)
 {
     double now = cm5_rtime();
 
+    /* In virtual time a loop that reads the clock between probes (`while
+     * (cm5_wtime() < wake) CMAML_poll();`, DRS_N's retry wait) waits for
+     * its own clock, which only its reads advance: sleeping in real time
+     * there would stretch a millisecond of virtual time into seconds.
+     * It polls and only yields now and then. */
+    if (CM5I_UNLIKELY(cm5i_model_on) && cm5i_model_clock_read()) {
+        if (cm5i_progress(CM5I_CH_ALL) == 0 && ++probe_clock_spins % 64 == 0)
+            sched_yield();
+        probe_last = cm5_rtime();
+        return;
+    }
     if (now - probe_last > 20e-6) /* the program worked in between */
         cm5i_waiter_init(&probe_waiter);
     if (probe_waiter.empty < 64) {

@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=43
+PLAN=46
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -78,6 +78,19 @@ check "a2a reap: every node ends as with CMMD_all_msgs_wait" \
     '[ "$(grep " naive " a2a2 | sed "s/ naive / x /")" = \
        "$(grep " reap " a2a2 | sed "s/ reap / x /")" ]'
 left_behind
+# A node that waits for its own virtual clock, polling (DRS_N's retry
+# wait): 20 ms of virtual time are 20000 clock reads, which must not each
+# sleep in real time (they backed off to 5 ms sleeps: minutes).  8 nodes
+# on 2 cores; the bound only catches the crawl.
+CM5_MODEL=cm5
+job "clockwait" 120 8 shm prog_model clockwait 20
+expect_ok "clockwait: ran"
+slow=$(sed -n 's/^prog_model: node [0-9]* clockwait \([0-9]*\) \([0-9]*\)$/\1 \2/p' out |
+    awk '$1 < 20000000 || $2 > 10000 { n++ } END { print n + 0 }')
+check "clockwait: 8 nodes wait 20 ms of virtual time polling, each in under 10 s ($(grep -c ' clockwait ' out) lines, $slow slow)" \
+    '[ "$(grep -c " clockwait " out)" -eq 8 ] && [ "$slow" -eq 0 ]'
+left_behind
+
 # The same with the clock reads of the program priced (clk = 1 us): the
 # runtime's own probes must not read the program's clock (a scan of MCBs
 # once charged 1 us per probe, so reap ended later than naive, by as

@@ -33,6 +33,10 @@
  *                 with CMMD_reduce_done): "prog_model: node N split NS NS
  *                 NS" (each call's time from its start, the clock read
  *                 after it included)
+ *   clockwait MS  every node waits MS ms of virtual time for its own
+ *                 clock, polling (`while (cm5_wtime() < wake)
+ *                 CMAML_poll();`, DRS_N's retry wait): "prog_model: node
+ *                 N clockwait NS REAL_MS" (virtual and real time it took)
  *
  *   cm5run -n N prog_model MODE [ARG]
  */
@@ -321,6 +325,21 @@ static void split(void)
     CMMD_sync_with_nodes();
 }
 
+static void clockwait(int ms)
+{
+    double t0, r0, wake;
+
+    CMMD_sync_with_nodes();
+    r0 = cm5_rtime();
+    t0 = cm5_wtime();
+    wake = t0 + ms * 1e-3;
+    while (cm5_wtime() < wake)
+        CMAML_poll();
+    printf("prog_model: node %d clockwait %lld %.0f\n", t_self,
+           ns(cm5_wtime() - t0), (cm5_rtime() - r0) * 1e3);
+    CMMD_sync_with_nodes();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -340,6 +359,8 @@ int main(int argc, char **argv)
         split();
     else if (strcmp(mode, "a2a") == 0)
         a2a(argc > 2 ? atoi(argv[2]) : 4096);
+    else if (strcmp(mode, "clockwait") == 0)
+        clockwait(argc > 2 ? atoi(argv[2]) : 20);
     else
         T_CHECK(0, "unknown mode '%s'", mode);
     fflush(stdout);
