@@ -497,21 +497,29 @@ BR="br_lin,br_xy_source,br_xy_dim"
 # MPI_Allgatherv on the same distributions (bench/mpi_allgatherv.c, built
 # here with mpicc), into the document and CSV_mpi.csv; one line when
 # there is no mpicc or mpirun.
+# mpibuild NAME SOURCE...: build an MPI program against this build tree's
+# libraries into the scratch directory with mpicc; print its path, or
+# "none" when there is no mpicc or mpirun or it does not build.
+mpibuild() {
+    bin=$scratch/$1
+    shift
+    if command -v mpicc >/dev/null && command -v mpirun >/dev/null &&
+        mpicc -O2 -std=c11 -D_GNU_SOURCE -I"$srcdir/algos" \
+            -I"$srcdir/algos/api" -I"$srcdir/am/api" -I"$BUILDDIR" "$@" \
+            -o "$bin" -L"$BUILDDIR/.libs" -lcm5sched -lcm5fab -lm \
+            -Wl,-rpath,"$BUILDDIR/.libs" 2>>"$scratch/mpicc.err"; then
+        echo "$bin"
+    else
+        echo none
+    fi
+}
 MPIBIN=
 hbmpi() {
     csv=$1 m=$2 unit=$3
     shift 3
     [ -z "$MODEL" ] || return 0 # MPI runs on the real clock
-    if [ -z "$MPIBIN" ]; then
-        MPIBIN=$scratch/mpi_allgatherv
-        command -v mpicc >/dev/null && command -v mpirun >/dev/null &&
-            mpicc -O2 -std=c11 -D_GNU_SOURCE -I"$srcdir/algos/api" \
-                -I"$srcdir/am/api" -I"$BUILDDIR" \
-                "$srcdir/bench/mpi_allgatherv.c" -o "$MPIBIN" \
-                -L"$BUILDDIR/.libs" -lcm5sched -lcm5fab \
-                -Wl,-rpath,"$BUILDDIR/.libs" 2>"$scratch/mpicc.err" ||
-            MPIBIN=none
-    fi
+    [ -n "$MPIBIN" ] || MPIBIN=$(mpibuild mpi_allgatherv \
+        "$srcdir/bench/mpi_allgatherv.c")
     if [ "$MPIBIN" = none ]; then
         printf '\nMPI_Allgatherv reference: not run (no mpicc/mpirun or it failed to build).\n' >&3
         return
@@ -539,17 +547,9 @@ hbport() {
     csv=$1 m=$2 algs=$3 sizes=$4
     shift 4
     [ -z "$MODEL" ] || return 0 # MPI runs on the real clock
-    if [ -z "$PORTBIN" ]; then
-        PORTBIN=$scratch/mpi_bcast_port
-        command -v mpicc >/dev/null && command -v mpirun >/dev/null &&
-            mpicc -O2 -std=c11 -D_GNU_SOURCE -I"$srcdir/algos" \
-                -I"$srcdir/algos/api" -I"$srcdir/am/api" -I"$BUILDDIR" \
-                "$srcdir/bench/mpi_bcast_port.c" "$srcdir/algos/plan_bcast.c" \
-                "$srcdir/algos/plan_bcast_dist.c" -o "$PORTBIN" \
-                -L"$BUILDDIR/.libs" -lcm5sched -lcm5fab -lm \
-                -Wl,-rpath,"$BUILDDIR/.libs" 2>"$scratch/mpicc.err" ||
-            PORTBIN=none
-    fi
+    [ -n "$PORTBIN" ] || PORTBIN=$(mpibuild mpi_bcast_port \
+        "$srcdir/bench/mpi_bcast_port.c" "$srcdir/algos/plan_bcast.c" \
+        "$srcdir/algos/plan_bcast_dist.c")
     if [ "$PORTBIN" = none ]; then
         printf '\nMPI port: not run (no mpicc/mpirun or it failed to build).\n' >&3
         return
