@@ -26,7 +26,7 @@ ALGS="ac,lp,rsn,rsnh,drsn,two-stage"
 # d=P/2 becomes half the partition.
 CASES="density:d=4@4096 density:d=P/2@4096 nonuniform:d=4@128 pattern1@1
 pattern2@1 hotspot@16 mesh:airfoil2800@64"
-PROVIDER=shm
+PROVIDER=auto
 PEERS="cm5 ompi mpich"
 SEED=1
 RUN_TIMEOUT=300
@@ -52,7 +52,9 @@ matrices, every byte verified on both sides.
                        "$(echo $CASES)"; d=P/2 is half of P)
   --algs LIST          cm5sched --alg (default: $ALGS)
   --peers "cm5 ompi mpich"  what to run (default: "$PEERS")
-  --provider P         cm5run --provider; MPI on shared memory whatever it
+  --provider P         cm5run --provider (auto: cm5run's own choice, the
+                       same-host rings on one host; a name forces
+                       libfabric's path); MPI on shared memory whatever it
                        is unless P is tcp (default: $PROVIDER)
   --rounds N           alternating rounds (default: $ROUNDS)
   --reps N             timed calls per run, after one warm-up (default: $REPS)
@@ -199,8 +201,8 @@ done
 
 run_cm5() {
     out=$SCRATCH/cm5-$ID-$5
-    run_bg "$out" "$CM5RUN" -n "$1" --provider "$PROVIDER" \
-        --timeout "$RUN_TIMEOUT" "$CM5SCHED" --alg "$ALGS" --workload "$2" \
+    run_bg "$out" "$CM5RUN" -n "$1" \
+        $([ "$PROVIDER" = auto ] || echo "--provider $PROVIDER") --timeout "$RUN_TIMEOUT" "$CM5SCHED" --alg "$ALGS" --workload "$2" \
         --sizes "$3" --reps "$REPS" --warmup 1 --seed "$SEED" \
         --csv "$out.csv" --quiet ||
         { warn "cm5sched P=$1 $2 failed ($brc): $(tail -n 1 "$out")"; return 1; }
