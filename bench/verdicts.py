@@ -863,7 +863,9 @@ def hb():
 STATUS = [
     ("wang1993", "Table 2 (node contention)", "t2_k1",
      "rerun (AC, contention:k=K, 256 and 4096 B); the send max/min/avg "
-     "columns are not measured (the max over nodes is)"),
+     "columns are not measured: cm5sched reports a call's time as its "
+     "slowest node's, as wang1993's Tables 3-6 do, and collects no "
+     "per-node times (the max over nodes is the receiver's time here)"),
     ("wang1993", "Table 3 (recvl: AM vs concatenate)", "t3_am_d4",
      "rerun at n = {t3n}{t3n_256}"),
     ("wang1993", "Table 4 (test set 1)", "t4_d4", "rerun, recvcounts {t4}"),
