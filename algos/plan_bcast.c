@@ -571,3 +571,102 @@ void cm5s_bc_plan_free(cm5s_bc_plan_t *pl)
     free(pl->set);
     memset(pl, 0, sizeof(*pl));
 }
+
+/* ---- one node's messages placed (the runners' common part) ------------ */
+
+static char *lay_src(const cm5s_bc_layout_t *l, int k)
+{
+    return l->rbuf + l->displ[l->pl->src[k]] * l->esz;
+}
+
+/* Straight from/into the buffer: the sources back to back and
+ * (receiving) not this node's own message. */
+static int lay_direct(const cm5s_bc_layout_t *l, const cm5s_bc_msg_t *m,
+                      int recv)
+{
+    const int *set = l->pl->set + m->first;
+    int i;
+
+    for (i = 0; i < m->nsrc; i++) {
+        if (recv && l->pl->src[set[i]] == l->me)
+            return 0;
+        if (i && lay_src(l, set[i - 1]) + l->pl->len[set[i - 1]] * l->esz !=
+                     lay_src(l, set[i]))
+            return 0;
+    }
+    return 1;
+}
+
+cm5_status_t cm5s_bc_layout(cm5s_bc_layout_t *l, const cm5s_bc_plan_t *pl,
+                            int me, char *rbuf, const size_t *displ,
+                            size_t esz)
+{
+    size_t need = 0, at = 0;
+    int j, n = 0;
+
+    memset(l, 0, sizeof(*l));
+    l->pl = pl;
+    l->me = me;
+    l->esz = esz;
+    l->rbuf = rbuf;
+    l->displ = displ;
+    l->op = calloc((size_t)pl->nmsg + 1, sizeof(*l->op));
+    if (!l->op)
+        return CM5_ERR_NO_MEMORY;
+    for (j = 0; j < pl->nmsg; j++) {
+        const cm5s_bc_msg_t *m = &pl->msg[j];
+        cm5s_bc_op_t *o = &l->op[n];
+
+        if (m->from != me && m->to != me)
+            continue;
+        o->m = m;
+        o->len = (int)(m->len * esz);
+        o->staged = !lay_direct(l, m, m->to == me);
+        if (o->staged)
+            need += (size_t)o->len;
+        else
+            o->buf = lay_src(l, pl->set[m->first]);
+        n++;
+    }
+    l->nop = n;
+    l->arena = need ? malloc(need) : NULL;
+    if (need && !l->arena) {
+        cm5s_bc_layout_free(l);
+        return CM5_ERR_NO_MEMORY;
+    }
+    for (j = 0; j < n; j++)
+        if (l->op[j].staged) {
+            l->op[j].buf = l->arena + at;
+            at += (size_t)l->op[j].len;
+        }
+    return CM5_OK;
+}
+
+void cm5s_bc_layout_free(cm5s_bc_layout_t *l)
+{
+    free(l->op);
+    free(l->arena);
+    l->op = NULL;
+    l->arena = NULL;
+    l->nop = 0;
+}
+
+void cm5s_bc_stage(const cm5s_bc_layout_t *l, const cm5s_bc_op_t *o,
+                   int gather)
+{
+    const int *set = l->pl->set + o->m->first;
+    char *b = o->buf;
+    int i;
+
+    if (!o->staged)
+        return;
+    for (i = 0; i < o->m->nsrc; i++) {
+        size_t n = l->pl->len[set[i]] * l->esz;
+
+        if (gather)
+            memcpy(b, lay_src(l, set[i]), n);
+        else if (l->pl->src[set[i]] != l->me)
+            memcpy(lay_src(l, set[i]), b, n);
+        b += n;
+    }
+}

@@ -95,6 +95,44 @@ cm5_status_t cm5s_bc_plan(cm5_sched_bcast_t alg, int p, int r, int c,
                           cm5s_bc_plan_t *plan, char *err, size_t errlen);
 void cm5s_bc_plan_free(cm5s_bc_plan_t *plan);
 
+/* One node's messages of a plan, placed in its receive buffer: the
+ * runners' common part (run_bcast.c on CMMD, bench/mpi_bcast_port.c on
+ * MPI).  A combined message whose sources lie back to back in the
+ * receive buffer goes straight from or into it; the others (and a
+ * receive that carries this node's own message back, whose bytes a send
+ * of ours may be reading) go through one staging arena. */
+typedef struct {
+    const cm5s_bc_msg_t *m;
+    char *buf;   /* its bytes: in the arena (staged) or in the buffer */
+    int staged;
+    int len;     /* bytes */
+} cm5s_bc_op_t;
+
+typedef struct {
+    const cm5s_bc_plan_t *pl;
+    int me;
+    size_t esz;           /* bytes per element */
+    char *rbuf;           /* source k's elements at displ[src[k]] */
+    const size_t *displ;  /* per rank, in elements */
+    cm5s_bc_op_t *op;     /* this node's messages, in plan order */
+    int nop;
+    char *arena;
+} cm5s_bc_layout_t;
+
+/* Place node me's messages of pl (the caller has checked that every
+ * message's bytes fit an int).  CM5_OK, or CM5_ERR_NO_MEMORY with
+ * nothing held; cm5s_bc_layout_free() frees it. */
+cm5_status_t cm5s_bc_layout(cm5s_bc_layout_t *l, const cm5s_bc_plan_t *pl,
+                            int me, char *rbuf, const size_t *displ,
+                            size_t esz);
+void cm5s_bc_layout_free(cm5s_bc_layout_t *l);
+
+/* Copy a staged message's sources from the receive buffer into it
+ * (gather, before sending) or back (after receiving; this node's own
+ * message is skipped).  Nothing for a message not staged. */
+void cm5s_bc_stage(const cm5s_bc_layout_t *l, const cm5s_bc_op_t *o,
+                   int gather);
+
 /* ceil(log2 n), 0 for n <= 1. */
 int cm5s_bc_log2(int n);
 

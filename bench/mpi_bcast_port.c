@@ -64,13 +64,6 @@ typedef struct {
     cm5_sched_bcast_opts_t o;
 } args_t;
 
-/* One message of this rank in the plan. */
-typedef struct {
-    const cm5s_bc_msg_t *m;
-    char *buf;  /* its bytes: staged, or in place in the receive buffer */
-    int staged, len;
-} op_t;
-
 /* One call: what the runner needs. */
 typedef struct {
     int p, me;
@@ -79,9 +72,7 @@ typedef struct {
     const size_t *displ;     /* where each rank's message goes, units */
     unsigned char *rb;
     const cm5s_bc_plan_t *pl;
-    op_t *op;
-    int nop;
-    char *arena;
+    cm5s_bc_layout_t l;  /* this rank's messages (plan_bcast.c) */
     MPI_Request *req;
     uint64_t sent, bytes;
 } call_t;
@@ -148,111 +139,43 @@ static size_t pattern(unsigned char *b, size_t n, uint64_t key, int check)
 
 /* ---- the runner (algos/run_bcast.c's, on MPI) -------------------------- */
 
-static char *src_at(const call_t *u, int k)
-{
-    return (char *)u->rb + u->displ[u->pl->src[k]] * u->esz;
-}
-
-/* Straight from/into the receive buffer: its sources back to back and
- * (receiving) not this rank's own message, which a send may be reading. */
-static int op_direct(const call_t *u, const cm5s_bc_msg_t *m, int recv)
-{
-    const int *set = u->pl->set + m->first;
-    int i;
-
-    for (i = 0; i < m->nsrc; i++) {
-        if (recv && u->pl->src[set[i]] == u->me)
-            return 0;
-        if (i && src_at(u, set[i - 1]) + u->pl->len[set[i - 1]] * u->esz !=
-                     src_at(u, set[i]))
-            return 0;
-    }
-    return 1;
-}
-
+/* This rank's messages placed (the library's own layout). */
 static void run_setup(call_t *u)
 {
-    const cm5s_bc_plan_t *pl = u->pl;
-    size_t need = 0, at = 0;
-    int j, n = 0;
-
-    u->op = calloc((size_t)pl->nmsg + 1, sizeof(op_t));
-    u->req = calloc((size_t)pl->nmsg + 1, sizeof(MPI_Request));
-    if (!u->op || !u->req)
-        die("out of memory for %d messages", pl->nmsg);
-    for (j = 0; j < pl->nmsg; j++) {
-        const cm5s_bc_msg_t *m = &pl->msg[j];
-        op_t *o = &u->op[n];
-
-        if (m->from != u->me && m->to != u->me)
-            continue;
-        o->m = m;
-        o->len = (int)(m->len * u->esz);
-        o->staged = !op_direct(u, m, m->to == u->me);
-        if (o->staged)
-            need += (size_t)o->len;
-        else
-            o->buf = src_at(u, pl->set[m->first]);
-        n++;
-    }
-    u->nop = n;
-    u->arena = need ? malloc(need) : NULL;
-    if (need && !u->arena)
-        die("out of memory for %zu staging bytes", need);
-    for (j = 0; j < n; j++)
-        if (u->op[j].staged) {
-            u->op[j].buf = u->arena + at;
-            at += (size_t)u->op[j].len;
-        }
-}
-
-/* Between a staged combined message and the receive buffer; a receive
- * skips this rank's own message. */
-static void op_copy(call_t *u, op_t *o, int gather)
-{
-    const int *set = u->pl->set + o->m->first;
-    char *b = o->buf;
-    int i;
-
-    for (i = 0; i < o->m->nsrc; i++) {
-        size_t n = u->pl->len[set[i]] * u->esz;
-
-        if (gather)
-            memcpy(b, src_at(u, set[i]), n);
-        else if (u->pl->src[set[i]] != u->me)
-            memcpy(src_at(u, set[i]), b, n);
-        b += n;
-    }
+    if (cm5s_bc_layout(&u->l, u->pl, u->me, (char *)u->rb, u->displ,
+                       u->esz) != CM5_OK ||
+        !(u->req = calloc((size_t)u->l.nop + 1, sizeof(MPI_Request))))
+        die("out of memory for %d messages", u->pl->nmsg);
 }
 
 /* Iteration of op[lo..): receives posted, sends started, receives waited
  * for and checked; returns the first op of the next iteration. */
 static int run_iter(call_t *u, int lo, MPI_Request *sends, int *nsend)
 {
-    int it = u->op[lo].m->iter, hi = lo, j, nr = 0, got;
+    const cm5s_bc_op_t *op = u->l.op;
+    int it = op[lo].m->iter, hi = lo, j, nr = 0, got;
     MPI_Request *rq = u->req;
     MPI_Status *stv;
-    op_t **rop;
+    const cm5s_bc_op_t **rop;
 
-    while (hi < u->nop && u->op[hi].m->iter == it)
+    while (hi < u->l.nop && op[hi].m->iter == it)
         hi++;
     stv = malloc((size_t)(hi - lo) * sizeof(*stv));
     rop = malloc((size_t)(hi - lo) * sizeof(*rop));
     if (!stv || !rop)
         die("out of memory in iteration %d", it);
     for (j = lo; j < hi; j++)
-        if (u->op[j].m->to == u->me) {
-            rop[nr] = &u->op[j];
-            MPI_Irecv(u->op[j].buf, u->op[j].len, MPI_BYTE, u->op[j].m->from,
-                      it, MPI_COMM_WORLD, &rq[nr++]);
+        if (op[j].m->to == u->me) {
+            rop[nr] = &op[j];
+            MPI_Irecv(op[j].buf, op[j].len, MPI_BYTE, op[j].m->from, it,
+                      MPI_COMM_WORLD, &rq[nr++]);
         }
     for (j = lo; j < hi; j++) {
-        op_t *o = &u->op[j];
+        const cm5s_bc_op_t *o = &op[j];
 
         if (o->m->from != u->me)
             continue;
-        if (o->staged)
-            op_copy(u, o, 1);
+        cm5s_bc_stage(&u->l, o, 1);
         MPI_Isend(o->buf, o->len, MPI_BYTE, o->m->to, it, MPI_COMM_WORLD,
                   &sends[(*nsend)++]);
         u->sent++;
@@ -264,8 +187,7 @@ static int run_iter(call_t *u, int lo, MPI_Request *sends, int *nsend)
         if (got != rop[j]->len)
             die("iteration %d: got %d bytes from rank %d, the plan says %d",
                 it, got, rop[j]->m->from, rop[j]->len);
-        if (rop[j]->staged)
-            op_copy(u, rop[j], 0);
+        cm5s_bc_stage(&u->l, rop[j], 0);
     }
     free(stv);
     free(rop);
@@ -278,15 +200,14 @@ static void run_plan(call_t *u)
     int j = 0, nsend = 0;
 
     run_setup(u);
-    sends = calloc((size_t)u->nop + 1, sizeof(*sends));
+    sends = calloc((size_t)u->l.nop + 1, sizeof(*sends));
     if (!sends)
-        die("out of memory for %d sends", u->nop);
-    while (j < u->nop)
+        die("out of memory for %d sends", u->l.nop);
+    while (j < u->l.nop)
         j = run_iter(u, j, sends, &nsend);
     MPI_Waitall(nsend, sends, MPI_STATUSES_IGNORE);
     free(sends);
-    free(u->arena);
-    free(u->op);
+    cm5s_bc_layout_free(&u->l);
     free(u->req);
 }
 

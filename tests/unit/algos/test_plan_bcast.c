@@ -473,3 +473,140 @@ Test(plan_bcast, two_step_gathers_at_node_0)
     }
     cm5s_bc_plan_free(&pl);
 }
+
+/* ---- cm5s_bc_layout: the runners' placement, replayed in memory ------- */
+
+static unsigned char byte_of(int src, size_t k)
+{
+    return (unsigned char)(src * 31 + (int)k * 7 + 1);
+}
+
+/* Node l's op for message m: exactly one. */
+static const cm5s_bc_op_t *op_of(const cm5s_bc_layout_t *l,
+                                 const cm5s_bc_msg_t *m, int *used)
+{
+    const cm5s_bc_op_t *o = NULL;
+    int k;
+
+    for (k = 0; k < l->nop; k++)
+        if (l->op[k].m == m) {
+            cr_assert_null(o, "node %d has message %p twice", l->me,
+                           (const void *)m);
+            o = &l->op[k];
+        }
+    cr_assert_not_null(o, "node %d lacks a message of its own", l->me);
+    cr_assert(k == 0 || o == l->op || (o - 1)->m < m, "plan order");
+    (*used)++;
+    return o;
+}
+
+/* Every node's layout of pl: each node's buffer holds the sources at
+ * displ (elements of esz bytes); the messages of each iteration are
+ * gathered, copied sender to receiver and scattered as the runners do.
+ * Afterwards every node holds every source's bytes.  rev: the sources
+ * lie in the buffer in decreasing rank (nothing combined lies back to
+ * back), else increasing (exactly the messages whose sources are
+ * consecutive go direct, but a receive of the own message). */
+static void layout_replay(const cm5s_bc_plan_t *pl, size_t esz, int rev)
+{
+    int p = pl->p, i, j, k, lo, hi;
+    size_t *displ = calloc((size_t)p, sizeof(size_t)), at = 0, tot;
+    size_t *len = calloc((size_t)p, sizeof(size_t));
+    cm5s_bc_layout_t *l = calloc((size_t)p, sizeof(*l));
+    char **rb = calloc((size_t)p, sizeof(char *)), **tmp;
+    int *cur = calloc((size_t)p, sizeof(int));
+
+    for (k = 0; k < pl->s; k++)
+        len[pl->src[k]] = pl->len[k];
+    for (i = 0; i < p; i++) {
+        int n = rev ? p - 1 - i : i;
+
+        displ[n] = at;
+        at += len[n];
+    }
+    tot = at * esz;
+    for (i = 0; i < p; i++) {
+        rb[i] = calloc(tot + 1, 1);
+        for (k = 0; k < (int)(len[i] * esz); k++)
+            rb[i][displ[i] * esz + (size_t)k] = (char)byte_of(i, (size_t)k);
+        cr_assert_eq(cm5s_bc_layout(&l[i], pl, i, rb[i], displ, esz), CM5_OK);
+    }
+    tmp = calloc((size_t)pl->nmsg + 1, sizeof(char *));
+    for (lo = 0; lo < pl->nmsg; lo = hi) {
+        for (hi = lo; hi < pl->nmsg && pl->msg[hi].iter == pl->msg[lo].iter;)
+            hi++;
+        for (j = lo; j < hi; j++) { /* every send of the iteration */
+            const cm5s_bc_msg_t *m = &pl->msg[j];
+            const cm5s_bc_op_t *o = op_of(&l[m->from], m, &cur[m->from]);
+
+            cr_assert_eq((size_t)o->len, m->len * esz);
+            cm5s_bc_stage(&l[m->from], o, 1);
+            tmp[j] = malloc((size_t)o->len + 1);
+            memcpy(tmp[j], o->buf, (size_t)o->len);
+        }
+        for (j = lo; j < hi; j++) { /* then every receive */
+            const cm5s_bc_msg_t *m = &pl->msg[j];
+            const cm5s_bc_op_t *o = op_of(&l[m->to], m, &cur[m->to]);
+            const int *set = pl->set + m->first;
+            int direct = 1, own = 0;
+
+            for (k = 0; k < m->nsrc; k++) {
+                own |= pl->src[set[k]] == m->to;
+                direct &= rev ? k == 0 : k == 0 || set[k] == set[k - 1] + 1;
+            }
+            cr_assert_eq(o->staged, !direct || own,
+                         "message %d to node %d: staged %d", j, m->to,
+                         o->staged);
+            memcpy(o->buf, tmp[j], (size_t)o->len);
+            cm5s_bc_stage(&l[m->to], o, 0);
+            free(tmp[j]);
+        }
+    }
+    for (i = 0; i < p; i++) {
+        cr_assert_eq(cur[i], l[i].nop, "node %d: every op used", i);
+        for (j = 0; j < p; j++)
+            for (k = 0; k < (int)(len[j] * esz); k++)
+                cr_assert_eq((unsigned char)rb[i][displ[j] * esz + (size_t)k],
+                             byte_of(j, (size_t)k),
+                             "node %d: byte %d of source %d", i, k, j);
+        cm5s_bc_layout_free(&l[i]);
+        cr_assert_null(l[i].op);
+        free(rb[i]);
+    }
+    free(tmp);
+    free(cur);
+    free(rb);
+    free(l);
+    free(len);
+    free(displ);
+}
+
+Test(plan_bcast, layout_places_and_stages_every_byte)
+{
+    cm5_sched_bcast_opts_t o = opts();
+    static const int shapes[][2] = {{1, 7}, {4, 4}, {2, 8}, {3, 5}, {1, 1}};
+    static const cm5s_bc_dist_t ds[] = {CM5S_BC_CROSS, CM5S_BC_EQUAL,
+                                        CM5S_BC_BLOCK, CM5S_BC_DIAG_R};
+    unsigned char m[16];
+    size_t i, d;
+    int a, rev;
+
+    for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+        for (d = 0; d < sizeof(ds) / sizeof(ds[0]); d++) {
+            int r = shapes[i][0], c = shapes[i][1], p = r * c;
+            int s = p > 2 ? p / 2 + 1 : p;
+            size_t *n;
+
+            cr_assert_eq(cm5s_bc_dist(ds[d], r, c, s, 0, 0, m), s);
+            n = counts_of(p, m);
+            for (a = 1; a < CM5_SCHED_BC_NALGS; a++)
+                for (rev = 0; rev < 2; rev++) {
+                    cm5s_bc_plan_t pl;
+
+                    plan_ok((cm5_sched_bcast_t)a, r, c, n, &o, &pl);
+                    layout_replay(&pl, 3, rev);
+                    cm5s_bc_plan_free(&pl);
+                }
+            free(n);
+        }
+}
