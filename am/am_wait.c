@@ -181,7 +181,11 @@ static int wait_crowded(void)
 
     if (!db || cpu < 0)
         return 0;
-    atomic_store(&db[me].cpu, (uint32_t)cpu + 1);
+    /* Written only when it changes: each write takes the line from the
+     * peers that read it here (a round trip's worth of transfers). */
+    if (atomic_load_explicit(&db[me].cpu, memory_order_relaxed) !=
+        (uint32_t)cpu + 1)
+        atomic_store(&db[me].cpu, (uint32_t)cpu + 1);
     for (int j = 0; j < cm5i_ctx.nep; j++)
         if (j != me && atomic_load(&db[j].cpu) == (uint32_t)cpu + 1 &&
             !atomic_load(&db[j].sleeping))
@@ -219,8 +223,11 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
             w->crowded = wait_crowded();
         return;
     }
+    /* Spinning: the clock is read on every 8th empty pass only (a read
+     * costs as much as a pass; doc/bench.md, "Profile of the same-host
+     * path"). */
     if (waits.spin_s > 0 && !w->crowded &&
-        cm5_rtime() - w->t0 < waits.spin_s) {
+        ((w->empty & 7) != 0 || cm5_rtime() - w->t0 < waits.spin_s)) {
         if ((w->empty & 63) == 0)
             w->crowded = wait_crowded();
         return;

@@ -1,7 +1,11 @@
 #!/bin/bash
 # am_vs_peers.sh: cm5fab active messages against the peers a user would
 # otherwise pick, side by side in one run (doc/bench.md, issue 12):
-#   am     cm5run -n 2 --provider P examples/am_pingpong
+#   am     cm5run -n 2 examples/am_pingpong on cm5run's default path
+#          (shm: the same-host rings; tcp: --provider tcp)
+#   amfab  the same over libfabric's shm provider (cm5run --provider shm;
+#          shm only): the path am takes between hosts' processes when the
+#          rings are off, for comparison with fi
 #   fi     libfabric's fi_pingpong -e rdm on the same provider (raw floor)
 #   ompi   bench/mpi_pingpong.c built with mpicc.openmpi, run by
 #          mpirun.openmpi (pml ob1; btl self,vader or self,tcp)
@@ -20,10 +24,10 @@ set -u
 
 ROUNDS=5
 ITERS=10000
-MSGS=200000
+MSGS=1000000
 WINDOW=64
 TRANSPORTS="shm tcp"
-PEERS="am fi ompi mpich"
+PEERS="am amfab fi ompi mpich"
 RUN_TIMEOUT=60
 BUDGET=1200
 BUILDDIR=
@@ -43,7 +47,7 @@ Round trip and one-way rate of 16-byte messages: cm5fab active messages
 against fi_pingpong, Open MPI and MPICH, on shared memory and TCP loopback.
 
   --transports "shm tcp"  transports to measure (default: "$TRANSPORTS")
-  --peers "am fi ompi mpich"  what to run (default: "$PEERS")
+  --peers "am amfab fi ompi mpich"  what to run (default: "$PEERS")
   --rounds N           alternating rounds; medians reported (default: $ROUNDS)
   --iters N            ping-pong iterations per run (default: $ITERS)
   --msgs N             messages of the one-way flood (default: $MSGS)
@@ -97,7 +101,7 @@ for t in $TRANSPORTS; do
     case $t in shm | tcp) ;; *) die_usage "unknown transport '$t'" ;; esac
 done
 for p in $PEERS; do
-    case $p in am | fi | ompi | mpich) ;; *) die_usage "unknown peer '$p'" ;; esac
+    case $p in am | amfab | fi | ompi | mpich) ;; *) die_usage "unknown peer '$p'" ;; esac
 done
 
 if [ -z "$BUILDDIR" ]; then
@@ -151,17 +155,26 @@ stats() {
 # Each run_PEER TRANSPORT ROUND sets OUT_RTT, OUT_RATE ("-" if it has
 # none) or returns 1.
 
+# run_am TRANSPORT ROUND [PROVIDER]: on shm cm5run's own choice (the
+# same-host rings) unless PROVIDER forces libfabric's.
 run_am() {
-    out=$SCRATCH/am-$1-$2
-    run_bg "$out" "$CM5RUN" -n 2 --provider "$1" --timeout "$RUN_TIMEOUT" \
+    out=$SCRATCH/am-$1-$2-${3:-}
+    prov=${3:-$1}
+    popt=("--provider=$prov")
+    if [ "$prov" = shm ] && [ -z "${3:-}" ]; then
+        prov="default path" popt=()
+    fi
+    run_bg "$out" "$CM5RUN" -n 2 "${popt[@]}" --timeout "$RUN_TIMEOUT" \
         "$AM_PINGPONG" -i "$ITERS" -m "$MSGS" ||
-        { warn "am ($1) failed ($brc): $(tail -n 1 "$out")"; return 1; }
+        { warn "am ($prov) failed ($brc): $(tail -n 1 "$out")"; return 1; }
     OUT_RTT=$(awk '/^rtt_us / { print $2 }' "$out")
     OUT_RATE=$(awk '/^one-way / { for (i = 1; i < NF; i++)
                    if ($(i + 1) == "messages/s") print $i }' "$out")
     [ -n "$OUT_RTT" ] && [ -n "$OUT_RATE" ] ||
         { warn "cannot parse $out"; return 1; }
 }
+
+run_amfab() { run_am "$1" "$2" shm; }
 
 # fi_pingpong reports a mean one-way time: RTT = 2 x usec/xfer; no rate.
 run_fi() {
@@ -242,11 +255,11 @@ ACTIVE=
 skip() { say "# skip $1: $2"; }
 for p in $PEERS; do
     case $p in
-    am)
+    am | amfab)
         if [ -x "$CM5RUN" ] && [ -x "$AM_PINGPONG" ]; then
-            ACTIVE="${ACTIVE:+$ACTIVE }am"
+            ACTIVE="${ACTIVE:+$ACTIVE }$p"
         else
-            skip am "$CM5RUN or $AM_PINGPONG missing (build cm5fab)"
+            skip "$p" "$CM5RUN or $AM_PINGPONG missing (build cm5fab)"
         fi ;;
     fi)
         FI_PINGPONG=${FI_PINGPONG:-$(command -v fi_pingpong 2>/dev/null)}
@@ -310,6 +323,7 @@ while [ $r -le "$ROUNDS" ]; do
             [ $k -gt 0 ] && echo $ACTIVE | cut -d' ' -f1-$k)"
         line="# $t round $r:"
         for p in $order; do
+            [ "$t/$p" = tcp/amfab ] && continue # am on tcp is libfabric's
             if "run_$p" "$t" "$r"; then
                 ALL="$ALL
 $t $p $r $OUT_RTT $OUT_RATE"
@@ -332,6 +346,7 @@ for t in $TRANSPORTS; do
     am_rtt=$(echo "$ALL" | awk -v t="$t" '$1 == t && $2 == "am" { print $4 }' |
             stats | cut -d' ' -f1)
     for p in $ACTIVE; do
+        [ "$t/$p" = tcp/amfab ] && continue
         # shellcheck disable=SC2046
         set -- $(echo "$ALL" | awk -v t="$t" -v p="$p" \
             '$1 == t && $2 == p { print $4 }' | stats) \
