@@ -891,8 +891,8 @@ STATUS = [
     ("liu2002", "Table 1 (T_s / t_c ratios)", None,
      "not rerun: n1/2 of the provider not measured here (doc/bench.md)"),
     ("hambrusch1995", "Figs 2-5 (Br_*, Xor, 2-Step)", "hb_fig2",
-     "rerun on meshes scaled by reproduce.sh --hb-scale (the mesh is in "
-     "each section's title), sources scaled with p, the papers' L"),
+     "rerun {hbscale} (the mesh is in each section's title), the papers' "
+     "L"),
     ("hambrusch1995", "Figs 8/9 tables (Repos, Part)", "hb_fig9",
      "rerun, scaled as Figs 2-5"),
     ("hambrusch1995", "Figs 6/7 (fixed total, mesh shapes)", "hb_fig6",
@@ -930,6 +930,12 @@ def status():
     fill["liusq"] = ", ".join(sorted((f[7:] for f in csvs("liusq_p")),
                                      key=int))
     fill["hbport"] = ", ".join(port_names())
+    f2 = load("hb_fig2") or [{"mesh": ""}]
+    fill["hbscale"] = "at the papers' sizes (10x10, 15x16, 8x8 and 16x16 " \
+        "meshes, the papers' s: reproduce.sh --hb-scale 1)" \
+        if f2[0]["mesh"] == "10x10" else "on meshes scaled by " \
+        "reproduce.sh --hb-scale (%s for the papers' 10x10), sources " \
+        "scaled with p" % (f2[0]["mesh"] or "?")
     fill["hb7"] = ", ".join(sorted((f[8:] for f in csvs("hb_fig7_")),
                                    key=lambda m: int(m.split("x")[0])))
     b = load("lium_b") or [{"p": 0, "workload": ""}]
