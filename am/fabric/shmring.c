@@ -32,8 +32,8 @@
  * for their first laps.  A sender about to write a record of several
  * slots, whose owner has read all but a few slots (the record and what
  * is unread fit before the tail's slot), starts the record at slot 0:
- * it writes a skip record there (length word RING_SKIP, pad = slots to
- * skip) to the end of the ring, and records reuse the same warm pages.
+ * it writes a skip record there (length RING_SKIP, the slots to skip in
+ * its data) to the end of the ring, and records reuse the same warm pages.
  * Until the owner has read that marker, the slots of the new lap from
  * the unread packets to the marker's are barred, one spare slot before
  * them kept free; the rest of the old lap is skipped, never read.  A
@@ -66,7 +66,15 @@
 #define RING_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define RING_REC (RING_NAME_MAX + 8 + 8) /* name, nonce, host */
-#define RING_SKIP UINT32_MAX   /* a slot's length word: skip `pad` slots */
+#define RING_SKIP 0xffffu      /* a slot's length: skip the slots counted
+                                  in its first data word */
+/* A slot's length word: the length (low 16 bits, or RING_SKIP) and, in
+ * the high 16, how many times the 32-bit index had wrapped at the slot's
+ * index, plus one: with the stamp, 48 bits that no slot written a lap
+ * or 65535 wraps before (nor zeroed memory) can match. */
+#define RING_LENW(len, wrap)                                                 \
+    ((uint32_t)(len) | (uint32_t)(uint16_t)((wrap) + 1u) << 16)
+#define RING_LEN(word) ((word) & 0xffffu)
 #define RING_NO_MARK UINT32_MAX /* tx_mpos: no rewind marker unread */
 /* What a rewind may cost the room of a ring: the marker's slot, a spare
  * one and the slots a record skips to pass it. */
@@ -88,8 +96,16 @@ typedef struct {
     alignas(RING_LINE) _Atomic uint32_t head; /* written by the owner */
 } ring_ctl_t;
 
+/* A slot's stamp is the sender's index of the packet, record or skip
+ * that starts in it, plus one, written last with release (after the
+ * length word, RING_LENW): the owner finds its next packet by the stamp
+ * and length word of the slot at its head, without reading the tail
+ * (ring_next).  The slots a record spans past its first carry its bytes
+ * in their length and stamp words; the owner clears those once read, so
+ * a record's bytes never pass for a header. */
 typedef struct {
-    uint32_t len, pad;
+    uint32_t len;
+    _Atomic uint32_t stamp;
     unsigned char data[CM5I_RING_MSG_MAX];
 } ring_slot_t;
 
@@ -116,7 +132,9 @@ struct cm5i_ring {
      * marker, while the owner may not have read it (RING_NO_MARK) */
     uint32_t *tx_mark, *tx_mpos;
     uint32_t *rx_head;           /* per sender and channel */
+    uint16_t *tx_wrap, *rx_wrap; /* wraps of tx_tail, rx_head (RING_LENW) */
     uint64_t *pend;              /* per channel: senders not yet drained */
+    int hot[CM5I_NCH];           /* per channel: the last sender drained */
     int expected;                /* ring peers, the owner included */
     int unlinked;
 };
@@ -188,12 +206,14 @@ static int ring_alloc(cm5i_ring_t *r)
     r->tx_mark = calloc(n, sizeof(uint32_t));
     r->tx_mpos = malloc(n * sizeof(uint32_t));
     r->rx_head = calloc(n, sizeof(uint32_t));
+    r->tx_wrap = calloc(n, sizeof(uint16_t));
+    r->rx_wrap = calloc(n, sizeof(uint16_t));
     r->pend = calloc((size_t)r->nch * r->words, sizeof(uint64_t));
     if (r->tx_mpos)
         for (size_t i = 0; i < n; i++)
             r->tx_mpos[i] = RING_NO_MARK;
     return r->seg && r->tx_tail && r->tx_head && r->tx_mark && r->tx_mpos &&
-           r->rx_head && r->pend;
+           r->rx_head && r->tx_wrap && r->rx_wrap && r->pend;
 }
 
 static void ring_free(cm5i_ring_t *r)
@@ -204,6 +224,8 @@ static void ring_free(cm5i_ring_t *r)
     free(r->tx_mark);
     free(r->tx_mpos);
     free(r->rx_head);
+    free(r->tx_wrap);
+    free(r->rx_wrap);
     free(r->pend);
     free(r);
 }
@@ -264,6 +286,8 @@ int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
     r->rank = rank;
     r->nep = nep;
     r->nch = nch;
+    for (int k = 0; k < CM5I_NCH; k++)
+        r->hot[k] = -1;
     r->slots = s;
     r->words = (nep + 63) / 64;
     r->bits_len = ring_round((size_t)r->words * sizeof(uint64_t));
@@ -461,16 +485,23 @@ static int ring_marked(cm5i_ring_t *r, size_t i, uint32_t h)
     return 1;
 }
 
+/* A skip record at index t (wrap w) in slot s, passing k slots. */
+static void ring_skip(ring_slot_t *s, uint32_t t, uint16_t w, uint32_t k)
+{
+    s->len = RING_LENW(RING_SKIP, w);
+    memcpy(s->data, &k, sizeof(k));
+    atomic_store_explicit(&s->stamp, t + 1, memory_order_release);
+}
+
 /* Before a record of n slots at tail t of ring i: if the packets the
  * owner has not read yet, and the record, fit before slot t of the ring
  * (and no marker is unread), write a marker skipping to the end of the
  * ring and return the tail after it (the record then starts at slot 0);
  * else t. */
 static uint32_t ring_rewind(cm5i_ring_t *r, ring_ctl_t *c, size_t i,
-                            uint32_t t, uint32_t n)
+                            uint32_t t, uint32_t n, uint16_t w)
 {
     uint32_t pos = t & (r->slots - 1);
-    ring_slot_t *s;
 
     if (pos <= n)
         return t; /* near slot 0 already */
@@ -482,9 +513,7 @@ static uint32_t ring_rewind(cm5i_ring_t *r, ring_ctl_t *c, size_t i,
     }
     if (ring_marked(r, i, r->tx_head[i]))
         return t;
-    s = ring_slot(c, pos);
-    s->len = RING_SKIP;
-    s->pad = r->slots - pos;
+    ring_skip(ring_slot(c, pos), t, w, r->slots - pos);
     r->tx_mark[i] = t;
     r->tx_mpos[i] = pos;
     return t + (r->slots - pos);
@@ -534,27 +563,29 @@ cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
     size_t i = (size_t)node * r->nch + ch;
     char *seg = r->seg[node];
     ring_ctl_t *c = ring_at(seg, r, r->rank, ch);
-    uint32_t t = r->tx_tail[i], at;
+    uint32_t t0 = r->tx_tail[i], t = t0, at;
     uint32_t n = RING_LIKELY(len <= CM5I_RING_MSG_MAX)
                      ? 1
                      : (uint32_t)cm5i_ring_rec_slots(len);
+    uint16_t w = r->tx_wrap[i];
     ring_slot_t *s;
 
     if (RING_UNLIKELY(len > CM5I_RING_REC_MAX || n > r->slots))
         return CM5_ERR_INVALID;
     /* After a rewind the record fits before what the owner has yet to
      * read: ring_room cannot refuse it, nor a marker go unpublished. */
-    if (RING_UNLIKELY(n > 1))
-        t = ring_rewind(r, c, i, t, n);
+    if (RING_UNLIKELY(n > 1)) {
+        t = ring_rewind(r, c, i, t, n, w);
+        w += t < t0;
+    }
     if (RING_UNLIKELY(ring_room(r, c, i, t, n, &at) != CM5_OK))
         return CM5_ERR_AGAIN;
     if (RING_UNLIKELY(at != t)) {
-        s = ring_slot(c, t & (r->slots - 1));
-        s->len = RING_SKIP;
-        s->pad = at - t;
+        ring_skip(ring_slot(c, t & (r->slots - 1)), t, w, at - t);
+        w += at < t;
     }
     s = ring_slot(c, at & (r->slots - 1));
-    s->len = (uint32_t)len;
+    s->len = RING_LENW(len, w);
     if (RING_LIKELY(n == 1))
         memcpy(s->data, msg, len);
     else
@@ -562,12 +593,25 @@ cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
                       (size_t)(at & (r->slots - 1)) * CM5I_RING_SLOT +
                           offsetof(ring_slot_t, data),
                       msg, len);
+    /* The tail first: an owner that sees the stamp sees it (a record's
+     * end is checked against it). */
     atomic_store_explicit(&c->tail, at + n, memory_order_release);
+    atomic_store_explicit(&s->stamp, at + 1, memory_order_release);
     r->tx_tail[i] = at + n;
+    r->tx_wrap[i] = (uint16_t)(w + (at + n < at));
     /* After the tail: an owner that clears the bit first sees the tail. */
     atomic_fetch_or_explicit(&ring_bits(seg, r, ch)[r->rank / 64],
                              1ull << (r->rank % 64), memory_order_release);
     return CM5_OK;
+}
+
+/* Move a head (and its wrap count) k slots on. */
+static inline void ring_adv(uint32_t *hp, uint16_t *wp, uint32_t k)
+{
+    uint32_t o = *hp;
+
+    *hp = o + k;
+    *wp = (uint16_t)(*wp + (*hp < o));
 }
 
 /* Deliver the record of len bytes (longer than a slot's payload) at
@@ -578,9 +622,10 @@ cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
  * decoder drops. */
 static __attribute__((noinline)) void
 ring_drain_long(cm5i_ring_t *r, ring_ctl_t *c, int ch, uint32_t *hp,
-                uint32_t t, uint32_t len, cm5i_fab_rx_func_t cb, void *arg)
+                uint16_t *wp, uint32_t len, cm5i_fab_rx_func_t cb, void *arg)
 {
     unsigned char buf[CM5I_RING_REC_MAX];
+    uint32_t t = atomic_load_explicit(&c->tail, memory_order_acquire);
     size_t n = cm5i_ring_rec_slots(len);
 
     if (len > CM5I_RING_REC_MAX || n > t - *hp) {
@@ -591,47 +636,67 @@ ring_drain_long(cm5i_ring_t *r, ring_ctl_t *c, int ch, uint32_t *hp,
                        (size_t)(*hp & (r->slots - 1)) * CM5I_RING_SLOT +
                            offsetof(ring_slot_t, data),
                        buf, len);
+        for (size_t k = 1; k < n; k++) { /* its bytes are no headers */
+            ring_slot_t *s = ring_slot(c, (*hp + (uint32_t)k) & (r->slots - 1));
+
+            s->len = 0;
+            atomic_store_explicit(&s->stamp, 0, memory_order_relaxed);
+        }
     }
-    *hp += (uint32_t)n;
+    ring_adv(hp, wp, (uint32_t)n);
     atomic_store_explicit(&c->head, *hp, memory_order_release);
     cb(arg, ch, buf, len);
 }
 
+/* The slot at index h (wrap w) if its packet, record or skip has been
+ * written (its stamp and length word say so), else NULL. */
+static inline ring_slot_t *ring_next(cm5i_ring_t *r, ring_ctl_t *c,
+                                     uint32_t h, uint16_t w)
+{
+    ring_slot_t *s = ring_slot(c, h & (r->slots - 1));
+
+    if (atomic_load_explicit(&s->stamp, memory_order_acquire) != h + 1 ||
+        (s->len >> 16) != (uint16_t)(w + 1u))
+        return NULL;
+    return s;
+}
+
 /* Deliver up to max packets from src's ring; returns how many, and sets
- * *empty when the ring was drained (as of the tail read here). */
+ * *empty when the ring was drained (no stamp at its head). */
 static int ring_drain(cm5i_ring_t *r, int ch, int src, int max,
                       cm5i_fab_rx_func_t cb, void *arg, int *empty)
 {
     ring_ctl_t *c = ring_at(r->own, r, src, ch);
     uint32_t *hp = &r->rx_head[(size_t)src * r->nch + ch];
-    uint32_t t = atomic_load_explicit(&c->tail, memory_order_acquire);
+    uint16_t *wp = &r->rx_wrap[(size_t)src * r->nch + ch];
+    ring_slot_t *s;
     int n = 0;
 
     /* *hp is read afresh each time: a handler may poll again. */
-    while (*hp != t && n < max) {
-        const ring_slot_t *s = ring_slot(c, *hp & (r->slots - 1));
+    while (n < max && (s = ring_next(r, c, *hp, *wp))) {
         unsigned char buf[CM5I_RING_MSG_MAX];
-        uint32_t len = s->len;
+        uint32_t len = RING_LEN(s->len);
 
         if (RING_UNLIKELY(len > CM5I_RING_MSG_MAX)) {
             if (len == RING_SKIP) { /* a rewind: nothing to deliver */
-                uint32_t k = s->pad;
+                uint32_t k;
 
-                *hp += k && k <= t - *hp ? k : 1;
+                memcpy(&k, s->data, sizeof(k));
+                ring_adv(hp, wp, k && k <= r->slots ? k : 1);
                 atomic_store_explicit(&c->head, *hp, memory_order_release);
                 continue;
             }
             n++;
-            ring_drain_long(r, c, ch, hp, t, len, cb, arg);
+            ring_drain_long(r, c, ch, hp, wp, len, cb, arg);
             continue;
         }
         memcpy(buf, s->data, len);
-        ++*hp;
+        ring_adv(hp, wp, 1);
         atomic_store_explicit(&c->head, *hp, memory_order_release);
         n++;
         cb(arg, ch, buf, len);
     }
-    *empty = *hp == t;
+    *empty = !ring_next(r, c, *hp, *wp);
     return n;
 }
 
@@ -640,10 +705,15 @@ int cm5i_ring_poll(cm5i_ring_t *r, int ch, int max, cm5i_fab_rx_func_t cb,
 {
     _Atomic uint64_t *bits = ring_bits(r->own, r, ch);
     uint64_t *pend = r->pend + (size_t)ch * r->words;
-    int n = 0;
+    int n = 0, empty;
 
     if (RING_UNLIKELY(!r->unlinked))
         ring_try_unlink(r);
+    /* The last sender first, by the stamp at its head alone: a packet of
+     * a busy pair costs the owner one cache line (the slot), not three
+     * (bitmap word, tail, slot).  Its bit, set too, is taken later. */
+    if (r->hot[ch] >= 0)
+        n = ring_drain(r, ch, r->hot[ch], max, cb, arg, &empty);
     for (int w = 0; w < r->words && n < max; w++) {
         uint64_t m;
 
@@ -652,13 +722,34 @@ int cm5i_ring_poll(cm5i_ring_t *r, int ch, int max, cm5i_fab_rx_func_t cb,
                                                 memory_order_acq_rel);
         m = pend[w];
         while (m && n < max) {
-            int b = __builtin_ctzll(m), empty;
+            int b = __builtin_ctzll(m), got;
 
             m &= m - 1;
-            n += ring_drain(r, ch, w * 64 + b, max - n, cb, arg, &empty);
+            got = ring_drain(r, ch, w * 64 + b, max - n, cb, arg, &empty);
+            if (got)
+                r->hot[ch] = w * 64 + b;
+            n += got;
             if (empty)
                 pend[w] &= ~(1ull << b);
         }
     }
     return n;
+}
+
+uint32_t cm5i_ring_test_index(cm5i_ring_t *r, uint32_t index)
+{
+    size_t n = (size_t)r->nep * r->nch;
+
+    for (size_t i = 0; i < n; i++) {
+        r->tx_tail[i] = r->tx_head[i] = r->rx_head[i] = index;
+        r->tx_wrap[i] = r->rx_wrap[i] = 0;
+    }
+    for (int src = 0; src < r->nep; src++)
+        for (int ch = 0; ch < r->nch; ch++) {
+            ring_ctl_t *c = ring_at(r->own, r, src, ch);
+
+            atomic_store(&c->tail, index);
+            atomic_store(&c->head, index);
+        }
+    return r->slots;
 }

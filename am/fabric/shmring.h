@@ -59,5 +59,8 @@ cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
 /* Deliver up to max packets of channel ch to cb; returns how many. */
 int cm5i_ring_poll(cm5i_ring_t *r, int ch, int max, cm5i_fab_rx_func_t cb,
                    void *arg);
+/* For the tests: a fresh ring (nothing sent yet) whose every sender and
+ * owner index starts at index (to cross the 32-bit wrap); its slots. */
+uint32_t cm5i_ring_test_index(cm5i_ring_t *r, uint32_t index);
 
 #endif

@@ -9,7 +9,12 @@
  *   filling the slots asked for all go in before the owner polls, and
  *   arrive whole and in order, also those that pass the marker's slot;
  * - packets and records of random sizes, read a few at a time, keep
- *   their order and bytes.
+ *   their order and bytes, also across the 32-bit wrap of the indices;
+ * - an owner finds a packet by the header of the slot at its head (its
+ *   stamp and length word), never by stale slots: a fresh ring whose
+ *   index is about to wrap delivers nothing (a stamp alone, index + 1 =
+ *   0 there, would match zeroed memory), nor does a slot holding the
+ *   bytes of an earlier record.
  *
  * Linked statically with libcm5fab for the hidden cm5i_ring_* calls.
  */
@@ -149,6 +154,92 @@ Test(shmring, a_rewind_keeps_the_room_asked_for)
     }
     cr_expect_eq(x.got, (int)seq);
     cr_expect_eq(x.bad, 0);
+    cm5i_ring_close(r);
+}
+
+/* Packets and records at random from index `start`, the owner reading
+ * max at a time after every `every` sends; how many were sent. */
+static void mixed(size_t asked, int max, int every, uint32_t start,
+                  uint32_t rng)
+{
+    cm5i_ring_t *r = self_ring(asked);
+    rx_t x = {0};
+    uint32_t seq = 0;
+
+    cm5i_ring_test_index(r, start);
+    for (int i = 0; i < 20000; i++) {
+        size_t len;
+
+        rng = rng * 1103515245u + 12345u;
+        len = (rng >> 8) % 3 ? (rng >> 16) % 40 + 4
+                             : (rng >> 12) % (LONG - 3) + 4;
+        seq += put(r, seq, len) == CM5_OK;
+        if (i % every == 0)
+            cm5i_ring_poll(r, 0, max, rx, &x);
+    }
+    drain(r, &x);
+    cr_expect_eq(x.got, (int)seq, "ring of %zu, poll %d, from %u", asked,
+                 max, start);
+    cr_expect_eq(x.bad, 0, "ring of %zu, poll %d, from %u", asked, max,
+                 start);
+    cm5i_ring_close(r);
+}
+
+Test(shmring, mixed_sizes_across_the_index_wrap)
+{
+    for (int every = 1; every <= 3; every++) {
+        mixed(100, 3, every, 0xffffffffu - 5000, 777u + (uint32_t)every);
+        mixed(300, 1, every, 0xfffff000u, 999u + (uint32_t)every);
+    }
+}
+
+Test(shmring, stale_slots_are_not_packets)
+{
+    cm5i_ring_t *r = self_ring(100);
+    rx_t x = {0};
+
+    /* Fresh (zeroed) slots at index 2^32 - 1, whose stamp + 1 is 0. */
+    cm5i_ring_test_index(r, 0xffffffffu);
+    cr_expect_eq(cm5i_ring_poll(r, 0, 64, rx, &x), 0);
+    /* Then real packets across the wrap. */
+    for (uint32_t s = 0; s < 10; s++)
+        cr_assert_eq(put(r, s, 8), CM5_OK);
+    drain(r, &x);
+    cr_expect_eq(x.got, 10);
+    cr_expect_eq(x.bad, 0);
+    cm5i_ring_close(r);
+    /* A long record read, and packets up to the next lap's slot 1: the
+     * record's bytes there (shaped as that slot's header in the next
+     * lap: length 8, wrap 0, stamp S + 2) are no packet. */
+    r = self_ring(100);
+    x = (rx_t){0};
+    {
+        unsigned char b[LONG];
+        uint32_t seq = 0, S = cm5i_ring_test_index(r, 0);
+
+        memcpy(b, &seq, sizeof(seq));
+        for (size_t i = sizeof(seq); i < sizeof(b); i++)
+            b[i] = (unsigned char)(seq + i);
+        for (size_t k = 1; k * 64 + 8 <= sizeof(b); k++) {
+            uint32_t lw = 8u | 1u << 16, st = (uint32_t)k + S + 1;
+
+            memcpy(b + k * 64 - 8, &lw, 4);
+            memcpy(b + k * 64 - 4, &st, 4);
+        }
+        cr_assert_eq(cm5i_ring_send(r, 0, 0, b, sizeof(b)), CM5_OK);
+        cr_expect_eq(cm5i_ring_poll(r, 0, 64, rx, &x), 1);
+        x.bad = 0; /* (the shaped words are not rx's pattern) */
+        /* Indices 67 .. S: the packets that bring the head to S + 1. */
+        for (seq = 1; seq <= S + 1 - (uint32_t)cm5i_ring_rec_slots(LONG);
+             seq++) {
+            cr_assert_eq(put(r, seq, 8), CM5_OK);
+            drain(r, &x);
+        }
+        cr_expect_eq(x.got, (int)seq);
+        cr_expect_eq(cm5i_ring_poll(r, 0, 64, rx, &x), 0,
+                     "a record's old bytes at the head are no packet");
+        cr_expect_eq(x.bad, 0);
+    }
     cm5i_ring_close(r);
 }
 
