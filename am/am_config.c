@@ -84,6 +84,13 @@ static const cm5_config_var_t config_table[] = {
      "virtual time: computation between runtime calls is charged as its "
      "thread CPU time times this factor (a 33 MHz CM-5 node against this "
      "host's core; 0: computation is free)"},
+    {CM5_ENV_MODEL_CPU_FLOOR, "100",
+     "virtual time: a stretch of computation between runtime calls shorter "
+     "than this many microseconds of thread CPU time is not charged (an "
+     "interrupt adds 20-90 us of CPU time to whatever stretch it lands in, "
+     "so shorter stretches are mostly noise: doc/model.md); 2: charge "
+     "fine-grained computation too, all but a polling loop's turns (virtual "
+     "times then vary from run to run); 0: every stretch"},
     {CM5_ENV_CMA, "auto",
      "single copy between nodes of one host on the fast path: point-to-point "
      "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "

@@ -26,6 +26,7 @@
     X(CM5_ENV_TRACE, "CM5_TRACE")                                             \
     X(CM5_ENV_MODEL, "CM5_MODEL")                                             \
     X(CM5_ENV_MODEL_CPU_SCALE, "CM5_MODEL_CPU_SCALE")                         \
+    X(CM5_ENV_MODEL_CPU_FLOOR, "CM5_MODEL_CPU_FLOOR")                         \
     X(CM5_ENV_CMA, "CM5_CMA")                                                 \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                         \
     X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                       \
@@ -53,6 +54,7 @@
 #define CM5_ENV_TRACE "CM5_TRACE"
 #define CM5_ENV_MODEL "CM5_MODEL"
 #define CM5_ENV_MODEL_CPU_SCALE "CM5_MODEL_CPU_SCALE"
+#define CM5_ENV_MODEL_CPU_FLOOR "CM5_MODEL_CPU_FLOOR"
 #define CM5_ENV_CMA "CM5_CMA"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"

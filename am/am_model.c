@@ -16,9 +16,12 @@
  *   in the barrier's packets (the other calls end with an internal
  *   barrier, in this mode only).
  * - Computation between runtime calls is charged from the thread's CPU
- *   time times CM5_MODEL_CPU_SCALE; stretches shorter than MODEL_FLOOR_NS
- *   (a polling loop's turn) are not, so that how often a node polls while
- *   it waits, which depends on the host's load, changes nothing.
+ *   time times CM5_MODEL_CPU_SCALE; stretches shorter than
+ *   CM5_MODEL_CPU_FLOOR microseconds are not: a polling loop's turns, so
+ *   that how often a node polls while it waits, which depends on the
+ *   host's load, changes nothing, and the runtime's callers' few
+ *   instructions between calls, whose CPU time is mostly the interrupts
+ *   that land in them (20-90 us each on a virtual machine).
  *
  * When the model is off, each hook costs the caller one predictable
  * branch on cm5i_model_on.
@@ -33,7 +36,6 @@
 #include "am_internal.h"
 #include "am_model.h"
 
-#define MODEL_FLOOR_NS 2000 /* shorter computation is a polling loop's */
 #define MODEL_ROUNDS 32     /* barrier rounds (am_barrier.c) */
 #define MODEL_RXQ 128       /* receipts kept in the schedule */
 
@@ -44,6 +46,7 @@ static struct {
     cm5i_vnode_t v;
     char spec[128];
     double scale;       /* CM5_MODEL_CPU_SCALE */
+    uint64_t floor_ns;  /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
     uint64_t cpu_mark;  /* thread CPU time at the last runtime exit */
     int stamp_set;      /* the next packet's stamp is given */
     uint64_t stamp;
@@ -76,7 +79,9 @@ cm5_status_t cm5i_model_setup(void)
 {
     const char *spec = cm5i_config_str(CM5_ENV_MODEL);
     const char *scale = cm5i_config_str(CM5_ENV_MODEL_CPU_SCALE);
+    const char *floor_us = cm5i_config_str(CM5_ENV_MODEL_CPU_FLOOR);
     char err[160], *end;
+    double f;
     int on;
 
     memset(&model, 0, sizeof(model));
@@ -93,6 +98,14 @@ cm5_status_t cm5i_model_setup(void)
                  CM5_ENV_MODEL_CPU_SCALE, scale);
         return CM5_ERR_INVALID;
     }
+    f = strtod(floor_us, &end);
+    if (end == floor_us || *end || !(f >= 0 && f <= 1e9)) {
+        cm5i_log(CM5I_LOG_ERROR, "model",
+                 "%s=%s: not a number of microseconds >= 0",
+                 CM5_ENV_MODEL_CPU_FLOOR, floor_us);
+        return CM5_ERR_INVALID;
+    }
+    model.floor_ns = (uint64_t)(f * 1000 + 0.5);
     if (!on)
         return CM5_OK;
     snprintf(model.spec, sizeof(model.spec), "%s", spec);
@@ -124,7 +137,7 @@ void cm5i_model_enter(void)
         return;
     now = model_cpu_ns();
     d = now - model.cpu_mark;
-    if (d >= MODEL_FLOOR_NS)
+    if (d >= model.floor_ns)
         model.v.clock += (uint64_t)((double)d * model.scale + 0.5);
     model.cpu_mark = now;
 }

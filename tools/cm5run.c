@@ -177,8 +177,10 @@ static void check_model(const struct opts *o)
 {
     const char *spec = o->model ? o->model : getenv(CM5_ENV_MODEL);
     const char *scale = getenv(CM5_ENV_MODEL_CPU_SCALE);
+    const char *floor_us = getenv(CM5_ENV_MODEL_CPU_FLOOR);
     cm5i_model_params_t p;
     char err[200], *end;
+    double f;
     int on;
 
     if (spec && cm5i_model_parse(spec, &on, &p, err, sizeof(err)) < 0) {
@@ -190,6 +192,12 @@ static void check_model(const struct opts *o)
                   !isfinite(strtod(scale, NULL)))) {
         fprintf(stderr, "cm5run: %s=%s: not a number >= 0 (0: computation "
                 "is free)\n", CM5_ENV_MODEL_CPU_SCALE, scale);
+        exit(EXIT_USAGE);
+    }
+    if (floor_us && ((f = strtod(floor_us, &end)), end == floor_us || *end ||
+                     !(f >= 0 && f <= 1e9))) {
+        fprintf(stderr, "cm5run: %s=%s: not a number of microseconds >= 0\n",
+                CM5_ENV_MODEL_CPU_FLOOR, floor_us);
         exit(EXIT_USAGE);
     }
 }

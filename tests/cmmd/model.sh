@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=46
+PLAN=51
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -148,6 +148,25 @@ check "timers scale 1: the timer reads the computation (0 < $(val timer 1) ns < 
     '[ "$rc" -eq 0 ] && [ "$(val timer 1)" -gt 1000 ] &&
      [ "$(val timer 1)" -lt 200000000 ]'
 
+# the computation floor (CM5_MODEL_CPU_FLOOR, default 100 us): 20
+# stretches of 5-100 us of CPU time between runtime calls are free at the
+# default scale; with the floor at 2 us each is charged 20 times its CPU
+# time; stretches of 150 us pass a floor of 100
+CM5_MODEL_CPU_SCALE=20 job "fine, default floor" 60 1 shm prog_model fine 20 5
+check "fine: 20 stretches of >= 5 us of CPU are not charged (timer $(val fine 1) ns = one clock read)" \
+    '[ "$rc" -eq 0 ] && [ "$(val fine 1)" = 1000 ]'
+CM5_MODEL_CPU_SCALE=20 CM5_MODEL_CPU_FLOOR=2 job "fine, floor 2" 60 1 shm \
+    prog_model fine 20 5
+check "fine, floor 2 us: charged 20 x CPU ($(val fine 2) ns of CPU, timer $(val fine 1) ns)" \
+    '[ "$rc" -eq 0 ] && [ "$(val fine 2)" -ge 100000 ] &&
+     [ "$(val fine 1)" -ge $(( 20 * $(val fine 2) + 1000 )) ] &&
+     [ "$(val fine 1)" -lt $(( 20 * $(val fine 2) + 40000000 )) ]'
+CM5_MODEL_CPU_SCALE=20 job "fine, 150 us stretches" 60 1 shm prog_model fine 5 150
+check "fine, 5 stretches of >= 150 us pass the default floor: charged 20 x CPU ($(val fine 2) ns of CPU, timer $(val fine 1) ns)" \
+    '[ "$rc" -eq 0 ] && [ "$(val fine 2)" -ge 750000 ] &&
+     [ "$(val fine 1)" -ge $(( 20 * $(val fine 2) + 1000 )) ] &&
+     [ "$(val fine 1)" -lt $(( 20 * $(val fine 2) + 10000000 )) ]'
+
 # bad settings: one line from cm5run, exit 2, no node started
 bad() {
     "$CM5RUN" -n 2 "$@" "$PROGS/prog_model" det >out 2>err
@@ -166,4 +185,10 @@ CM5_MODEL_CPU_SCALE=-2 bad --model cm5
 check "CM5_MODEL_CPU_SCALE=-2: one line naming it, exit 2" \
     '[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
      grep -q "^cm5run: CM5_MODEL_CPU_SCALE=-2: not a number" err'
+for f in -1 5us; do
+    CM5_MODEL_CPU_FLOOR=$f bad --model cm5
+    check "CM5_MODEL_CPU_FLOOR=$f: one line naming it, exit 2" \
+        '[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+         grep -q "^cm5run: CM5_MODEL_CPU_FLOOR=$f: not a number of microseconds" err'
+done
 finish

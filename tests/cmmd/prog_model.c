@@ -11,6 +11,11 @@
  *                 from the barrier until the K-th has run)
  *   timers        a 0.2 s sleep and some computation, timed by a node
  *                 timer and cm5_rtime: "prog_model: timer NS real MS"
+ *   fine N US     N stretches of computation of at least US us of thread
+ *                 CPU time each, separated by CMAML_poll, timed by a
+ *                 node timer: "prog_model: fine NS CPU_NS" (the timer,
+ *                 and the CPU time the stretches took, as the program
+ *                 measured it)
  *   det           a deterministic mix (ring of blocking messages of
  *                 several sizes, gather to node 0, scopy, reduction,
  *                 broadcast): "prog_model: node N clock NS" per node
@@ -41,6 +46,8 @@
  *   cm5run -n N prog_model MODE [ARG]
  */
 #include <math.h>
+#include <stdint.h>
+#include <time.h>
 
 #include <cm5/cm5.h>
 
@@ -117,6 +124,38 @@ static void timers(void)
     r1 = cm5_rtime();
     printf("prog_model: timer %lld real %lld\n",
            ns(CMMD_node_timer_elapsed(1)), (long long)((r1 - r0) * 1e3));
+}
+
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Fine-grained computation: n stretches of at least us microseconds of
+ * CPU time, a runtime call between them. */
+static void fine(int n, int us)
+{
+    volatile double x = 0;
+    uint64_t spent = 0;
+
+    CMMD_node_timer_clear(1);
+    CMMD_node_timer_start(1);
+    for (int i = 0; i < n; i++) {
+        uint64_t t0 = cpu_ns(), t;
+
+        do {
+            for (int k = 0; k < 100; k++)
+                x += sqrt((double)k);
+        } while ((t = cpu_ns()) - t0 < (uint64_t)us * 1000);
+        spent += t - t0;
+        CMAML_poll();
+    }
+    CMMD_node_timer_stop(1);
+    printf("prog_model: fine %lld %llu\n", ns(CMMD_node_timer_elapsed(1)),
+           (unsigned long long)spent);
 }
 
 static int scopied;
@@ -351,6 +390,8 @@ int main(int argc, char **argv)
         contention();
     else if (strcmp(mode, "timers") == 0)
         timers();
+    else if (strcmp(mode, "fine") == 0)
+        fine(argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? atoi(argv[3]) : 5);
     else if (strcmp(mode, "det") == 0)
         det();
     else if (strcmp(mode, "late") == 0)
