@@ -4,6 +4,7 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -662,6 +663,15 @@ double cm5_wtime(void)
     if (CM5I_UNLIKELY(cm5i_model_on))
         return cm5i_model_wtime();
     return cm5_rtime();
+}
+
+cm5_status_t cm5_compute(double seconds)
+{
+    if (!(seconds >= 0) || !isfinite(seconds))
+        return CM5_ERR_INVALID;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_compute(seconds);
+    return CM5_OK;
 }
 
 double cm5_rtime(void)

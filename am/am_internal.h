@@ -407,6 +407,7 @@ void cm5i_rport_scatter(const cm5i_rport_place_t *pl, const void *data,
 cm5_status_t cm5i_model_setup(void);
 void cm5i_model_teardown(void);
 double cm5i_model_wtime(void); /* the virtual clock, in seconds */
+void cm5i_model_compute(double s); /* cm5_compute */
 /* Did the program read its clock since the last call (and forget it)? */
 int cm5i_model_clock_read(void);
 /* The next packet sent carries vt (messages, barrier rounds). */

@@ -48,6 +48,7 @@ static struct {
     double scale;       /* CM5_MODEL_CPU_SCALE */
     uint64_t floor_ns;  /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
     uint64_t cpu_mark;  /* thread CPU time at the last runtime exit */
+    uint64_t charged;   /* what the outermost runtime entry charged */
     int stamp_set;      /* the next packet's stamp is given */
     uint64_t stamp;
     uint64_t rx_vt;     /* stamp of the packet being dispatched */
@@ -133,12 +134,15 @@ void cm5i_model_enter(void)
 {
     uint64_t now, d;
 
+    model.charged = 0;
     if (model.scale == 0)
         return;
     now = model_cpu_ns();
     d = now - model.cpu_mark;
-    if (d >= model.floor_ns)
-        model.v.clock += (uint64_t)((double)d * model.scale + 0.5);
+    if (d >= model.floor_ns) {
+        model.charged = (uint64_t)((double)d * model.scale + 0.5);
+        model.v.clock += model.charged;
+    }
     model.cpu_mark = now;
 }
 
@@ -155,6 +159,19 @@ double cm5i_model_wtime(void)
     model.v.clock += (uint64_t)model.p.clk;
     model.clock_read = 1;
     return (double)model.v.clock * 1e-9;
+}
+
+/* The computation since the last runtime call costs s (cm5_compute):
+ * what the entry charged for it is taken back.  (Called from a handler
+ * or a nested call, it only adds s.) */
+void cm5i_model_compute(double s)
+{
+    CM5I_GUARD();
+
+    if (cm5i_rt_depth == 1 && !cm5i_ctx.in_handler)
+        model.v.clock -= model.charged;
+    model.charged = 0;
+    model.v.clock += (uint64_t)(s * 1e9 + 0.5);
 }
 
 int cm5i_model_clock_read(void)

@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=51
+PLAN=53
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -166,6 +166,14 @@ check "fine, 5 stretches of >= 150 us pass the default floor: charged 20 x CPU (
     '[ "$rc" -eq 0 ] && [ "$(val fine 2)" -ge 750000 ] &&
      [ "$(val fine 1)" -ge $(( 20 * $(val fine 2) + 1000 )) ] &&
      [ "$(val fine 1)" -lt $(( 20 * $(val fine 2) + 10000000 )) ]'
+
+# cm5_compute: the stated cost replaces the CPU time's (150 us of CPU at
+# scale 20 would be 3 ms); refused when negative or not a number
+CM5_MODEL_CPU_SCALE=20 job "compute" 60 1 shm prog_model compute
+check "compute: 150 us of CPU then cm5_compute(0.002): the timer reads 2 ms and one clock read ($(val compute 1) ns)" \
+    '[ "$rc" -eq 0 ] && [ "$(val compute 1)" = 2001000 ]'
+check "compute: cm5_compute(-1) and cm5_compute(NAN) return CM5_ERR_INVALID" \
+    '[ "$rc" -eq 0 ] && [ "$(val compute 2)" = 2 ]'
 
 # bad settings: one line from cm5run, exit 2, no node started
 bad() {

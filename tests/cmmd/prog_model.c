@@ -16,6 +16,9 @@
  *                 node timer: "prog_model: fine NS CPU_NS" (the timer,
  *                 and the CPU time the stretches took, as the program
  *                 measured it)
+ *   compute       150 us of CPU time, then cm5_compute(0.002), timed by a
+ *                 node timer; cm5_compute(-1) and (NAN) must be refused:
+ *                 "prog_model: compute NS REFUSED"
  *   det           a deterministic mix (ring of blocking messages of
  *                 several sizes, gather to node 0, scopy, reduction,
  *                 broadcast): "prog_model: node N clock NS" per node
@@ -156,6 +159,29 @@ static void fine(int n, int us)
     CMMD_node_timer_stop(1);
     printf("prog_model: fine %lld %llu\n", ns(CMMD_node_timer_elapsed(1)),
            (unsigned long long)spent);
+}
+
+/* Computation whose cost the program states: its CPU time is not
+ * charged, the figure is. */
+static void compute(void)
+{
+    volatile double x = 0;
+    uint64_t t0;
+    int refused = 0;
+
+    CMMD_node_timer_clear(1);
+    CMMD_node_timer_start(1);
+    t0 = cpu_ns();
+    do {
+        for (int k = 0; k < 100; k++)
+            x += sqrt((double)k);
+    } while (cpu_ns() - t0 < 150000);
+    T_CHECK(cm5_compute(0.002) == CM5_OK, "cm5_compute(0.002) failed");
+    CMMD_node_timer_stop(1);
+    refused += cm5_compute(-1) == CM5_ERR_INVALID;
+    refused += cm5_compute(NAN) == CM5_ERR_INVALID;
+    printf("prog_model: compute %lld %d\n", ns(CMMD_node_timer_elapsed(1)),
+           refused);
 }
 
 static int scopied;
@@ -392,6 +418,8 @@ int main(int argc, char **argv)
         timers();
     else if (strcmp(mode, "fine") == 0)
         fine(argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? atoi(argv[3]) : 5);
+    else if (strcmp(mode, "compute") == 0)
+        compute();
     else if (strcmp(mode, "det") == 0)
         det();
     else if (strcmp(mode, "late") == 0)

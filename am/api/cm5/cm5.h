@@ -316,6 +316,12 @@ CM5_EXPORT double cm5_rtime(void);
 CM5_EXPORT double cm5_cputime(void);
 /* The virtual-time model in use (the CM5_MODEL value), or NULL: off. */
 CM5_EXPORT const char *cm5_model(void);
+/* Virtual time: the computation since this node's previous runtime call
+ * costs seconds of the modelled machine's time, instead of its thread CPU
+ * time times CM5_MODEL_CPU_SCALE (an operation count times a cost, a
+ * figure measured on a CM-5: the same on every run).  Model off: does
+ * nothing.  CM5_ERR_INVALID: seconds negative or not finite. */
+CM5_EXPORT cm5_status_t cm5_compute(double seconds);
 
 /* Counters of this node's active-message traffic. */
 typedef struct {
