@@ -44,6 +44,7 @@ typedef struct {
     int *rows, *bucket;
     size_t live; /* entries not yet completely scheduled */
     int cap;     /* phases allocated in out */
+    uint64_t steps, hsteps; /* work so far (cm5s_rsn_plan_t) */
 } plan_t;
 
 static void plan_release(plan_t *s)
@@ -70,23 +71,27 @@ static int hent_less(const hent_t *a, const hent_t *b)
     return a->prio < b->prio;
 }
 
-static void heap_push(hent_t *h, int *n, hent_t e)
+static void heap_push(hent_t *h, int *n, hent_t e, uint64_t *hsteps)
 {
     int i = (*n)++;
 
+    ++*hsteps;
     while (i > 0 && hent_less(&h[(i - 1) / 2], &e)) {
         h[i] = h[(i - 1) / 2];
         i = (i - 1) / 2;
+        ++*hsteps;
     }
     h[i] = e;
 }
 
-static hent_t heap_pop(hent_t *h, int *n)
+static hent_t heap_pop(hent_t *h, int *n, uint64_t *hsteps)
 {
     hent_t top = h[0], last = h[--(*n)];
     int i = 0, c;
 
+    ++*hsteps;
     while ((c = 2 * i + 1) < *n) {
+        ++*hsteps;
         if (c + 1 < *n && hent_less(&h[c], &h[c + 1]))
             c++;
         if (!hent_less(&last, &h[c]))
@@ -138,6 +143,7 @@ static void plan_fill(plan_t *s, const size_t *com)
         int *row = s->cc ? s->cc + (size_t)i * s->width : NULL;
         hent_t *h = s->heap ? s->heap + (size_t)i * s->width : NULL;
 
+        s->steps += (uint64_t)p;
         for (k = 0; k < p; k++) {
             size_t v = com[(size_t)i * p + k];
             hent_t e;
@@ -153,12 +159,14 @@ static void plan_fill(plan_t *s, const size_t *com)
             e.rem = v;
             e.prio = cm5s_rng_next(&s->rng);
             e.col = k;
-            heap_push(h, &s->len[i], e);
+            heap_push(h, &s->len[i], e, &s->hsteps);
             s->rsum[i] += v;
             s->csum[k] += v;
         }
-        if (row)
+        if (row) {
             cm5s_rng_shuffle(&s->rng, row, s->len[i]);
+            s->steps += (uint64_t)s->len[i];
+        }
     }
 }
 
@@ -204,6 +212,7 @@ static int pick_ccom(plan_t *s, int i, const int *precv)
     for (j = 0; j < n; j++) {
         int idx = (start + j) % n, k = row[idx];
 
+        s->steps++;
         if (precv[k] == -1) {
             row[idx] = row[n - 1];
             s->len[i] = n - 1;
@@ -221,7 +230,7 @@ static int pick_heap(plan_t *s, int i, const int *precv)
     int nheld = 0, k = -1;
 
     while (s->len[i] > 0) {
-        hent_t e = heap_pop(h, &s->len[i]);
+        hent_t e = heap_pop(h, &s->len[i], &s->hsteps);
 
         if (precv[e.col] == -1) {
             s->chosen[i] = e;
@@ -231,7 +240,7 @@ static int pick_heap(plan_t *s, int i, const int *precv)
         s->held[nheld++] = e;
     }
     while (nheld > 0)
-        heap_push(h, &s->len[i], s->held[--nheld]);
+        heap_push(h, &s->len[i], s->held[--nheld], &s->hsteps);
     return k;
 }
 
@@ -293,7 +302,8 @@ static void plan_cut(plan_t *s, const int *psend, size_t *size)
         s->csum[e.col] -= n;
         e.rem -= n;
         if (e.rem > 0) {
-            heap_push(s->heap + (size_t)i * s->width, &s->len[i], e);
+            heap_push(s->heap + (size_t)i * s->width, &s->len[i], e,
+                      &s->hsteps);
         } else {
             s->ccnt[e.col]--;
             s->live--;
@@ -343,9 +353,11 @@ static cm5_status_t plan_phase(plan_t *s, const size_t *com,
         size[r] = 0;
     }
     plan_order(s);
+    s->steps += 2 * (uint64_t)s->p; /* (the clearing, the row order) */
     for (r = 0; r < s->p; r++) {
         int i = s->rows[r], k;
 
+        s->steps++;
         if (s->len[i] == 0)
             continue;
         k = s->heaps ? pick_heap(s, i, precv) : pick_ccom(s, i, precv);
@@ -359,8 +371,10 @@ static cm5_status_t plan_phase(plan_t *s, const size_t *com,
             s->live--;
         }
     }
-    if (s->heaps)
+    if (s->heaps) {
         plan_cut(s, psend, size);
+        s->steps += (uint64_t)s->p;
+    }
     out->nphases++;
     return CM5_OK;
 }
@@ -393,9 +407,12 @@ cm5_status_t cm5s_plan_rsn(int p, const size_t *com, const cm5_sched_opts_t *o,
     st = plan_alloc(&s);
     if (st == CM5_OK) {
         plan_fill(&s, com);
+        s.steps = s.hsteps = 0; /* (the phases' work only: plan_rsn.h) */
         out->p = p;
         while (s.live > 0 && st == CM5_OK)
             st = plan_phase(&s, com, out);
+        out->steps = s.steps;
+        out->hsteps = s.hsteps;
     }
     plan_release(&s);
     if (st != CM5_OK)

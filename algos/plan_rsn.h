@@ -16,7 +16,26 @@ typedef struct {
     int *psend;   /* where node i sends in phase q, or -1 */
     int *precv;   /* whom node i receives from in phase q, or -1 */
     size_t *size; /* elements node i sends in phase q (0 if none) */
+    /* The phases' work, in steps of their inner loops: steps (a row
+     * visited, a destination tried, a node's entry cleared or ordered)
+     * and hsteps (RS_NH: a heap entry pushed or popped, a heap level
+     * moved).  Building CCOM or the heaps is not counted (on the CM-5 it
+     * was too small to see: doc/model.md).  What the planning costs in
+     * virtual time: cm5s_rsn_plan_cost. */
+    uint64_t steps, hsteps;
 } cm5s_rsn_plan_t;
+
+/* Virtual time (cm5_compute): what a step and a heap step of the planner
+ * cost a CM-5 node, fitted on wang1993 Table 4's RS_N comp at d = 16 and
+ * Table 5's RS_NH comp at d = 16 (doc/model.md). */
+#define CM5S_PLAN_STEP_S 2.07e-6
+#define CM5S_PLAN_HSTEP_S 6.08e-6
+/* The planning's cost on a CM-5 node, in seconds. */
+static inline double cm5s_rsn_plan_cost(const cm5s_rsn_plan_t *plan)
+{
+    return (double)plan->steps * CM5S_PLAN_STEP_S +
+           (double)plan->hsteps * CM5S_PLAN_HSTEP_S;
+}
 
 /* Plan com (p x p elements, row i = what i sends; the diagonal is
  * ignored) with o->seed and o->rsn_row_order; heaps = 0 gives RS_N (each

@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=53
+PLAN=54
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -174,6 +174,21 @@ check "compute: 150 us of CPU then cm5_compute(0.002): the timer reads 2 ms and 
     '[ "$rc" -eq 0 ] && [ "$(val compute 1)" = 2001000 ]'
 check "compute: cm5_compute(-1) and cm5_compute(NAN) return CM5_ERR_INVALID" \
     '[ "$rc" -eq 0 ] && [ "$(val compute 2)" = 2 ]'
+
+# RS_N's planning costs its counted steps (cm5_compute), not its CPU
+# time: the comp column is the same at CPU scale 0 and 20, on every run,
+# and more than 0.1 ms (8 nodes; RS_NH's heaps cost more)
+rsn_comp() {
+    CM5_MODEL_CPU_SCALE=$1 timeout 120 "$CM5RUN" -n 8 --model cm5 \
+        "$abs_top_builddir/tools/cm5sched" --alg rsn,rsnh \
+        --workload nonuniform:d=4 --sizes 16 --reps 1 --matrices 2 \
+        --warmup 0 2>&1 | awk -F'|' '$1 ~ /^ *16 *$/ && $2 ~ /[0-9][.]/ {
+            split($2, a, " "); split($3, b, " "); print a[2], b[2] }'
+}
+c0=$(rsn_comp 0) c20=$(rsn_comp 20) c0b=$(rsn_comp 0)
+check "rsn, rsnh comp in virtual time from counted steps: '$c0' at scale 0 and 20 and again" \
+    '[ -n "$c0" ] && [ "$c0" = "$c20" ] && [ "$c0" = "$c0b" ] &&
+     echo "$c0" | awk "{ exit !(\$1 > 0.1 && \$2 > \$1) }"'
 
 # bad settings: one line from cm5run, exit 2, no node started
 bad() {

@@ -306,6 +306,37 @@ Test(plan_rsn, same_seed_same_schedule)
     }
 }
 
+/* The planner's work in steps (the virtual-time cost of the planning,
+ * doc/model.md), counted by hand.  Two nodes sending each other one
+ * element: one phase of 2 entries cleared + 2 ordered + 2 rows visited,
+ * and RS_N tries one destination per row (8 steps), RS_NH pops one heap
+ * entry per row (2 heap steps) and cuts 2 rows (8 steps).  Nodes 0 and
+ * 1 both sending to 2, rows in fixed order: phase 1 is 6 + 3 rows + row
+ * 0's try + row 1's failed try, phase 2 is 6 + 3 rows + row 1's try. */
+Test(plan_rsn, steps_counted_exactly)
+{
+    size_t pair[4] = {0, 1, 1, 0}, two[9] = {0, 0, 1, 0, 0, 1, 0, 0, 0};
+    cm5_sched_opts_t o;
+    cm5s_rsn_plan_t pl;
+
+    cm5_sched_opts_init(&o);
+    plan(2, pair, &o, 0, &pl);
+    cr_assert_eq(pl.steps, 8);
+    cr_assert_eq(pl.hsteps, 0);
+    cm5s_rsn_plan_free(&pl);
+    plan(2, pair, &o, 1, &pl);
+    cr_assert_eq(pl.steps, 8);
+    cr_assert_eq(pl.hsteps, 2);
+    cm5s_rsn_plan_free(&pl);
+    o.rsn_row_order = CM5_SCHED_ROW_FIXED;
+    plan(3, two, &o, 0, &pl);
+    cr_assert_eq(pl.nphases, 2);
+    cr_assert_eq(pl.steps, 11 + 10, "%llu steps",
+                 (unsigned long long)pl.steps);
+    cr_assert_eq(pl.hsteps, 0);
+    cm5s_rsn_plan_free(&pl);
+}
+
 /* ALGORITHMS.md 1.3 / 7.6: within 10% of the calibration. */
 Test(plan_rsn, phases_match_calibration, .timeout = 60)
 {
