@@ -80,10 +80,12 @@ static const cm5_config_var_t config_table[] = {
      "microseconds); cm5:KEY=VALUE,... or logp:... changes a parameter (L, "
      "o, os, or, g, bw1, bw2, bw3, ms, mr, bar, red, cnb, clk); timers and "
      "cm5_wtime() report the virtual clock"},
-    {CM5_ENV_MODEL_CPU_SCALE, "20",
+    {CM5_ENV_MODEL_CPU_SCALE, "350",
      "virtual time: computation between runtime calls is charged as its "
-     "thread CPU time times this factor (a 33 MHz CM-5 node against this "
-     "host's core; 0: computation is free)"},
+     "thread CPU time times this factor: how many times faster than a 33 "
+     "MHz CM-5 node this host's core runs (fitted on wang1993's RS_N "
+     "planning, 330-380 on the machine it was fitted on; "
+     "bench/model_cpu_scale fits yours); 0: computation is free"},
     {CM5_ENV_MODEL_CPU_FLOOR, "100",
      "virtual time: a stretch of computation between runtime calls shorter "
      "than this many microseconds of thread CPU time is not charged (an "
