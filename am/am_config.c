@@ -86,11 +86,12 @@ static const cm5_config_var_t config_table[] = {
      "MHz CM-5 node this host's core runs (fitted on wang1993's RS_N "
      "planning, 330-380 on the machine it was fitted on; "
      "bench/model_cpu_scale fits yours); 0: computation is free"},
-    {CM5_ENV_MODEL_CPU_FLOOR, "100",
+    {CM5_ENV_MODEL_CPU_FLOOR, "1000",
      "virtual time: a stretch of computation between runtime calls shorter "
-     "than this many microseconds of thread CPU time is not charged (an "
-     "interrupt adds 20-90 us of CPU time to whatever stretch it lands in, "
-     "so shorter stretches are mostly noise: doc/model.md); 2: charge "
+     "than this many microseconds of thread CPU time is not charged (on a "
+     "virtual machine an interrupt adds 20-330 us of CPU time to whatever "
+     "stretch it lands in, so shorter stretches are mostly noise: "
+     "doc/model.md; cm5_compute() states a cost instead); 2: charge "
      "fine-grained computation too, all but a polling loop's turns (virtual "
      "times then vary from run to run); 0: every stretch"},
     {CM5_ENV_CMA, "auto",

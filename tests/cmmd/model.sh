@@ -148,10 +148,10 @@ check "timers scale 1: the timer reads the computation (0 < $(val timer 1) ns < 
     '[ "$rc" -eq 0 ] && [ "$(val timer 1)" -gt 1000 ] &&
      [ "$(val timer 1)" -lt 200000000 ]'
 
-# the computation floor (CM5_MODEL_CPU_FLOOR, default 100 us): 20
-# stretches of 5-100 us of CPU time between runtime calls are free at the
-# default scale; with the floor at 2 us each is charged 20 times its CPU
-# time; stretches of 150 us pass a floor of 100
+# the computation floor (CM5_MODEL_CPU_FLOOR, default 1000 us): 20
+# stretches of 5 us of CPU time between runtime calls are free; with the
+# floor at 2 us each is charged 20 times its CPU time (scale 20); three
+# stretches of 1.5 ms pass the default floor
 CM5_MODEL_CPU_SCALE=20 job "fine, default floor" 60 1 shm prog_model fine 20 5
 check "fine: 20 stretches of >= 5 us of CPU are not charged (timer $(val fine 1) ns = one clock read)" \
     '[ "$rc" -eq 0 ] && [ "$(val fine 1)" = 1000 ]'
@@ -161,9 +161,9 @@ check "fine, floor 2 us: charged 20 x CPU ($(val fine 2) ns of CPU, timer $(val 
     '[ "$rc" -eq 0 ] && [ "$(val fine 2)" -ge 100000 ] &&
      [ "$(val fine 1)" -ge $(( 20 * $(val fine 2) + 1000 )) ] &&
      [ "$(val fine 1)" -lt $(( 20 * $(val fine 2) + 40000000 )) ]'
-CM5_MODEL_CPU_SCALE=20 job "fine, 150 us stretches" 60 1 shm prog_model fine 5 150
-check "fine, 5 stretches of >= 150 us pass the default floor: charged 20 x CPU ($(val fine 2) ns of CPU, timer $(val fine 1) ns)" \
-    '[ "$rc" -eq 0 ] && [ "$(val fine 2)" -ge 750000 ] &&
+CM5_MODEL_CPU_SCALE=20 job "fine, 1.5 ms stretches" 60 1 shm prog_model fine 3 1500
+check "fine, 3 stretches of >= 1.5 ms pass the default floor: charged 20 x CPU ($(val fine 2) ns of CPU, timer $(val fine 1) ns)" \
+    '[ "$rc" -eq 0 ] && [ "$(val fine 2)" -ge 4500000 ] &&
      [ "$(val fine 1)" -ge $(( 20 * $(val fine 2) + 1000 )) ] &&
      [ "$(val fine 1)" -lt $(( 20 * $(val fine 2) + 10000000 )) ]'
 
