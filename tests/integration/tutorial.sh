@@ -6,8 +6,10 @@
 # each expected output also appears word for word in doc/tutorial.md, so
 # the text shows what the programs print.  Lesson 7 and its solution run
 # again in virtual time (--model cm5, computation free), where the times
-# are exact: <lesson>[.solution].model.out, time lines included.  TAP
-# output.
+# are exact: <lesson>[.solution].model.out, time lines included; the
+# lesson once more at the default CPU scale and floor, where its
+# stretches of computation are under the floor and the times the same.
+# TAP output.
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
@@ -15,7 +17,7 @@ src=${abs_top_srcdir:-$top}
 exp=$src/examples/tutorial/expected
 LESSONS="l1_address:4 l2_request:4 l3_counting:5 l4_scopy:4 l5_interrupts:2
 l6_deadlock:4 l7_contention:8"
-plan 48
+plan 50
 
 for l in $LESSONS; do
     name=${l%:*} nodes=${l#*:}
@@ -58,3 +60,12 @@ for kind in lesson solution; do
         'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
             open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
 done
+
+# The defaults charge computation of more than 1 ms of CPU; the lesson
+# has none, so its virtual times do not move.
+unset CM5_MODEL_CPU_SCALE
+job 90 "-n 8 --provider shm --model cm5" "$EXAMPLES/tutorial/l7_contention"
+check "l7_contention (lesson, 8 nodes, virtual time, default CPU scale and floor) prints the expected times" \
+    '[ "$rc" -eq 0 ] && diff "$exp/l7_contention.model.out" out >diff 2>&1 ||
+     { sed "s/^/# /" diff; false; }'
+check_clean "l7_contention (lesson, virtual time, default CPU scale)"
