@@ -50,6 +50,13 @@ static struct {
 
 /* A blocking control-network call ends: in virtual time every clock
  * ends at the largest entry clock plus the call's cost. */
+/* A reduction's or scan's cost depends on its type (doc/model.md). */
+static cm5i_cn_kind_t coll_red_kind(cm5_type_t type)
+{
+    return type == CM5_FLOAT || type == CM5_DOUBLE ? CM5I_CN_REDUCE_FP
+                                                   : CM5I_CN_REDUCE;
+}
+
 static cm5_status_t coll_model_end(cm5i_cn_kind_t kind, size_t n)
 {
     if (CM5I_UNLIKELY(cm5i_model_on))
@@ -380,7 +387,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
         while (!red_advance(&r))
             cm5i_wait_step(&w, CM5I_CH_ALL);
         memcpy(values, &r.acc, sz);
-        return coll_model_end(CM5I_CN_REDUCE, 1);
+        return coll_model_end(coll_red_kind(type), 1);
     }
     me = cm5i_ctx.rank;
     size = cm5i_ctx.size;
@@ -400,7 +407,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
         coll_xfer(1, me - low, seq, values, len);
     free(tmp);
     coll_bcast_tree(seq, values, len);
-    return coll_model_end(CM5I_CN_REDUCE, (size_t)count);
+    return coll_model_end(coll_red_kind(type), (size_t)count);
 }
 
 cm5_status_t cm5_bcast(void *buf, size_t len, int root)
@@ -609,7 +616,7 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
     while (!scan_advance(&c))
         cm5i_wait_step(&w, CM5I_CH_ALL);
     memcpy(value, &c.acc, cm5_type_size(type));
-    return coll_model_end(CM5I_CN_REDUCE, 1);
+    return coll_model_end(coll_red_kind(type), 1);
 }
 
 /* ---- split-phase reduction and scan ----
@@ -665,13 +672,15 @@ static void coll_split_kick(uint32_t seq)
 
 /* The program sees a split-phase call done: its clock reaches the
  * call's end (virtual time). */
-static void split_model_done(uint64_t vt)
+static void split_model_done(uint64_t vt, cm5_type_t type)
 {
     if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_msg_done(vt + cm5i_model_cn_price(CM5I_CN_REDUCE, 1));
+        cm5i_model_msg_done(vt +
+                            cm5i_model_cn_price(coll_red_kind(type), 1));
 }
 
-static int split_test(int on, const int *done, const uint64_t *vt)
+static int split_test(int on, const int *done, const uint64_t *vt,
+                      cm5_type_t type)
 {
     if (!on)
         return 1;
@@ -680,12 +689,12 @@ static int split_test(int on, const int *done, const uint64_t *vt)
         split_advance();
     }
     if (*done)
-        split_model_done(*vt);
+        split_model_done(*vt, type);
     return *done;
 }
 
 static cm5_status_t split_finish(int *on, const int *done,
-                                 const uint64_t *vt)
+                                 const uint64_t *vt, cm5_type_t type)
 {
     cm5i_waiter_t w;
 
@@ -695,7 +704,7 @@ static cm5_status_t split_finish(int *on, const int *done,
     for (split_advance(); !*done; split_advance())
         cm5i_wait_step(&w, CM5I_CH_ALL);
     *on = 0;
-    split_model_done(*vt);
+    split_model_done(*vt, type);
     return CM5_OK;
 }
 
@@ -718,7 +727,8 @@ int cm5_allreduce_test(void)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD();
-    return split_test(split.red_on, &split.red.done, &split.red.vt);
+    return split_test(split.red_on, &split.red.done, &split.red.vt,
+                      split.red.type);
 }
 
 cm5_status_t cm5_allreduce_finish(void *value)
@@ -729,7 +739,8 @@ cm5_status_t cm5_allreduce_finish(void *value)
 
     if (!value)
         return CM5_ERR_INVALID;
-    st = split_finish(&split.red_on, &split.red.done, &split.red.vt);
+    st = split_finish(&split.red_on, &split.red.done, &split.red.vt,
+                      split.red.type);
     if (st == CM5_OK)
         memcpy(value, &split.red.acc, cm5_type_size(split.red.type));
     return st;
@@ -756,7 +767,8 @@ int cm5_scan_test(void)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD();
-    return split_test(split.scan_on, &split.scan.done, &split.scan.vt);
+    return split_test(split.scan_on, &split.scan.done, &split.scan.vt,
+                      split.scan.type);
 }
 
 cm5_status_t cm5_scan_finish(void *value)
@@ -767,7 +779,8 @@ cm5_status_t cm5_scan_finish(void *value)
 
     if (!value)
         return CM5_ERR_INVALID;
-    st = split_finish(&split.scan_on, &split.scan.done, &split.scan.vt);
+    st = split_finish(&split.scan_on, &split.scan.done, &split.scan.vt,
+                      split.scan.type);
     if (st == CM5_OK)
         memcpy(value, &split.scan.acc, cm5_type_size(split.scan.type));
     return st;
@@ -875,7 +888,7 @@ cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
         scan_v_shift(&c, values, count, out, in);
     free(out);
     free(in);
-    return coll_model_end(CM5I_CN_REDUCE, (size_t)count);
+    return coll_model_end(coll_red_kind(type), (size_t)count);
 }
 
 cm5_status_t cm5_ordered(void (*fn)(void *arg), void *arg)

@@ -23,7 +23,8 @@ typedef struct {
     int64_t pkt[4];  /* a 16-byte packet's link time by fat-tree level */
     int64_t ms, mr;  /* a CMMD message's software overhead: send, receive */
     int64_t bar;     /* a barrier (control network) */
-    int64_t red;     /* a reduction or scan, per element */
+    int64_t red;     /* an integer reduction or scan, per element */
+    int64_t redf;    /* a floating-point one, per element */
     int64_t cnb;     /* broadcast and concatenation, per byte */
     int64_t clk;     /* reading the clock (cm5_wtime, node timers) */
 } cm5i_model_params_t;
@@ -54,7 +55,8 @@ typedef struct {
 /* Control-network operations, for their cost. */
 typedef enum {
     CM5I_CN_BARRIER,
-    CM5I_CN_REDUCE, /* reductions and scans: n = elements */
+    CM5I_CN_REDUCE, /* integer reductions and scans: n = elements */
+    CM5I_CN_REDUCE_FP, /* floating-point ones */
     CM5I_CN_BCAST   /* broadcast, concatenation: n = bytes */
 } cm5i_cn_kind_t;
 

@@ -22,8 +22,9 @@ static const cm5i_model_params_t model_cm5 = {
     .pkt = {0, 800, 1600, 2000}, /* 20, 10, ~8 MB/s by level */
     .ms = 19600,         /* fitted: wang1993 Table 2, d = 1 */
     .mr = 13 * US,       /* fitted: wang1993 Table 2, 256 B, d = 31 */
-    .bar = 5 * US,
-    .red = 10 * US,
+    .bar = 5 * US,       /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
+    .red = 5 * US,       /* CMMD 3.1, integer reductions: about 5 us */
+    .redf = 25 * US,     /* CMMD 3.1, floating point: about 25 us */
     .cnb = 1620,         /* fitted: wang1993 Table 3, concatenate */
     .clk = 1 * US,
 };
@@ -37,7 +38,8 @@ static const cm5i_model_params_t model_logp = {
     .g = 4 * US,
     .pkt = {0, 0, 0, 0},
     .bar = 5 * US,
-    .red = 10 * US,
+    .red = 5 * US,
+    .redf = 25 * US,
     .cnb = 1620,
     .clk = 1 * US,
 };
@@ -56,7 +58,7 @@ static const model_key_t model_keys[] = {
     {"or", F(orr), 0, 0},   {"g", F(g), 0, 0},       {"bw1", F(pkt[1]), 0, 1},
     {"bw2", F(pkt[2]), 0, 1}, {"bw3", F(pkt[3]), 0, 1}, {"ms", F(ms), 0, 0},
     {"mr", F(mr), 0, 0},    {"bar", F(bar), 0, 0},   {"red", F(red), 0, 0},
-    {"cnb", F(cnb), 0, 0},  {"clk", F(clk), 0, 0},
+    {"redf", F(redf), 0, 0}, {"cnb", F(cnb), 0, 0},  {"clk", F(clk), 0, 0},
 };
 #undef F
 
@@ -88,7 +90,7 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
     }
     snprintf(err, errlen,
              "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
-             "ms, mr, bar, red, cnb, clk)",
+             "ms, mr, bar, red, redf, cnb, clk)",
              (int)klen, kv);
     return -1;
 }
@@ -245,6 +247,8 @@ uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,
         return (uint64_t)p->bar;
     case CM5I_CN_REDUCE:
         return (uint64_t)p->red * (n ? n : 1);
+    case CM5I_CN_REDUCE_FP:
+        return (uint64_t)p->redf * (n ? n : 1);
     case CM5I_CN_BCAST:
         return (uint64_t)p->bar + (uint64_t)p->cnb * n;
     }

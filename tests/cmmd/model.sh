@@ -7,7 +7,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
-PLAN=54
+PLAN=55
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_CPU_SCALE=0
@@ -129,13 +129,19 @@ check "late: receiver $r1 ns (got $(val 'node 1 late' 1)), sender $s0 ns (got $(
     '[ "$(val "node 1 late" 1)" = "$r1" ] && [ "$(val "node 0 late" 1)" = "$s0" ]'
 left_behind
 
+# a floating-point reduction costs redf (25 us), an integer one red (5 us),
+# from a barrier (clk = 1 us, the model of the test before)
+job "redtypes" 60 4 shm prog_model redtypes
+check "redtypes: CMMD_reduce_int 6 us, CMMD_reduce_double 26 us on all 4 nodes (red or redf and a clock read): $(grep -c '^prog_model: redtypes 6000 26000$' out)" \
+    '[ "$rc" -eq 0 ] && [ "$(grep -c "^prog_model: redtypes 6000 26000$" out)" -eq 4 ]'
+
 # split-phase reduction and scan: every node ends at the latest entry
-# (node 0's, 1000 clock reads late) plus red, then reads the clock
+# (node 0's, 1000 clock reads late) plus red (an integer reduction: 5 us), then reads the clock
 CM5_MODEL=cm5
 job "split" 60 4 shm prog_model split
 expect_ok "split: ran"
-check "split: reduce, scan, reduce end 1011000 ns after their start on all 4 nodes: $(grep -c '^prog_model: node [0-3] split 1011000 1011000 1011000$' out)" \
-    '[ "$(grep -c "^prog_model: node [0-3] split 1011000 1011000 1011000$" out)" -eq 4 ]'
+check "split: reduce, scan, reduce end 1006000 ns after their start on all 4 nodes: $(grep -c '^prog_model: node [0-3] split 1006000 1006000 1006000$' out)" \
+    '[ "$(grep -c "^prog_model: node [0-3] split 1006000 1006000 1006000$" out)" -eq 4 ]'
 left_behind
 
 # node timers report virtual time: a 0.2 s sleep is no computation

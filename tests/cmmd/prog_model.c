@@ -19,6 +19,8 @@
  *   compute       150 us of CPU time, then cm5_compute(0.002), timed by a
  *                 node timer; cm5_compute(-1) and (NAN) must be refused:
  *                 "prog_model: compute NS REFUSED"
+ *   redtypes      CMMD_reduce_int and CMMD_reduce_double, each timed from
+ *                 a barrier: "prog_model: redtypes INT_NS DOUBLE_NS"
  *   det           a deterministic mix (ring of blocking messages of
  *                 several sizes, gather to node 0, scopy, reduction,
  *                 broadcast): "prog_model: node N clock NS" per node
@@ -182,6 +184,23 @@ static void compute(void)
     refused += cm5_compute(NAN) == CM5_ERR_INVALID;
     printf("prog_model: compute %lld %d\n", ns(CMMD_node_timer_elapsed(1)),
            refused);
+}
+
+/* An integer and a floating-point reduction, each from a barrier. */
+static void redtypes(void)
+{
+    double t0, ti, td;
+
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    T_EQ(CMMD_reduce_int(1, CMMD_combiner_add), t_nodes, "reduce_int");
+    ti = cm5_wtime() - t0;
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    T_CHECK(CMMD_reduce_double(0.5, CMMD_combiner_dadd) == 0.5 * t_nodes,
+            "reduce_double");
+    td = cm5_wtime() - t0;
+    printf("prog_model: redtypes %lld %lld\n", ns(ti), ns(td));
 }
 
 static int scopied;
@@ -420,6 +439,8 @@ int main(int argc, char **argv)
         fine(argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? atoi(argv[3]) : 5);
     else if (strcmp(mode, "compute") == 0)
         compute();
+    else if (strcmp(mode, "redtypes") == 0)
+        redtypes();
     else if (strcmp(mode, "det") == 0)
         det();
     else if (strcmp(mode, "late") == 0)
