@@ -23,8 +23,9 @@ typedef struct {
     int64_t pkt[4];  /* a 16-byte packet's link time by fat-tree level */
     int64_t ms, mr;  /* a CMMD message's software overhead: send, receive */
     int64_t bar;     /* a barrier (control network) */
-    int64_t red;     /* an integer reduction or scan, per element */
-    int64_t redf;    /* a floating-point one, per element */
+    int64_t red;     /* an integer reduction or scan of one element */
+    int64_t redf;    /* a floating-point one */
+    int64_t redv;    /* each further element of a vector reduction or scan */
     int64_t cnb;     /* broadcast and concatenation, per byte */
     int64_t clk;     /* reading the clock (cm5_wtime, node timers) */
 } cm5i_model_params_t;

@@ -25,6 +25,7 @@ static const cm5i_model_params_t model_cm5 = {
     .bar = 5 * US,       /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
     .red = 5 * US,       /* CMMD 3.1, integer reductions: about 5 us */
     .redf = 25 * US,     /* CMMD 3.1, floating point: about 25 us */
+    .redv = 10 * US,     /* fitted: wang1993 Table 3, AM, n = 32, d = 4 */
     .cnb = 1620,         /* fitted: wang1993 Table 3, concatenate */
     .clk = 1 * US,
 };
@@ -40,6 +41,7 @@ static const cm5i_model_params_t model_logp = {
     .bar = 5 * US,
     .red = 5 * US,
     .redf = 25 * US,
+    .redv = 10 * US,
     .cnb = 1620,
     .clk = 1 * US,
 };
@@ -58,7 +60,8 @@ static const model_key_t model_keys[] = {
     {"or", F(orr), 0, 0},   {"g", F(g), 0, 0},       {"bw1", F(pkt[1]), 0, 1},
     {"bw2", F(pkt[2]), 0, 1}, {"bw3", F(pkt[3]), 0, 1}, {"ms", F(ms), 0, 0},
     {"mr", F(mr), 0, 0},    {"bar", F(bar), 0, 0},   {"red", F(red), 0, 0},
-    {"redf", F(redf), 0, 0}, {"cnb", F(cnb), 0, 0},  {"clk", F(clk), 0, 0},
+    {"redf", F(redf), 0, 0}, {"redv", F(redv), 0, 0},
+    {"cnb", F(cnb), 0, 0},  {"clk", F(clk), 0, 0},
 };
 #undef F
 
@@ -90,7 +93,7 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
     }
     snprintf(err, errlen,
              "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
-             "ms, mr, bar, red, redf, cnb, clk)",
+             "ms, mr, bar, red, redf, redv, cnb, clk)",
              (int)klen, kv);
     return -1;
 }
@@ -246,9 +249,9 @@ uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,
     case CM5I_CN_BARRIER:
         return (uint64_t)p->bar;
     case CM5I_CN_REDUCE:
-        return (uint64_t)p->red * (n ? n : 1);
+        return (uint64_t)p->red + (uint64_t)p->redv * (n ? n - 1 : 0);
     case CM5I_CN_REDUCE_FP:
-        return (uint64_t)p->redf * (n ? n : 1);
+        return (uint64_t)p->redf + (uint64_t)p->redv * (n ? n - 1 : 0);
     case CM5I_CN_BCAST:
         return (uint64_t)p->bar + (uint64_t)p->cnb * n;
     }

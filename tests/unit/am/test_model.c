@@ -130,15 +130,19 @@ Test(model, bulk_message_is_paced_by_its_slowest_stage)
 
 Test(model, control_network_costs)
 {
-    cm5i_model_params_t p = parse("cm5:bar=5,red=10,redf=40,cnb=2");
+    cm5i_model_params_t p = parse("cm5:bar=5,red=10,redf=40,redv=3,cnb=2");
     cm5i_model_params_t d = parse("cm5");
 
     cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_BARRIER, 0), 5000);
-    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_REDUCE, 3), 30000);
-    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_REDUCE_FP, 3), 120000);
-    /* the preset: CMMD 3.1's integer and floating-point reductions */
+    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_REDUCE, 3), 10000 + 2 * 3000);
+    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_REDUCE_FP, 3),
+                 40000 + 2 * 3000);
+    cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_REDUCE, 0), 10000);
+    /* the preset: CMMD 3.1's integer and floating-point reductions, and
+     * wang1993 Table 3's vector of 32 counts */
     cr_expect_eq(cm5i_model_cn_cost(&d, CM5I_CN_REDUCE, 1), 5000);
-    cr_expect_eq(cm5i_model_cn_cost(&d, CM5I_CN_REDUCE_FP, 2), 50000);
+    cr_expect_eq(cm5i_model_cn_cost(&d, CM5I_CN_REDUCE_FP, 1), 25000);
+    cr_expect_eq(cm5i_model_cn_cost(&d, CM5I_CN_REDUCE, 32), 5000 + 310000);
     cr_expect_eq(cm5i_model_cn_cost(&p, CM5I_CN_BCAST, 100), 5000 + 200000);
 }
 
