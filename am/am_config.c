@@ -79,7 +79,7 @@ static const cm5_config_var_t config_table[] = {
      "network and control network, calibrated), logp:L=6,o=2.2,g=4 (LogP, "
      "microseconds); cm5:KEY=VALUE,... or logp:... changes a parameter (L, "
      "o, os, or, g, bw1, bw2, bw3, ms, mr, bar, red, redf, redv, cnb, "
-     "clk); timers and cm5_wtime() report the virtual clock"},
+     "clk); timers and cm5_wtime report the virtual clock"},
     {CM5_ENV_MODEL_CPU_SCALE, "350",
      "virtual time: computation between runtime calls is charged as its "
      "thread CPU time times this factor: how many times faster than a 33 "
