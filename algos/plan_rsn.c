@@ -143,7 +143,6 @@ static void plan_fill(plan_t *s, const size_t *com)
         int *row = s->cc ? s->cc + (size_t)i * s->width : NULL;
         hent_t *h = s->heap ? s->heap + (size_t)i * s->width : NULL;
 
-        s->steps += (uint64_t)p;
         for (k = 0; k < p; k++) {
             size_t v = com[(size_t)i * p + k];
             hent_t e;
@@ -163,10 +162,8 @@ static void plan_fill(plan_t *s, const size_t *com)
             s->rsum[i] += v;
             s->csum[k] += v;
         }
-        if (row) {
+        if (row)
             cm5s_rng_shuffle(&s->rng, row, s->len[i]);
-            s->steps += (uint64_t)s->len[i];
-        }
     }
 }
 
@@ -407,7 +404,7 @@ cm5_status_t cm5s_plan_rsn(int p, const size_t *com, const cm5_sched_opts_t *o,
     st = plan_alloc(&s);
     if (st == CM5_OK) {
         plan_fill(&s, com);
-        s.steps = s.hsteps = 0; /* (the phases' work only: plan_rsn.h) */
+        s.hsteps = 0; /* (building the heaps is not counted: plan_rsn.h) */
         out->p = p;
         while (s.live > 0 && st == CM5_OK)
             st = plan_phase(&s, com, out);

@@ -48,8 +48,6 @@ static struct {
     int gor_mine;
 } coll;
 
-/* A blocking control-network call ends: in virtual time every clock
- * ends at the largest entry clock plus the call's cost. */
 /* A reduction's or scan's cost depends on its type (doc/model.md). */
 static cm5i_cn_kind_t coll_red_kind(cm5_type_t type)
 {
@@ -57,6 +55,8 @@ static cm5i_cn_kind_t coll_red_kind(cm5_type_t type)
                                                    : CM5I_CN_REDUCE;
 }
 
+/* A blocking control-network call ends: in virtual time every clock
+ * ends at the largest entry clock plus the call's cost. */
 static cm5_status_t coll_model_end(cm5i_cn_kind_t kind, size_t n)
 {
     if (CM5I_UNLIKELY(cm5i_model_on))

@@ -21,7 +21,7 @@
  *   that how often a node polls while it waits, which depends on the
  *   host's load, changes nothing, and the runtime's callers' few
  *   instructions between calls, whose CPU time is mostly the interrupts
- *   that land in them (20-90 us each on a virtual machine).
+ *   that land in them (20-330 us each on a virtual machine).
  *
  * When the model is off, each hook costs the caller one predictable
  * branch on cm5i_model_on.
@@ -81,7 +81,7 @@ cm5_status_t cm5i_model_setup(void)
     const char *spec = cm5i_config_str(CM5_ENV_MODEL);
     const char *scale = cm5i_config_str(CM5_ENV_MODEL_CPU_SCALE);
     const char *floor_us = cm5i_config_str(CM5_ENV_MODEL_CPU_FLOOR);
-    char err[160], *end;
+    char err[160];
     double f;
     int on;
 
@@ -92,15 +92,13 @@ cm5_status_t cm5i_model_setup(void)
                  err);
         return CM5_ERR_INVALID;
     }
-    model.scale = strtod(scale, &end);
-    if (end == scale || *end || !isfinite(model.scale) || model.scale < 0) {
+    if (cm5i_model_number(scale, &model.scale) < 0) {
         cm5i_log(CM5I_LOG_ERROR, "model",
                  "%s=%s: not a number >= 0 (0: computation is free)",
                  CM5_ENV_MODEL_CPU_SCALE, scale);
         return CM5_ERR_INVALID;
     }
-    f = strtod(floor_us, &end);
-    if (end == floor_us || *end || !(f >= 0 && f <= 1e9)) {
+    if (cm5i_model_number(floor_us, &f) < 0) {
         cm5i_log(CM5I_LOG_ERROR, "model",
                  "%s=%s: not a number of microseconds >= 0",
                  CM5_ENV_MODEL_CPU_FLOOR, floor_us);

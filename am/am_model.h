@@ -61,6 +61,10 @@ typedef enum {
     CM5I_CN_BCAST   /* broadcast, concatenation: n = bytes */
 } cm5i_cn_kind_t;
 
+/* Parse CM5_MODEL_CPU_SCALE or CM5_MODEL_CPU_FLOOR: 0 and *v when s is
+ * a number from 0 to 1e9, else -1. */
+int cm5i_model_number(const char *s, double *v);
+
 /* Parse a CM5_MODEL value: 0 and *p filled (on: 1 in *on), or -1 with
  * one line in err saying what is wrong. */
 int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,

@@ -25,7 +25,7 @@ static const cm5i_model_params_t model_cm5 = {
     .bar = 5 * US,       /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
     .red = 5 * US,       /* CMMD 3.1, integer reductions: about 5 us */
     .redf = 25 * US,     /* CMMD 3.1, floating point: about 25 us */
-    .redv = 10 * US,     /* fitted: wang1993 Table 3, AM, n = 32, d = 4 */
+    .redv = 10 * US,     /* fitted: wang1993 Table 3, AM, its part not in d */
     .cnb = 1620,         /* fitted: wang1993 Table 3, concatenate */
     .clk = 1 * US,
 };
@@ -96,6 +96,14 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
              "ms, mr, bar, red, redf, redv, cnb, clk)",
              (int)klen, kv);
     return -1;
+}
+
+int cm5i_model_number(const char *s, double *v)
+{
+    char *end;
+
+    *v = strtod(s, &end);
+    return end != s && !*end && *v >= 0 && *v <= 1e9 ? 0 : -1;
 }
 
 int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,

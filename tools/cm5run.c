@@ -179,7 +179,7 @@ static void check_model(const struct opts *o)
     const char *scale = getenv(CM5_ENV_MODEL_CPU_SCALE);
     const char *floor_us = getenv(CM5_ENV_MODEL_CPU_FLOOR);
     cm5i_model_params_t p;
-    char err[200], *end;
+    char err[200];
     double f;
     int on;
 
@@ -188,14 +188,12 @@ static void check_model(const struct opts *o)
                 o->model ? "--model " : CM5_ENV_MODEL "=", spec, err);
         exit(EXIT_USAGE);
     }
-    if (scale && (!(strtod(scale, &end) >= 0) || end == scale || *end ||
-                  !isfinite(strtod(scale, NULL)))) {
+    if (scale && cm5i_model_number(scale, &f) < 0) {
         fprintf(stderr, "cm5run: %s=%s: not a number >= 0 (0: computation "
                 "is free)\n", CM5_ENV_MODEL_CPU_SCALE, scale);
         exit(EXIT_USAGE);
     }
-    if (floor_us && ((f = strtod(floor_us, &end)), end == floor_us || *end ||
-                     !(f >= 0 && f <= 1e9))) {
+    if (floor_us && cm5i_model_number(floor_us, &f) < 0) {
         fprintf(stderr, "cm5run: %s=%s: not a number of microseconds >= 0\n",
                 CM5_ENV_MODEL_CPU_FLOOR, floor_us);
         exit(EXIT_USAGE);
