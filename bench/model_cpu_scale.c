@@ -10,8 +10,8 @@
  *
  * Each planning runs REPEATS times on each of MATRICES matrices (32 nodes,
  * the workloads cm5sched builds); the table gives the median thread CPU
- * time, its minimum, and the planner's counted steps (what virtual time
- * charges the planning with, plan_rsn.h).  Pure computation: no nodes.
+ * time and the planner's counted steps (what virtual time charges the
+ * planning with, plan_rsn.h).  Pure computation: no nodes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +54,9 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median and minimum CPU time of one row's plannings; mean steps. */
-static int measure(int r, int nmat, int reps, double *med, double *min,
-                   double *steps, double *hsteps)
+/* Median CPU time of one row's plannings; mean steps. */
+static int measure(int r, int nmat, int reps, double *med, double *steps,
+                   double *hsteps)
 {
     double *t = malloc((size_t)nmat * (size_t)reps * sizeof(double));
     int n = 0;
@@ -100,7 +100,6 @@ static int measure(int r, int nmat, int reps, double *med, double *min,
     }
     qsort(t, (size_t)n, sizeof(double), cmp_double);
     *med = t[n / 2];
-    *min = t[0];
     free(t);
     return 0;
 }
@@ -110,14 +109,14 @@ int main(int argc, char **argv)
     int nmat = argc > 1 ? atoi(argv[1]) : 20, reps = argc > 2 ? atoi(argv[2]) : 10;
     int nrows = (int)(sizeof(rows) / sizeof(rows[0]));
     double med[sizeof(rows) / sizeof(rows[0])], st[sizeof(med) / sizeof(med[0])];
-    double hst[sizeof(med) / sizeof(med[0])], min, scale;
+    double hst[sizeof(med) / sizeof(med[0])], scale;
 
     if (nmat < 1 || reps < 1) {
         fprintf(stderr, "usage: model_cpu_scale [MATRICES [REPEATS]] (>= 1)\n");
         return 2;
     }
     for (int r = 0; r < nrows; r++)
-        if (measure(r, nmat, reps, &med[r], &min, &st[r], &hst[r]) < 0)
+        if (measure(r, nmat, reps, &med[r], &st[r], &hst[r]) < 0)
             return 1;
     scale = rows[FIT].cm5_ms * 1e-3 / med[FIT];
     printf("CM5_MODEL_CPU_SCALE fitted on RS_N, test set 1, d = 16: %.0f\n\n",
