@@ -5,6 +5,9 @@
 #   sh quickstart.sh demo    # 32-node active-message and scheduling demo
 #   sh quickstart.sh check   # the whole test suite (what CI runs), both
 #                            # the 64-bit and the 32-bit legacy build
+#   sh quickstart.sh bench   # the benchmarks against MPI (doc/bench.md)
+#   sh quickstart.sh fresh   # "check" on a fresh minimal Debian 12 root
+#                            # (mmdebstrap), from a clone of the last commit
 #
 # Build directory: _build (override with BUILD=dir).
 set -eu
@@ -13,9 +16,25 @@ top=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$top/_build}
 what=${1:-demo}
 
-packages="build-essential autoconf automake libtool pkg-config \
+# What each use needs (tests/prereqs.sh checks that every program the test
+# scripts, the benchmarks and the demo call comes from these, or from the
+# minimal Debian root: sh quickstart.sh packages check|bench|demo).
+# demo: the build, the demo, cm5run's PMIx launcher and the man pages.
+packages_demo="build-essential autoconf automake libtool pkg-config \
 libfabric-dev libfabric-bin libcriterion-dev lowdown python3 \
 libpmix-dev openmpi-bin libmetis-dev libmetis-doc gnuplot-nox"
+# check: the suite compiles MPI programs (mpicc: libopenmpi-dev), parses
+# its own scripts (shfmt), makes network namespaces (iproute2), fuzzes
+# (clang brings libFuzzer); and it checks the benchmarks' scripts against
+# what they call, so it has their packages too: the peers measured
+# against (Open MPI, MPICH) and the profiler.
+packages_bench="$packages_demo libopenmpi-dev mpich libmpich-dev linux-perf \
+procps"
+packages_check="$packages_bench clang shfmt iproute2"
+# fresh: the fresh-machine check (tests/fresh/debian12.sh) builds a
+# minimal Debian 12 root and clones the tree into it.
+packages_fresh="$packages_check mmdebstrap git"
+packages=$packages_demo
 # Legacy mode (the 32-bit libcm5fab of cm5cc --legacy): the i386 toolchain
 # and the multi-arch dependencies of Debian's i386 libfabric, which
 # configure itself downloads and unpacks into the build tree.
@@ -121,18 +140,44 @@ demo)
     demo
     ;;
 check)
-    # clang brings libFuzzer: the suite's short fuzz run (tests/fuzz) then
-    # replays the corpus and fuzzes for a few seconds instead of skipping,
-    # as CI should; the demo does not need it.
-    packages="$packages clang"
+    packages=$packages_check
     install_packages
     install_legacy
     build
     cd "$build"
     make -j"$(nproc)" check
     ;;
+bench)
+    # The benchmarks against Open MPI, MPICH and fi_pingpong (doc/bench.md).
+    packages=$packages_bench
+    install_packages
+    build
+    cd "$build"
+    make bench
+    ;;
+fresh)
+    # The README's test command on a fresh minimal Debian 12 root, from a
+    # clone of this tree's last commit (tests/fresh/debian12.sh).
+    packages=$packages_fresh
+    install_packages
+    exec sh "$top/tests/fresh/debian12.sh" --src "$top"
+    ;;
+packages)
+    # The packages a use needs, one a line (tests/prereqs.py reads them).
+    case ${2:-demo} in
+    demo) list=$packages_demo ;;
+    check) list="$packages_check $legacy_packages" ;;
+    bench) list=$packages_bench ;;
+    fresh) list="$packages_fresh $legacy_packages" ;;
+    *)
+        echo "usage: sh quickstart.sh packages demo|check|bench|fresh" >&2
+        exit 2
+        ;;
+    esac
+    printf '%s\n' $list
+    ;;
 *)
-    echo "usage: sh quickstart.sh demo|check" >&2
+    echo "usage: sh quickstart.sh demo|check|bench|fresh|packages [MODE]" >&2
     exit 2
     ;;
 esac

@@ -34,9 +34,7 @@ if [ -n "$why" ]; then
     exit 0
 fi
 
-scratch=$(mktemp -d "${CM5TEST_SCRATCH:-/tmp}/cm5inst.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
-cd "$scratch" || exit 1
+# (tap_begin made the scratch directory, removed at exit, and went in.)
 dest=$scratch/dest
 
 what="make install DESTDIR=$dest"
