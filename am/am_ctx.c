@@ -52,6 +52,7 @@ static CM5_NORETURN void ctx_die(const char *why)
     cm5i_ctx.failed = 1;
     cm5i_alive_abandon();
     cm5i_fab_abandon(cm5i_ctx.fab);
+    cm5i_sweep_job(); /* and those of nodes killed outright */
     fflush(NULL);
     cm5i_boot_abort(&cm5i_ctx.boot, 1, why);
     _exit(1);
@@ -287,8 +288,10 @@ static cm5_status_t ctx_exchange(void)
         key = cm5i_ctx.key ^ (uint64_t)getpid() << 17;
     memcpy(mine + CM5I_ADDR_REC - 8, &key, 8);
     st = cm5i_boot_allgather(&cm5i_ctx.boot, mine, rec, all);
-    if (st == CM5_OK && !cm5i_ctx.boot.key_given)
+    if (st == CM5_OK && !cm5i_ctx.boot.key_given) {
         memcpy(&cm5i_ctx.key, all + CM5I_ADDR_REC - 8, 8);
+        cm5i_sweep_set_key(cm5i_ctx.key);
+    }
     if (st == CM5_OK)
         st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.nep, all, rec);
     if (st == CM5_OK && cm5i_alive_enabled())
@@ -368,6 +371,8 @@ void cm5i_drop_foreign_crash_handlers(void)
             !strstr(info.dli_fname, "libinfinipath"))
             continue;
         signal(sigs[i], SIG_DFL);
+        if (cm5i_sweep_guards(sigs[i]))
+            cm5i_sweep_guard(); /* ours again */
         cm5i_log(CM5I_LOG_DEBUG, "init",
                  "signal %d: dropped the handler of %s", sigs[i],
                  info.dli_fname);
@@ -400,6 +405,7 @@ static void ctx_identity(void)
     if (!cm5i_ctx.boot.key_given &&
         getrandom(&cm5i_ctx.key, sizeof(cm5i_ctx.key), 0) != 8)
         cm5i_ctx.key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+    cm5i_sweep_set_key(cm5i_ctx.key);
     cm5i_log_rank = cm5i_ctx.rank;
     cm5i_log_host = cm5i_ctx.host;
 }
@@ -431,6 +437,7 @@ static cm5_status_t ctx_start(const char *provider)
     if (st != CM5_OK)
         return st;
     ctx_identity();
+    cm5i_sweep_guard(); /* before the first shared-memory file */
     ctx_read_config();
     if (cm5i_ctx.rank == 0) /* once per job */
         cm5i_config_check(cm5i_config_long(CM5_ENV_VERBOSE_ENV, 0, 1));

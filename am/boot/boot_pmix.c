@@ -12,8 +12,10 @@
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "am_log.h"
@@ -89,21 +91,16 @@ static cm5_status_t boot_pmix_u32(const char *key, uint32_t *out)
 }
 
 /* The doorbell of a one-host job: a POSIX shared-memory object named
- * after the job's namespace, which every node opens (the first creates
+ * after the job's key (cm5-<key>-db), which every node opens (the first creates
  * it; ftruncate to the same size is idempotent) before the first fence
  * and removes after it, so that nothing is left in /dev/shm once the job
  * has started.  Without one (no room, a name taken) waits back off. */
-static int boot_pmix_doorbell(int size)
+static int boot_pmix_doorbell(int size, uint64_t key)
 {
-    size_t n = (size_t)snprintf(boot_db_name, sizeof(boot_db_name),
-                                "/cm5-db-%.80s", boot_me.nspace);
     int fd;
 
-    for (size_t i = 1; i < n && i < sizeof(boot_db_name); i++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "0123456789-_",
-                    boot_db_name[i]))
-            boot_db_name[i] = '_';
+    snprintf(boot_db_name, sizeof(boot_db_name), "/cm5-%016llx-db",
+             (unsigned long long)key);
     fd = shm_open(boot_db_name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0 || ftruncate(fd, (off_t)CM5_DOORBELL_SIZE(size)) != 0) {
         cm5i_log(CM5I_LOG_WARN, "boot",
@@ -117,6 +114,16 @@ static int boot_pmix_doorbell(int size)
         return -1;
     }
     return fd;
+}
+
+/* FNV-1a of the namespace, which names the job across its hosts. */
+static uint64_t boot_pmix_key(const char *nspace)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    for (const char *p = nspace; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    return h ? h : 1;
 }
 
 cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
@@ -133,10 +140,19 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
     b->rank = (int)boot_me.rank;
     b->size = (int)size;
     b->host = -1; /* host/node programs: cm5run only (doc/cluster.md) */
-    b->key_given = 0; /* node 0 draws it during the address exchange */
+    /* The job's key, from its namespace: every node of the job, on every
+     * host, knows it before it names a shared-memory file, so that any
+     * of them can remove the job's (am_sweep.c). */
+    b->key = boot_pmix_key(boot_me.nspace);
+    b->key_given = 1;
     b->fd = -1;
     b->local = local == size;
-    b->doorbell_fd = b->local ? boot_pmix_doorbell((int)size) : -1;
+    b->doorbell_fd = b->local ? boot_pmix_doorbell((int)size, b->key) : -1;
+    /* The launcher's daemon dies (mpirun killed): end as a stopped job
+     * does, rather than run on as an orphan (SIGTERM sweeps the job's
+     * shared memory first). */
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() == 1)
+        raise(SIGTERM);
     b->method = "pmix";
     return CM5_OK;
 }
