@@ -24,13 +24,14 @@ packages_demo="build-essential autoconf automake libtool pkg-config \
 libfabric-dev libfabric-bin libcriterion-dev lowdown python3 \
 libpmix-dev openmpi-bin libmetis-dev libmetis-doc gnuplot-nox"
 # check: the suite compiles MPI programs (mpicc: libopenmpi-dev), parses
-# its own scripts (shfmt), makes network namespaces (iproute2), fuzzes
-# (clang brings libFuzzer); and it checks the benchmarks' scripts against
-# what they call, so it has their packages too: the peers measured
-# against (Open MPI, MPICH) and the profiler.
+# its own scripts (shfmt), makes network namespaces (iproute2), mounts a
+# private /dev/shm (mount), fuzzes (clang brings libFuzzer); and it checks
+# the benchmarks' scripts against what they call, so it has their
+# packages too: the peers measured against (Open MPI, MPICH), the
+# profiler.
 packages_bench="$packages_demo libopenmpi-dev mpich libmpich-dev linux-perf \
 procps"
-packages_check="$packages_bench clang shfmt iproute2"
+packages_check="$packages_bench clang shfmt iproute2 mount"
 # fresh: the fresh-machine check (tests/fresh/debian12.sh) builds a
 # minimal Debian 12 root and clones the tree into it.
 packages_fresh="$packages_check mmdebstrap git"
