@@ -90,6 +90,10 @@ timeout -k 30 "${minutes}m" unshare --mount --propagation private \
     /bin/sh -s "$work/root" >"$log" 2>&1 <<'IN'
 set -e
 r=$1
+# The root a mount point of its own, as on a real machine: unshare
+# --mount and ip netns (which the suite uses) remount / and fail in a
+# chroot whose root is only a directory.
+mount --bind "$r" "$r"
 mount -t proc proc "$r/proc"
 mount --rbind /sys "$r/sys"
 mount --make-rslave "$r/sys"
