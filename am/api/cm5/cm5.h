@@ -18,9 +18,9 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define CM5_EXPORT __attribute__((visibility("default")))
-#define CM5_NORETURN __attribute__((noreturn))
-#define CM5_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define CM5_EXPORT __attribute__((__visibility__("default")))
+#define CM5_NORETURN __attribute__((__noreturn__))
+#define CM5_PRINTF(f, a) __attribute__((__format__(__printf__, f, a)))
 #else
 #define CM5_EXPORT
 #define CM5_NORETURN
@@ -42,8 +42,8 @@ typedef enum {
 } cm5_status_t;
 
 /* An active-message handler: four 32-bit argument words (16 bytes). */
-typedef void (*cm5_am_handler_func_t)(uint32_t a0, uint32_t a1, uint32_t a2,
-                                      uint32_t a3);
+typedef void (*cm5_am_handler_func_t)(uint32_t word0, uint32_t word1, uint32_t word2,
+                                      uint32_t word3);
 
 /* Human-readable name of a status. */
 CM5_EXPORT const char *cm5_status_string(cm5_status_t status);
@@ -61,21 +61,21 @@ CM5_EXPORT const char *cm5_provider(void);
 /* How the job was started: "cm5run", "pmix" or "single". */
 CM5_EXPORT const char *cm5_bootstrap(void);
 
-/* Send a request active message: handler(a0..a3) runs on node.  Blocks
+/* Send a request active message: handler(word0..word3) runs on node.  Blocks
  * (while serving incoming messages) only when flow control says so. */
 CM5_EXPORT cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t handler,
-                                       uint32_t a0, uint32_t a1, uint32_t a2,
-                                       uint32_t a3);
+                                       uint32_t word0, uint32_t word1, uint32_t word2,
+                                       uint32_t word3);
 /* Send a reply active message (on the reply channel).  Legal from a request
  * handler and from user code; reply handlers must not send. */
 CM5_EXPORT cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t handler,
-                                     uint32_t a0, uint32_t a1, uint32_t a2,
-                                     uint32_t a3);
-/* Remote procedure call: fn(a0..a3) runs on node when that node polls
- * outside every handler, so fn may send requests and replies itself. */
-CM5_EXPORT cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t fn,
-                                   uint32_t a0, uint32_t a1, uint32_t a2,
-                                   uint32_t a3);
+                                     uint32_t word0, uint32_t word1, uint32_t word2,
+                                     uint32_t word3);
+/* Remote procedure call: func(word0..word3) runs on node when that node polls
+ * outside every handler, so func may send requests and replies itself. */
+CM5_EXPORT cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t func,
+                                   uint32_t word0, uint32_t word1, uint32_t word2,
+                                   uint32_t word3);
 /* Check that handler is executable code this process can name on the wire. */
 CM5_EXPORT cm5_status_t cm5_am_handler_check(const void *handler);
 
@@ -116,9 +116,9 @@ CM5_EXPORT int cm5_in_interrupt(void);
  * calls it).  Nodes size and above are expected to exit; they no longer
  * take part in barriers or collectives. */
 CM5_EXPORT cm5_status_t cm5_partition_resize(int size);
-/* Run fn(arg) on every node in node order: node i starts once node i-1
+/* Run func(arg) on every node in node order: node i starts once node i-1
  * has returned (collective). */
-CM5_EXPORT cm5_status_t cm5_ordered(void (*fn)(void *arg), void *arg);
+CM5_EXPORT cm5_status_t cm5_ordered(void (*func)(void *arg), void *arg);
 
 /* Barrier across all nodes (dissemination, log2(P) rounds). */
 CM5_EXPORT cm5_status_t cm5_barrier(void);
@@ -202,7 +202,7 @@ typedef struct {
 CM5_EXPORT cm5_status_t cm5_rport_alloc(int rport, int *out);
 CM5_EXPORT cm5_status_t cm5_rport_free(int rport);
 CM5_EXPORT cm5_status_t cm5_rport_get(int rport, cm5_rport_attr_t *out);
-CM5_EXPORT cm5_status_t cm5_rport_set(int rport, const cm5_rport_attr_t *a);
+CM5_EXPORT cm5_status_t cm5_rport_set(int rport, const cm5_rport_attr_t *attr);
 CM5_EXPORT int cm5_rport_free_count(void);
 /* Copy len bytes to node's rport at offset; sent(arg) runs here (outside
  * handlers) once buf may be reused. */
@@ -233,16 +233,16 @@ CM5_EXPORT size_t cm5_type_size(cm5_type_t type);
 /* Combine count elements of every node; all nodes get the result in
  * values.  CM5_ERR_INVALID for a bitwise op on a floating type. */
 CM5_EXPORT cm5_status_t cm5_allreduce(void *values, int count,
-                                      cm5_type_t type, cm5_op_t op);
+                                      cm5_type_t type, cm5_op_t oper);
 /* Parallel prefix of one element: node i gets the combination of the
  * values of nodes 0..i (upward) or P-1..i (CM5_SCAN_DOWNWARD), excluding
  * its own with CM5_SCAN_EXCLUSIVE (the first node of a segment then gets
  * the identity).  start != 0 makes this node the first of a segment. */
-CM5_EXPORT cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
+CM5_EXPORT cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t oper,
                                  unsigned flags, int start);
 /* The scan of count elements, element by element (the same flags). */
 CM5_EXPORT cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
-                                   cm5_op_t op, unsigned flags, int start);
+                                   cm5_op_t oper, unsigned flags, int start);
 /* Split-phase reduction and scan of one element.  start enters this
  * node's value and returns at once; test says, without blocking, whether
  * the result is here (1 when none is outstanding); finish waits for it and
@@ -250,11 +250,11 @@ CM5_EXPORT cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
  * node: CM5_ERR_STATE for a second start before finish, or a finish
  * without start.  They advance whenever the node is in the runtime. */
 CM5_EXPORT cm5_status_t cm5_allreduce_start(const void *value,
-                                            cm5_type_t type, cm5_op_t op);
+                                            cm5_type_t type, cm5_op_t oper);
 CM5_EXPORT int cm5_allreduce_test(void);
 CM5_EXPORT cm5_status_t cm5_allreduce_finish(void *value);
 CM5_EXPORT cm5_status_t cm5_scan_start(const void *value, cm5_type_t type,
-                                       cm5_op_t op, unsigned flags,
+                                       cm5_op_t oper, unsigned flags,
                                        int start);
 CM5_EXPORT int cm5_scan_test(void);
 CM5_EXPORT cm5_status_t cm5_scan_finish(void *value);
@@ -299,7 +299,7 @@ CM5_EXPORT cm5_status_t cm5_host_gather(void *buf, size_t len);
 /* Combine count elements of every node and of the host; the host and
  * every node get the result in values (identical bits everywhere). */
 CM5_EXPORT cm5_status_t cm5_host_allreduce(void *values, int count,
-                                           cm5_type_t type, cm5_op_t op);
+                                           cm5_type_t type, cm5_op_t oper);
 /* Barrier of the host and every node. */
 CM5_EXPORT cm5_status_t cm5_host_barrier(void);
 
@@ -367,7 +367,7 @@ CM5_EXPORT cm5_status_t cm5_trace_start(const char *path);
 
 /* List the libfabric providers on this host: cb(arg, name, usable, why)
  * once per provider, usable != 0 if cm5fab's endpoints open on it. */
-CM5_EXPORT int cm5_fabric_list(void (*cb)(void *arg, const char *provider,
+CM5_EXPORT int cm5_fabric_list(void (*callback)(void *arg, const char *provider,
                                           int usable, const char *why),
                                void *arg);
 /* libfabric's version, "major.minor". */

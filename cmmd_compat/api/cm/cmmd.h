@@ -16,9 +16,9 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define CMMD_API __attribute__((visibility("default")))
-#define CMMD_NORETURN __attribute__((noreturn))
-#define CMMD_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define CMMD_API __attribute__((__visibility__("default")))
+#define CMMD_NORETURN __attribute__((__noreturn__))
+#define CMMD_PRINTF(f, a) __attribute__((__format__(__printf__, f, a)))
 #else
 #define CMMD_API
 #define CMMD_NORETURN
@@ -140,6 +140,8 @@ CMMD_API int CMAML_scopy(int node, int rport, int align, int offset,
 #define CMMD_ERRVAL (-1)
 #ifndef TRUE
 #define TRUE 1
+#endif
+#ifndef FALSE
 #define FALSE 0
 #endif
 

@@ -47,7 +47,7 @@ CMMD_API int CMAML_get_rport_esize(int rport);
 CMMD_API int CMAML_get_rport_estride(int rport);
 CMMD_API int CMAML_get_rport_ecount(int rport);
 /* Where element i lands: addr + i * estride (+ i bytes without elements). */
-CMMD_API void *CMAML_get_rport_addri(int rport, int i);
+CMMD_API void *CMAML_get_rport_addri(int rport, int element);
 /* Non-zero if the rport is allocated; set allocates (attributes zero) or
  * frees it, doing nothing if it already is so. */
 CMMD_API int CMAML_get_rport_allocated(int rport);

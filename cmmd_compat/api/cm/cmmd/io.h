@@ -26,9 +26,9 @@ typedef CMMD_file_mode_t CMMD_io_mode_t;
  * set) for a descriptor that cannot have that mode.  On a global file and
  * on the standard streams every node sets the same mode (collective). */
 CMMD_API int CMMD_fset_io_mode(FILE *stream, CMMD_file_mode_t mode);
-CMMD_API int CMMD_set_io_mode(int fd, CMMD_file_mode_t mode);
+CMMD_API int CMMD_set_io_mode(int fildes, CMMD_file_mode_t mode);
 CMMD_API CMMD_file_mode_t CMMD_fget_io_mode(FILE *stream);
-CMMD_API CMMD_file_mode_t CMMD_get_io_mode(int fd);
+CMMD_API CMMD_file_mode_t CMMD_get_io_mode(int fildes);
 
 /* The mode the next CMMD_global_open/fopen/creat gives its file
  * (CMMD_independent at start); set returns 0, or -1 for a bad mode. */
@@ -46,10 +46,10 @@ CMMD_API FILE *CMMD_global_fopen(const char *path, const char *type);
 
 /* Offsets as doubles, for files over 2 GB: lseek(2), the file pointer,
  * the file's length (-1 and errno on error); ftruncate(2). */
-CMMD_API double dseek(int fd, double offset, int whence);
-CMMD_API double dtell(int fd);
-CMMD_API double dlength(int fd);
-CMMD_API int dftruncate(int fd, double length);
+CMMD_API double dseek(int fildes, double offset, int whence);
+CMMD_API double dtell(int fildes);
+CMMD_API double dlength(int fildes);
+CMMD_API int dftruncate(int fildes, double length);
 
 #ifdef __cplusplus
 }

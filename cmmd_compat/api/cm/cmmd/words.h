@@ -48,20 +48,29 @@
     "with `cm5cc --legacy` (doc/porting.md)"
 
 #ifdef __cplusplus
-template <class T> struct cmmd_word_bad_ { enum { v = 0 }; };
-template <class T> struct cmmd_word_bad_<T *> { enum { v = 1 }; };
-template <> struct cmmd_word_bad_<float> { enum { v = 1 }; };
-template <> struct cmmd_word_bad_<double> { enum { v = 1 }; };
-template <> struct cmmd_word_bad_<long double> { enum { v = 1 }; };
-template <class T> struct cmmd_word_bad_<T &> : cmmd_word_bad_<T> {};
-template <class T> struct cmmd_word_bad_<const T> : cmmd_word_bad_<T> {};
-template <class T> struct cmmd_word_bad_<volatile T> : cmmd_word_bad_<T> {};
-template <class T, unsigned long N> struct cmmd_word_bad_<T[N]> {
-    enum { v = 1 };
+/* (Every name here is CMMD_'s: a program may have defined T, N or v.) */
+template <class CMMD_T_> struct CMMD_word_bad_ { enum { CMMD_v_ = 0 }; };
+template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_ *> {
+    enum { CMMD_v_ = 1 };
 };
-template <class T> struct cmmd_word_bad_<T[]> { enum { v = 1 }; };
+template <> struct CMMD_word_bad_<float> { enum { CMMD_v_ = 1 }; };
+template <> struct CMMD_word_bad_<double> { enum { CMMD_v_ = 1 }; };
+template <> struct CMMD_word_bad_<long double> { enum { CMMD_v_ = 1 }; };
+template <class CMMD_T_>
+struct CMMD_word_bad_<CMMD_T_ &> : CMMD_word_bad_<CMMD_T_> {};
+template <class CMMD_T_>
+struct CMMD_word_bad_<const CMMD_T_> : CMMD_word_bad_<CMMD_T_> {};
+template <class CMMD_T_>
+struct CMMD_word_bad_<volatile CMMD_T_> : CMMD_word_bad_<CMMD_T_> {};
+template <class CMMD_T_, unsigned long CMMD_N_>
+struct CMMD_word_bad_<CMMD_T_[CMMD_N_]> {
+    enum { CMMD_v_ = 1 };
+};
+template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_[]> {
+    enum { CMMD_v_ = 1 };
+};
 #define CMMD_WORD_(x)                                                         \
-    static_assert(!cmmd_word_bad_<decltype(x)>::v, CMMD_WORD_MSG)
+    static_assert(!CMMD_word_bad_<decltype(x)>::CMMD_v_, CMMD_WORD_MSG)
 #define CMMD_WORD_OK_(x) ([&]() { CMMD_WORD_(x); }(), 0)
 #else
 /* __builtin_classify_type: 5 pointer (and array, function), 8 real,
@@ -73,12 +82,12 @@ template <class T> struct cmmd_word_bad_<T[]> { enum { v = 1 }; };
 #define CMMD_WORD_OK_(x)                                                      \
     __extension__ sizeof(struct {                                             \
         _Static_assert(!CMMD_WORD_BAD_(x), CMMD_WORD_MSG);                    \
-        int cmmd_w_;                                                          \
+        int CMMD_w_;                                                          \
     })
 #else /* C99 with glibc, whose _Static_assert macro drops the message */
 #define CMMD_WORD_OK_(x)                                                      \
     __extension__ sizeof(struct {                                             \
-        int pointer_or_double_in_am_word_needs_cm5cc_legacy                   \
+        int CMMD_pointer_or_double_in_am_word_needs_cm5cc_legacy              \
             : CMMD_WORD_BAD_(x) ? -1 : 1;                                     \
     })
 #endif
@@ -87,10 +96,10 @@ template <class T> struct cmmd_word_bad_<T[]> { enum { v = 1 }; };
 /* Count the arguments (0 to 6) and check the words after the first K. */
 #define CMMD_NARG_(z, a, b, c, d, e, f, n, ...) n
 #ifdef __cplusplus /* no K&R redeclarations: never empty */
-#define CMMD_NARG(...) CMMD_NARG_(z, __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#define CMMD_NARG(...) CMMD_NARG_(0, __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
 #else
 #define CMMD_NARG(...)                                                        \
-    CMMD_NARG_(z __VA_OPT__(, ) __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+    CMMD_NARG_(0 __VA_OPT__(, ) __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
 #endif
 #define CMMD_CAT_(a, b) a##b
 #define CMMD_CAT(a, b) CMMD_CAT_(a, b)
@@ -123,15 +132,16 @@ template <class T> struct cmmd_word_bad_<T[]> { enum { v = 1 }; };
 #define CMMD_WORDS_OK(k, ...)                                                 \
     CMMD_CAT(CMMD_CAT(CMMD_WK_, k), CMMD_CAT(_, CMMD_NARG(__VA_ARGS__)))      \
     (__VA_ARGS__)
-/* Without arguments (a K&R redeclaration): left as written. */
+/* Without arguments (a K&R redeclaration): left as written.  The
+ * selector is a digit, which no program can have defined as a macro. */
 #define CMMD_CALL_0(k, f, ...) f()
-#define CMMD_CALL_N(k, f, ...)                                                \
+#define CMMD_CALL_1(k, f, ...)                                                \
     ((void)(CMMD_WORDS_OK(k, __VA_ARGS__)), f(__VA_ARGS__))
 #ifdef __cplusplus
-#define CMMD_CALL(k, f, ...) CMMD_CALL_N(k, f, __VA_ARGS__)
+#define CMMD_CALL(k, f, ...) CMMD_CALL_1(k, f, __VA_ARGS__)
 #else
 #define CMMD_CALL(k, f, ...)                                                  \
-    CMMD_CAT(CMMD_CALL_, CMMD_FIRST_(__VA_OPT__(N, ) 0))(k, f, __VA_ARGS__)
+    CMMD_CAT(CMMD_CALL_, CMMD_FIRST_(__VA_OPT__(1, ) 0))(k, f, __VA_ARGS__)
 #endif
 
 #define CMAML_request(...) CMMD_CALL(2, CMAML_request, __VA_ARGS__)
