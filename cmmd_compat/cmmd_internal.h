@@ -35,7 +35,7 @@ int cm5c_msg_block(const char *call, int is_send, int node, int tag,
 void cm5c_msg_noblock(const char *call, int node, int tag, void *buf,
                       int len);
 int cm5c_msg_async(const char *call, int is_send, int node, int tag,
-                   void *buf, int len, void (*handler)(int mcb, void *arg),
+                   void *buf, int len, void (*handler)(int *mcb, void *arg),
                    void *arg);
 int cm5c_msg_send_and_receive(const char *call, int source, int source_tag,
                               void *rbuf, int rlen, int dest, int dest_tag,

@@ -167,12 +167,12 @@ typedef struct {
     void *arg;
 } vec_async_t;
 
-static void vec_async_done(CMMD_mcb mcb, void *arg)
+static void vec_async_done(CMMD_mcb *mcb, void *arg)
 {
     vec_async_t *a = arg;
 
     if (!a->is_send)
-        vec_scatter(&a->v, a->p, CMMD_mcb_bytes(mcb));
+        vec_scatter(&a->v, a->p, CMMD_mcb_bytes(*mcb));
     vec_release(&a->v, a->p);
     if (a->handler)
         a->handler(mcb, a->arg);

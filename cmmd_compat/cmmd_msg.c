@@ -6,6 +6,8 @@
  * completion handler never sees a number already given to another
  * message.
  */
+/* The definitions of CMMD_send_async and CMMD_receive_async. */
+#define CMMD_NO_MCB_CHECK 1
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,7 @@ typedef struct {
     void *arg;
     const char *call;
     int is_send, async;
+    int completing; /* its handler runs: a free waits for its return */
 } cmmd_mcb_t;
 
 static cmmd_mcb_t cmmd_mcbs[CMMD_MCB_MAX + 1]; /* [0] is never used */
@@ -198,9 +201,14 @@ static void cmmd_async_done(cm5_msg_h m, void *arg)
     a->async = 0;
     if (!a->is_send)
         cmmd_note_recv(m);
-    if (a->handler)
-        a->handler(h, a->arg);
-    if (a->state == MCB_FREEING) { /* freed while in flight */
+    if (a->handler) { /* handler(&mcb, arg), as the real CMMD called it */
+        CMMD_mcb mcb = h;
+
+        a->completing = 1;
+        a->handler(&mcb, a->arg);
+        a->completing = 0;
+    }
+    if (a->state == MCB_FREEING) { /* freed in flight or by its handler */
         cm5_msg_free(a->m);
         a->state = MCB_FREE;
     }
@@ -298,7 +306,7 @@ void CMMD_free_mcb(CMMD_mcb mcb)
 
     if (a->state == MCB_FREEING)
         cm5_fatal("CMMD_free_mcb", "MCB %d was already freed", mcb);
-    if (a->async) { /* its completion releases the slot */
+    if (a->async || a->completing) { /* its completion releases the slot */
         a->state = MCB_FREEING;
         return;
     }

@@ -74,7 +74,7 @@ static void phase_request(int from)
     CMAML_reply(from, (CMAML_handler_t)phase_reply, 0);
 }
 
-static void phase_mcb(CMMD_mcb mcb, void *arg)
+static void phase_mcb(CMMD_mcb *mcb, void *arg)
 {
     (void)mcb;
     (void)arg;

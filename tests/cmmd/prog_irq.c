@@ -385,7 +385,7 @@ static volatile int free_done, free_rport_done, free_bad, free_computing,
  * that a call of node 0 ran (polled, or held by a barrier and run as
  * the barrier returns) ran inside that call, which the program was in:
  * not an interrupt of the program's own code. */
-static void free_recv_done(CMMD_mcb mcb, void *arg)
+static void free_recv_done(CMMD_mcb *mcb, void *arg)
 {
     int irq = CMAML_inside_interrupt_handler();
 
@@ -395,7 +395,7 @@ static void free_recv_done(CMMD_mcb mcb, void *arg)
         free_early++;
         free_early_irq += irq;
     }
-    CMMD_free_mcb(mcb); /* the CMMD idiom: the handler frees its MCB */
+    CMMD_free_mcb(*mcb); /* the CMMD idiom: the handler frees its MCB */
     free_done++;
 }
 

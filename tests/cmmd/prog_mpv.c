@@ -246,12 +246,12 @@ static int in_place(const unsigned char *p, int elen, int count, int stride,
     return 1;
 }
 
-static void handler(CMMD_mcb mcb, void *arg)
+static void handler(CMMD_mcb *mcb, void *arg)
 {
     hctx_t *h = arg;
 
     h->runs++;
-    h->mcb = mcb;
+    h->mcb = *mcb;
     h->in_place = h->p ? in_place(h->p, h->elen, h->count, h->stride,
                                   h->seed)
                        : 1;

@@ -310,16 +310,16 @@ typedef struct {
     void *buffer;
 } actx_t;
 
-static void async_handler(CMMD_mcb mcb, void *arg)
+static void async_handler(CMMD_mcb *mcb, void *arg)
 {
     actx_t *c = arg;
 
     c->calls++;
-    c->mcb = mcb;
-    c->bytes = CMMD_mcb_bytes(mcb);
-    c->tag = CMMD_mcb_tag(mcb);
-    c->node = CMMD_mcb_node(mcb);
-    c->buffer = CMMD_mcb_buffer(mcb);
+    c->mcb = *mcb;
+    c->bytes = CMMD_mcb_bytes(*mcb);
+    c->tag = CMMD_mcb_tag(*mcb);
+    c->node = CMMD_mcb_node(*mcb);
+    c->buffer = CMMD_mcb_buffer(*mcb);
 }
 
 static void test_async_basic(void)
@@ -413,10 +413,10 @@ static void test_async_free(void)
 /* The CMMD idiom: a completion handler frees its own MCB. */
 static volatile int self_freed;
 
-static void free_own_mcb(CMMD_mcb mcb, void *arg)
+static void free_own_mcb(CMMD_mcb *mcb, void *arg)
 {
     memset(arg, 0x5a, 16); /* scribble: the freed MCB must not be read */
-    CMMD_free_mcb(mcb);
+    CMMD_free_mcb(*mcb);
     self_freed++;
 }
 
@@ -438,6 +438,78 @@ static void test_async_free_in_handler(void)
     T_EQ(self_freed, 2, "handlers that freed their own MCB");
     T_PATTERN(rbuf, sizeof(rbuf), SEED(prev, 63),
               "receive whose handler freed its MCB");
+    CMMD_sync_with_nodes();
+}
+
+/* Charm++'s CM-5 machine layer (src/arch/cm5/machine.c): a completion
+ * handler gets a pointer to the MCB, frees the MCB and the message, and
+ * turns interrupts off and on around it; with interrupts off and on. */
+enum { CHARM_MSGS = 40, CHARM_LEN = 300 };
+static volatile int charm_done, charm_bad, charm_irq_was;
+static CMMD_mcb charm_mcbs[CHARM_MSGS];
+
+static void charm_send_handler(CMMD_mcb *mcb, void *msg)
+{
+    int was = CMMD_disable_interrupts();
+    int k = ((unsigned char *)msg)[0];
+
+    if (was != charm_irq_was || CMMD_interrupt_status() != 0 ||
+        k >= CHARM_MSGS || *mcb != charm_mcbs[k])
+        charm_bad++;
+    CMMD_free_mcb(*mcb);
+    free(msg);
+    charm_done++;
+    if (was)
+        CMMD_enable_interrupts();
+}
+
+static void test_async_charm(int irq)
+{
+    int before = irq ? CMMD_enable_interrupts() : CMMD_disable_interrupts();
+
+    charm_done = charm_bad = 0;
+    charm_irq_was = irq;
+    CMMD_sync_with_nodes();
+    for (int k = 0; k < CHARM_MSGS; k++) {
+        unsigned char *msg = malloc(CHARM_LEN);
+
+        T_CHECK(msg != NULL, "malloc");
+        t_fill(msg, CHARM_LEN, SEED(t_self, 700 + k));
+        msg[0] = (unsigned char)k;
+        charm_mcbs[k] = CMMD_send_async(next, 640, msg, CHARM_LEN,
+                                        charm_send_handler, msg);
+        T_CHECK(charm_mcbs[k] > 0, "CMMD_send_async returned no MCB");
+    }
+    for (int k = 0; k < CHARM_MSGS; k++) {
+        unsigned char in[CHARM_LEN], want[CHARM_LEN];
+
+        CMMD_receive_block(prev, 640, in, CHARM_LEN);
+        t_fill(want, CHARM_LEN, SEED(prev, 700 + k));
+        want[0] = (unsigned char)k;
+        T_CHECK(memcmp(in, want, CHARM_LEN) == 0,
+                "message %d from node %d differs", k, prev);
+    }
+    CMMD_all_msgs_wait();
+    T_EQ(charm_done, CHARM_MSGS, "Charm-style handlers that ran");
+    T_EQ(charm_bad, 0, "handlers that saw a wrong MCB or interrupt state");
+    T_EQ(CMMD_interrupt_status(), irq, "interrupt state after the handlers");
+    if (before)
+        CMMD_enable_interrupts();
+    else
+        CMMD_disable_interrupts();
+    /* Every MCB went back: as many can be taken again. */
+    static char one[CHARM_MSGS], none = 1;
+
+    for (int k = 0; k < CHARM_MSGS; k++) {
+        charm_mcbs[k] = CMMD_receive_async(prev, 641, &one[k], 1, NULL, NULL);
+        T_CHECK(charm_mcbs[k] > 0, "MCB %d not free again", k);
+    }
+    CMMD_sync_with_nodes();
+    for (int k = 0; k < CHARM_MSGS; k++)
+        CMMD_send_noblock(next, 641, &none, 1);
+    CMMD_all_msgs_wait();
+    for (int k = 0; k < CHARM_MSGS; k++)
+        CMMD_free_mcb(charm_mcbs[k]);
     CMMD_sync_with_nodes();
 }
 
@@ -722,6 +794,8 @@ int main(int argc, char **argv)
     CMMD_sync_with_nodes();
     test_async_free();
     test_async_free_in_handler();
+    test_async_charm(0);
+    test_async_charm(1);
     CMMD_sync_with_nodes();
     test_async_many();
     CMMD_sync_with_nodes();

@@ -16,7 +16,7 @@ CXX=${CXX:-c++}
 compat=$(cd "$src/cmmd_compat/api" && find . -name '*.h' | sed 's|^\./||' |
     grep -vx 'cm/cmmd.h' | sort)
 ncompat=$(echo $compat | wc -w)
-plan $((10 + 3 * ncompat))
+plan $((13 + 3 * ncompat))
 
 cat >cmmd_c.c <<'EOF2'
 #include <cm/cmmd.h>
@@ -146,6 +146,40 @@ compile "<cm5/cm5.h>: -std=c11 -pedantic-errors -Wall -Wextra -Werror" \
 compile "<cm5/cm5.h>: C++11 -Wall -Wextra -Werror -pedantic-errors" \
     $CXX -std=c++11 -Wall -Wextra -Werror -pedantic-errors -fsyntax-only \
     -x c++ $INC cm5_cxx.cc
+
+# Completion handlers take a pointer to the MCB, as the real CMMD's did
+# (Charm++'s CM-5 layer: CMMD_free_mcb(*mcb)); a handler written for the
+# MCB by value must draw a diagnostic at compile time, not crash.
+cat >mcb_ptr.c <<'EOF2'
+#include <stdlib.h>
+#include <cm/cmmd.h>
+static void SendHandler(CMMD_mcb *mcb, void *msg)
+{
+    int was = CMMD_disable_interrupts();
+    CMMD_free_mcb(*mcb);
+    free(msg);
+    if (was)
+        CMMD_enable_interrupts();
+}
+int main(void)
+{
+    void *msg = malloc(8);
+    return CMMD_send_async(0, 1, msg, 8, SendHandler, msg) == CMMD_ERRVAL;
+}
+EOF2
+sed 's/SendHandler(CMMD_mcb \*mcb, void \*msg)/SendHandler(CMMD_mcb mcb, void *msg)/; s/CMMD_free_mcb(\*mcb)/CMMD_free_mcb(mcb)/' \
+    mcb_ptr.c >mcb_val.c
+compile "completion handler(CMMD_mcb *, void *): -std=c11 -Wall -Wextra -Werror" \
+    $CC -std=c11 -Wall -Wextra -Werror -fsyntax-only $INC mcb_ptr.c
+$CC -std=gnu11 -fsyntax-only $INC mcb_val.c >out 2>err
+rc=$?
+check "a handler taking the MCB by value: a compile error naming the rule (C)" \
+    '[ "$rc" -ne 0 ] &&
+     grep -q "CMMD_completion_handlers_take_a_pointer_to_the_mcb" err'
+$CXX -std=c++11 -fsyntax-only -x c++ $INC mcb_val.c >out 2>err
+rc=$?
+check "a handler taking the MCB by value: a compile error (C++)" \
+    '[ "$rc" -ne 0 ] && grep -q "SendHandler" err'
 
 # Both headers in one unit, in either order.
 printf '#include <cm5/cm5.h>\n#include <cm/cmmd.h>\nint main(void) { return CMMD_self_address() + cm5_rank(); }\n' >both1.c

@@ -149,7 +149,11 @@ CMMD_API int CMAML_scopy(int node, int rport, int align, int offset,
  * positive int handle, as in the real header (0 is never an MCB;
  * CMMD_ERRVAL is a failure). */
 typedef int CMMD_mcb;
-typedef void (*CMMD_mcb_handler_t)(CMMD_mcb mcb, void *arg);
+/* A completion handler: handler(&mcb, handler_arg), a pointer to the MCB
+ * as the real CMMD passed it (CM-5 code frees it there with
+ * CMMD_free_mcb(*mcb)).  A handler written for the MCB by value draws an
+ * incompatible-pointer diagnostic. */
+typedef void (*CMMD_mcb_handler_t)(CMMD_mcb *mcb, void *arg);
 
 /* CMMD_get_errno() values (ints, as the real header's). */
 typedef int CMMD_errno_t;

@@ -154,4 +154,42 @@ template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_[]> {
 #pragma GCC diagnostic pop
 #endif /* word check */
 
+/* Completion handlers take a pointer to the MCB (CMMD_mcb_handler_t).  In
+ * C, CMMD_send_async and CMMD_receive_async keep K&R declarations, which
+ * check no argument: a handler written for the MCB by value,
+ * void h(CMMD_mcb, void *), is refused here at compile time (it would
+ * take the pointer for an MCB and crash).  64-bit and 32-bit alike; off
+ * where the word check is off for the language mode, and with
+ * CMMD_NO_MCB_CHECK.  C++ has the full prototypes. */
+#if defined(__GNUC__) && !defined(__cplusplus) && !defined(CMMD_NO_MCB_CHECK) && \
+    ((defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) ||            \
+     (!defined(__STRICT_ANSI__) && !defined(__clang__)))
+#define CMMD_MCB_CHECK 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wvariadic-macros"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#define CMMD_MCB_BYVAL_(h)                                                    \
+    (__builtin_types_compatible_p(__typeof__(h), void(CMMD_mcb, void *)) ||   \
+     __builtin_types_compatible_p(__typeof__(h), void (*)(CMMD_mcb, void *)))
+#define CMMD_MCB_OK_(h)                                                       \
+    __extension__ sizeof(struct {                                             \
+        int CMMD_completion_handlers_take_a_pointer_to_the_mcb                \
+            : CMMD_MCB_BYVAL_(h) ? -1 : 1;                                    \
+    })
+#define CMMD_MCAT_(a, b) a##b
+#define CMMD_MCAT(a, b) CMMD_MCAT_(a, b)
+#define CMMD_MFIRST__(a, ...) a
+#define CMMD_MFIRST_(...) CMMD_MFIRST__(__VA_ARGS__, ~)
+#define CMMD_MFIFTH_(a, b, c, d, e, ...) e
+#define CMMD_MCB_CALL_0(f, ...) f()
+#define CMMD_MCB_CALL_1(f, ...)                                               \
+    ((void)CMMD_MCB_OK_(CMMD_MFIFTH_(__VA_ARGS__, 0, 0, 0, 0, 0)),            \
+     f(__VA_ARGS__))
+#define CMMD_MCB_CALL(f, ...)                                                 \
+    CMMD_MCAT(CMMD_MCB_CALL_, CMMD_MFIRST_(__VA_OPT__(1, ) 0))(f, __VA_ARGS__)
+#define CMMD_send_async(...) CMMD_MCB_CALL(CMMD_send_async, __VA_ARGS__)
+#define CMMD_receive_async(...) CMMD_MCB_CALL(CMMD_receive_async, __VA_ARGS__)
+#pragma GCC diagnostic pop
+#endif /* MCB check */
+
 #endif /* _CM_CMMD_WORDS_H */
