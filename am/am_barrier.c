@@ -65,7 +65,7 @@ static cm5_status_t barrier_signal(int r)
 cm5_status_t cm5_barrier_start(void)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     cm5i_ensure_init();
     if (cm5i_ctx.in_handler || bar.active ||
         cm5i_ctx.rank >= cm5i_ctx.size) /* left the partition */

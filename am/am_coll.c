@@ -368,7 +368,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
                            cm5_op_t op)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     size_t sz = cm5_type_size(type), len;
     int me, size, low;
     uint32_t seq;
@@ -413,7 +413,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
 cm5_status_t cm5_bcast(void *buf, size_t len, int root)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     uint32_t seq;
 
     if (coll_enter() != CM5_OK)
@@ -436,7 +436,7 @@ cm5_status_t cm5_bcast(void *buf, size_t len, int root)
 cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     int me, size, low;
     uint32_t seq;
 
@@ -604,7 +604,7 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
                       unsigned flags, int start)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     cm5_status_t st = scan_check(value, type, op, flags);
     coll_scan_t c;
     cm5i_waiter_t w;
@@ -712,7 +712,7 @@ cm5_status_t cm5_allreduce_start(const void *value, cm5_type_t type,
                                  cm5_op_t op)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     if (coll_enter() != CM5_OK || split.red_on)
         return CM5_ERR_STATE;
     if (!cm5i_coll_valid(type, op) || !value)
@@ -750,7 +750,7 @@ cm5_status_t cm5_scan_start(const void *value, cm5_type_t type, cm5_op_t op,
                             unsigned flags, int start)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     cm5_status_t st = scan_check(value, type, op, flags);
 
     if (st != CM5_OK)
@@ -858,7 +858,7 @@ cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
                         cm5_op_t op, unsigned flags, int start)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     size_t sz = cm5_type_size(type), len;
     cm5_status_t st;
     coll_scan_t c;

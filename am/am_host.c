@@ -108,7 +108,7 @@ static cm5_status_t host_begin(int valid, uint32_t *seq)
 cm5_status_t cm5_host_bcast(void *buf, size_t len)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     uint32_t seq;
     cm5_status_t st = host_begin(!len || buf, &seq);
 
@@ -143,7 +143,7 @@ static void host_fan(int send, uint32_t seq, void *buf, size_t len)
 static cm5_status_t host_fan_op(int host_sends, void *buf, size_t len)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     uint32_t seq;
     cm5_status_t st = host_begin(!len || buf, &seq);
 
@@ -187,7 +187,7 @@ cm5_status_t cm5_host_allreduce(void *values, int count, cm5_type_t type,
                                 cm5_op_t op)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     size_t len = cm5_type_size(type) * (size_t)(count > 0 ? count : 0);
     cm5_status_t st;
     uint32_t seq;
@@ -213,7 +213,7 @@ cm5_status_t cm5_host_allreduce(void *values, int count, cm5_type_t type,
 cm5_status_t cm5_host_barrier(void)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD();
+    CM5I_CN_HOLD_OP();
     cm5_status_t st;
     uint32_t seq;
 

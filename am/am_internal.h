@@ -132,10 +132,12 @@ int cm5i_flow_flush(int chmask);
 typedef struct cm5i_deferred {
     struct cm5i_deferred *next;
     void (*run)(struct cm5i_deferred *self);
+    uint32_t stamp; /* user work: its packets' control-network epoch */
 } cm5i_deferred_t;
 void cm5i_defer(cm5i_deferred_t *work);
 /* The same for work that runs user code (completion callbacks): it waits
- * while a control-network call waits (see CM5I_CN_HOLD). */
+ * while a control-network call of an earlier epoch than work->stamp
+ * waits (see CM5I_CN_HOLD). */
 void cm5i_defer_user(cm5i_deferred_t *work);
 /* Is user work held by a control-network call?  Any work queued? */
 int cm5i_defer_held(void);
@@ -164,6 +166,7 @@ typedef struct {
 
     int in_handler;     /* depth: >0 while a handler runs */
     int cn_hold;        /* depth: >0 while a control-network call waits */
+    int user_hold;      /* >0: hold all user work (the interrupt thread) */
     int finalizing;     /* in the exit barrier: handlers are served */
     int in_req_handler; /* a request handler is running */
 
@@ -342,17 +345,57 @@ static inline void cm5i_guard_leave(int *unused)
     int cm5i_guard_ __attribute__((cleanup(cm5i_guard_leave), unused)) =      \
         cm5i_guard_enter()
 
-/* Control-network calls (barrier, reductions, scans, broadcast, concat)
- * hold user handlers, as the CM-5's control network dispatched no
- * data-network messages: user packets that arrive meanwhile are queued
- * and run at the next poll or data-network call outside it (with
- * interrupts enabled: as the call returns).  The runtime's own traffic
- * keeps moving.  Put CM5I_CN_HOLD() after CM5I_GUARD(). */
-int cm5i_cn_enter(void);
+/* Control-network calls (barrier, reductions, scans, broadcast, concat,
+ * their split-phase parts) keep the CM-5's timing (DESIGN.md, decision
+ * 9): its control network ended a call at nearly the same instant on
+ * every node.  Each node counts the control-network operations it has
+ * begun (cm5i_cn_ops); every packet carries its sender's epoch: the
+ * operations it had begun, plus one when it was not inside one (a
+ * handler that runs inside operation k sends in epoch k).  A node inside
+ * its k-th operation runs the user work of packets of epochs up to k
+ * (requests, replies, RPCs, completion callbacks, rport handlers: what
+ * was sent before the sender's k-th operation, or from inside it) and
+ * holds later ones, each sender's in order, until it leaves (with
+ * interrupts enabled: they run as the call returns).  The runtime's own
+ * traffic keeps moving.  The host program of a host/node job counts no
+ * epoch (its packets carry 0, never held) and holds all user work in its
+ * own control-network calls.  Put CM5I_CN_HOLD() (CM5I_CN_HOLD_OP() in
+ * the call that begins an operation) after CM5I_GUARD(). */
+extern uint32_t cm5i_cn_ops;   /* control-network operations begun */
+extern uint32_t cm5i_rx_stamp; /* epoch of the packet being handled, or 0 */
+int cm5i_cn_enter(int begins);
 void cm5i_cn_leave(int *held_here);
 #define CM5I_CN_HOLD()                                                        \
     int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =            \
-        cm5i_cn_enter()
+        cm5i_cn_enter(0)
+#define CM5I_CN_HOLD_OP()                                                     \
+    int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =            \
+        cm5i_cn_enter(1)
+/* The epoch this node's packets carry now. */
+static inline uint32_t cm5i_cn_stamp(void)
+{
+    if (cm5i_ctx.host >= 0 && cm5i_ctx.rank == cm5i_ctx.host)
+        return 0;
+    return cm5i_cn_ops + (cm5i_ctx.cn_hold ? 0u : 1u);
+}
+/* Is user work of epoch stamp held here now? */
+static inline int cm5i_cn_holds(uint32_t stamp)
+{
+    if (cm5i_ctx.user_hold)
+        return 1;
+    if (!cm5i_ctx.cn_hold)
+        return 0;
+    if (cm5i_ctx.host >= 0 && cm5i_ctx.rank == cm5i_ctx.host)
+        return 1;
+    return stamp != 0 && (int32_t)(stamp - cm5i_cn_ops) > 0;
+}
+/* The later of two epochs (0: none). */
+static inline uint32_t cm5i_stamp_max(uint32_t a, uint32_t b)
+{
+    if (!a || (b && (int32_t)(b - a) > 0))
+        return b;
+    return a;
+}
 /* Run the user work the interrupt thread held (handlers of arrived
  * packets, RPCs, completion callbacks): what an interrupt runs.  Returns
  * how many ran. */

@@ -284,10 +284,10 @@ static int irq_pass(void)
         return 0;
     }
     atomic_fetch_add(&irq.count.passes, 1);
-    cm5i_ctx.cn_hold++;
+    cm5i_ctx.user_hold++; /* user work runs in the main thread */
     while (cm5i_progress(CM5I_CH_ALL) > 0 && ++n < 64)
         ;
-    cm5i_ctx.cn_hold--;
+    cm5i_ctx.user_hold--;
     user = cm5i_am_user_pending();
     irq.work_left = cm5i_defer_pending();
     irq.can_sleep = !cm5i_wait_fds(irq.fds) || cm5i_fab_trywait(cm5i_ctx.fab);

@@ -93,6 +93,7 @@ struct cm5_msg {
     uint64_t vt, fin_vt; /* virtual time: the RTS's and the FIN's stamps
                           * (a receive: when the receiver has it) */
     uint64_t post_vt;    /* a receive: the clock when it was posted */
+    uint32_t stamp;      /* the latest epoch of its packets (CM5I_CN_HOLD) */
 };
 
 /* An RTS, or an eager message, that found no receive yet. */
@@ -100,6 +101,7 @@ typedef struct msg_rts {
     int src, tag;
     uint32_t len, slot, gen;
     uint64_t vt; /* its stamp (virtual time) */
+    uint32_t stamp; /* its control-network epoch */
     int eager; /* its data follows */
     int cma;   /* read its data at addr in the sender (single copy) */
     uint64_t addr;
@@ -353,9 +355,10 @@ static void msg_finish(cm5_msg_h m)
 {
     /* Its callbacks are user code: they wait for the end of a
      * control-network call (the collectives' own messages have none). */
-    if (cm5i_ctx.cn_hold && (m->sent || m->done || m->rport >= 0)) {
+    if ((m->sent || m->done || m->rport >= 0) && cm5i_cn_holds(m->stamp)) {
         m->next_step = msg_finish; /* also when called as a last step */
         m->work.run = msg_run_step;
+        m->work.stamp = m->stamp;
         cm5i_defer_user(&m->work);
         return;
     }
@@ -508,6 +511,7 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
     m->peer_slot = r->slot;
     m->peer_gen = r->gen;
     m->vt = r->vt;
+    m->stamp = cm5i_stamp_max(m->stamp, r->stamp);
     m->state = MSG_MATCHED;
     if (m->bytes > m->size)
         m->status = CM5_ERR_INVALID;
@@ -575,7 +579,8 @@ static void msg_arrived(const msg_rts_t *r, const void *data)
 static void msg_rts_handler(int src, const uint32_t *arg)
 {
     msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
-                   .slot = arg[2], .gen = arg[3], .vt = msg_rx_vt()};
+                   .slot = arg[2], .gen = arg[3], .vt = msg_rx_vt(),
+                   .stamp = cm5i_rx_stamp};
 
     msg_arrived(&r, NULL);
 }
@@ -586,7 +591,8 @@ static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
 {
     msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
                    .len = pkt->arg[1], .slot = pkt->arg[2],
-                   .gen = pkt->arg[3], .vt = msg_rx_vt()};
+                   .gen = pkt->arg[3], .vt = msg_rx_vt(),
+                   .stamp = cm5i_rx_stamp};
     size_t len;
     const void *body = cm5i_pkt_body(&len);
 
@@ -609,7 +615,7 @@ static int msg_cma_packet(int ch, const cm5i_pkt_t *pkt)
     const void *body = cm5i_pkt_body(&len);
     msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
                    .slot = pkt->arg[2], .gen = pkt->arg[3], .cma = 1,
-                   .vt = msg_rx_vt()};
+                   .vt = msg_rx_vt(), .stamp = cm5i_rx_stamp};
 
     (void)ch;
     if (len != sizeof(b))
@@ -671,6 +677,7 @@ static void msg_cts_handler(int src, const uint32_t *arg)
 
     if (!m || !m->is_send || m->node != src)
         cm5_fatal("cm5_msg", "unexpected clear-to-send from node %d", src);
+    m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
     m->peer_slot = arg[2];
     m->peer_gen = arg[3];
     if (m->cma) {
@@ -694,6 +701,7 @@ static void msg_ack_handler(int src, const uint32_t *arg)
 
     if (!m || !m->is_send || !(m->eager || m->cma) || m->node != src)
         cm5_fatal("cm5_msg", "unexpected acknowledgement from node %d", src);
+    m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
     if (m->eager)
         msg_eager_give(src, m->bytes);
     if (arg[2] == MSG_REFUSED)
@@ -709,6 +717,7 @@ static void msg_fin_handler(int src, const uint32_t *arg)
 
     if (!m || !m->is_send || m->node != src)
         cm5_fatal("cm5_msg", "unexpected completion from node %d", src);
+    m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
     m->remote_done = 1;
     if (CM5I_UNLIKELY(cm5i_model_on))
         cm5i_model_msg_fin(m->fin_vt = cm5i_model_rx_stamp());
@@ -1083,7 +1092,8 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
 static void msg_scopy_handler(int src, const uint32_t *arg)
 {
     msg_rts_t rts = {.src = src, .tag = -1, .len = arg[2],
-                     .slot = arg[0] >> 8, .gen = arg[3], .vt = msg_rx_vt()};
+                     .slot = arg[0] >> 8, .gen = arg[3], .vt = msg_rx_vt(),
+                     .stamp = cm5i_rx_stamp};
 
     msg_scopy_arrived(src, &rts, arg[0] & 0xff, arg[1]);
 }

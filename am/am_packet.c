@@ -33,10 +33,14 @@ static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
                                             : cm5i_handler_decode(ref));
 }
 
+uint32_t cm5i_cn_ops;
+uint32_t cm5i_rx_stamp;
+
 static void am_run_user(int ch, const cm5i_pkt_t *pkt)
 {
     cm5_am_handler_func_t h = am_handler(pkt);
     int was_req = cm5i_ctx.in_req_handler;
+    uint32_t was_stamp = cm5i_rx_stamp;
 
     if (CM5I_UNLIKELY(!h))
         cm5_fatal(ch == CM5I_CH_REQ ? "CMAML_request" : "CMAML_reply",
@@ -48,7 +52,9 @@ static void am_run_user(int ch, const cm5i_pkt_t *pkt)
     cm5i_ctx.in_handler++;
     cm5i_ctx.in_req_handler = ch == CM5I_CH_REQ;
     cm5i_trace_am_begin(ch, pkt->src, pkt->obj, pkt->off, pkt->tseq);
+    cm5i_rx_stamp = pkt->seq;
     h(pkt->arg[0], pkt->arg[1], pkt->arg[2], pkt->arg[3]);
+    cm5i_rx_stamp = was_stamp;
     cm5i_trace_am_end(ch);
     cm5i_ctx.in_req_handler = was_req;
     cm5i_ctx.in_handler--;
@@ -126,32 +132,50 @@ static void am_hold(int ch, const cm5i_pkt_t *pkt)
     h->q[h->tail++] = *pkt;
 }
 
-/* Run the packets held on ch (outside handlers and control-network
- * calls, and not while a one-channel poll parks ch). */
+/* Run the packets held on ch that may run now (outside handlers, and
+ * not while a one-channel poll parks ch): all of them outside
+ * control-network calls; inside one, those of its epoch or earlier, the
+ * later ones staying in order (a sender's epochs never decrease, so
+ * none of its packets passes another).  Positions count from the head:
+ * a handler's own arrivals may move the queue (am_hold). */
 static int am_run_held(int ch)
 {
+    am_held_t *h = &held[ch];
+    size_t i = 0;
     int n = 0;
 
-    while (am_holding(ch) && !cm5i_ctx.cn_hold &&
-           !(cm5i_park_mask & CM5I_CH_BIT(ch))) {
-        cm5i_pkt_t pkt = held[ch].q[held[ch].head++];
+    while (h->head + i < h->tail && !(cm5i_park_mask & CM5I_CH_BIT(ch))) {
+        cm5i_pkt_t pkt = h->q[h->head + i];
 
+        if (cm5i_cn_holds(pkt.seq)) {
+            i++;
+            continue;
+        }
+        if (i == 0)
+            h->head++;
+        else
+            memmove(&h->q[h->head + i], &h->q[h->head + i + 1],
+                    (h->tail - h->head - i - 1) * sizeof(*h->q)),
+                h->tail--;
         am_run_user(ch, &pkt);
         n++;
     }
     if (!am_holding(ch))
-        held[ch].head = held[ch].tail = 0;
+        h->head = h->tail = 0;
     return n;
 }
 
 /* The exit barrier serves handlers: the program is over, and a peer may
  * still need a reply from this node to get there too. */
-int cm5i_cn_enter(void)
+int cm5i_cn_enter(int begins)
 {
     if (cm5i_ctx.finalizing)
         return 0;
-    if (cm5i_ctx.cn_hold++ == 0 && CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_cn_enter();
+    if (cm5i_ctx.cn_hold++ == 0) {
+        cm5i_cn_ops += (uint32_t)begins;
+        if (CM5I_UNLIKELY(cm5i_model_on))
+            cm5i_model_cn_enter();
+    }
     return 1;
 }
 
@@ -190,7 +214,7 @@ int cm5i_am_run_user(void)
 {
     int n = 0;
 
-    if (cm5i_ctx.in_handler || cm5i_ctx.cn_hold)
+    if (cm5i_ctx.in_handler || cm5i_ctx.cn_hold || cm5i_ctx.user_hold)
         return 0;
     for (int c = CM5I_NCH - 1; c >= 0; c--)
         if (am_holding(c))
@@ -226,7 +250,7 @@ void cm5i_pkt_teardown(void)
 static int am_user_packet(int ch, const cm5i_pkt_t *pkt)
 {
     /* Behind held packets too, to keep each sender's order. */
-    if (cm5i_ctx.cn_hold || am_holding(ch)) {
+    if (cm5i_cn_holds(pkt->seq) || am_holding(ch)) {
         am_hold(ch, pkt);
         return 1; /* its credit goes back now */
     }
@@ -296,8 +320,15 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
     cm5i_flow_returned(pkt.src, &pkt);
     if (CM5I_UNLIKELY(cm5i_model_on))
         cm5i_model_rx(&pkt);
-    if (pkts.types[pkt.type](ch, &pkt))
-        cm5i_flow_owe(ch, pkt.src);
+    {
+        uint32_t was = cm5i_rx_stamp;
+
+        /* What this packet completes inherits its epoch. */
+        cm5i_rx_stamp = pkt.type == CM5I_PKT_BARRIER ? 0 : pkt.seq;
+        if (pkts.types[pkt.type](ch, &pkt))
+            cm5i_flow_owe(ch, pkt.src);
+        cm5i_rx_stamp = was;
+    }
     return;
 foreign:
     if (cm5i_ctx.stats.foreign_dropped++ % 1000 == 0)
@@ -356,13 +387,32 @@ int cm5i_am_flush_sendq(void)
     return 0;
 }
 
+/* Take the first RPC that may run now (see am_run_held), or return 0;
+ * the ones before it that must wait keep their order. */
+static int am_next_rpc(cm5i_pkt_t *out)
+{
+    uint32_t i, cap = pkts.rpc_cap;
+
+    for (i = pkts.rpc_head; i != pkts.rpc_tail; i++)
+        if (!cm5i_cn_holds(pkts.rpc_q[i % cap].seq))
+            break;
+    if (i == pkts.rpc_tail)
+        return 0;
+    *out = pkts.rpc_q[i % cap];
+    for (; i != pkts.rpc_head; i--)
+        pkts.rpc_q[i % cap] = pkts.rpc_q[(i - 1) % cap];
+    pkts.rpc_head++;
+    return 1;
+}
+
 static int am_run_rpcs(void)
 {
+    cm5i_pkt_t pkt;
     int n = 0;
 
-    while (pkts.rpc_head != pkts.rpc_tail) {
-        cm5i_pkt_t pkt = pkts.rpc_q[pkts.rpc_head++ % pkts.rpc_cap];
+    while (am_next_rpc(&pkt)) {
         cm5_am_handler_func_t h = am_handler(&pkt);
+        uint32_t was_stamp = cm5i_rx_stamp;
 
         if (!h)
             cm5_fatal("CMAML_rpc",
@@ -373,7 +423,9 @@ static int am_run_rpcs(void)
             cm5i_model_run(&pkt);
         cm5i_trace_am_begin(CM5I_CH_REQ, pkt.src, pkt.obj, pkt.off,
                             pkt.tseq);
+        cm5i_rx_stamp = pkt.seq;
         h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
+        cm5i_rx_stamp = was_stamp;
         cm5i_trace_am_end(CM5I_CH_REQ);
         cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
         cm5i_ctx.stats.requests_handled++;
@@ -413,6 +465,8 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
 
     pkt->key = cm5i_ctx.key;
     pkt->src = (uint16_t)cm5i_ctx.rank;
+    if (pkt->type != CM5I_PKT_BARRIER) /* (its seq is the barrier's) */
+        pkt->seq = cm5i_cn_stamp();
     if (CM5I_UNLIKELY(cm5i_model_on))
         cm5i_model_tx(node, pkt);
     if (CM5I_UNLIKELY(cm5i_irq_in_signal) &&
@@ -599,7 +653,7 @@ static int am_hook_rpcs(int chmask)
     (void)chmask;
     int n;
 
-    if (pkts.rpc_head == pkts.rpc_tail || cm5i_ctx.cn_hold || pkts.in_rpc ||
+    if (pkts.rpc_head == pkts.rpc_tail || pkts.in_rpc ||
         (cm5i_park_mask & CM5I_CH_BIT(CM5I_CH_REQ)))
         return 0;
     pkts.in_rpc = 1;

@@ -53,6 +53,7 @@ int cm5i_park_drain(int ch)
 static int poll_hook_parked(int ch)
 {
     if (CM5I_UNLIKELY(cm5i_parked[ch]) && !cm5i_ctx.cn_hold &&
+        !cm5i_ctx.user_hold &&
         (!(cm5i_park_mask & CM5I_CH_BIT(ch)) || cm5i_ctx.in_handler))
         return cm5i_park_drain(ch);
     return 0;

@@ -51,7 +51,7 @@ void cm5i_defer(cm5i_deferred_t *work)
 
 void cm5i_defer_user(cm5i_deferred_t *work)
 {
-    if (!cm5i_ctx.cn_hold) {
+    if (!cm5i_cn_holds(work->stamp) && !prog.held_head) {
         cm5i_defer(work);
         return;
     }
@@ -68,14 +68,38 @@ int cm5i_defer_pending(void)
     return prog.held_head || prog.defer_head;
 }
 
-/* Put the held user work back in the deferred queue, ahead of newer. */
+/* Put the held user work that may run now back in the deferred queue,
+ * ahead of newer work, in order; the rest stays held, in order. */
 static void progress_release_held(void)
 {
-    prog.held_tail->next = prog.defer_head;
+    cm5i_deferred_t *go_head = NULL, *go_tail = NULL, *keep_tail = NULL;
+    cm5i_deferred_t *w = prog.held_head, *next;
+
+    prog.held_head = NULL;
+    for (; w; w = next) {
+        next = w->next;
+        w->next = NULL;
+        if (cm5i_cn_holds(w->stamp)) {
+            if (keep_tail)
+                keep_tail->next = w;
+            else
+                prog.held_head = w;
+            keep_tail = w;
+        } else {
+            if (go_tail)
+                go_tail->next = w;
+            else
+                go_head = w;
+            go_tail = w;
+        }
+    }
+    prog.held_tail = keep_tail;
+    if (!go_head)
+        return;
+    go_tail->next = prog.defer_head;
     if (!prog.defer_head)
-        prog.defer_tail = prog.held_tail;
-    prog.defer_head = prog.held_head;
-    prog.held_head = prog.held_tail = NULL;
+        prog.defer_tail = go_tail;
+    prog.defer_head = go_head;
 }
 
 /* Run one step of deferred work, measuring its nesting and duration. */
@@ -190,7 +214,7 @@ static int progress_pass(int chmask)
     int full = !cm5i_ctx.in_handler && !prog.poll_only;
     int n = 0;
 
-    if (full && !cm5i_ctx.cn_hold && prog.held_head)
+    if (full && prog.held_head)
         progress_release_held();
     if (full && prog.defer_head)
         n += progress_drain();

@@ -300,7 +300,7 @@ static void fuzz_step(int op)
         break;
     case 2: /* a control-network call starts or ends */
         if (!cn_held)
-            cn_held = cm5i_cn_enter();
+            cn_held = cm5i_cn_enter(1);
         else
             cm5i_cn_leave(&cn_held), cn_held = 0;
         break;
