@@ -235,6 +235,7 @@ int main(int argc, char **argv)
         D = t_nodes - 1;
     T_CHECK(t_nodes <= MAXN && minlen >= 1 && maxlen >= minlen,
             "bad arguments");
+    CMMD_sync_with_nodes(); /* (with interrupts: every node is set up) */
     for (int r = 0; r < rounds; r++)
         round_run(r);
     T_EQ(bad, 0, "protocol errors (release without grant, no memory)");

@@ -216,6 +216,7 @@ static void rb_request(int from, int round, int k)
  * reach a right neighbour that already waits in the barrier. */
 static void test_reqbar(int rounds, int per_round)
 {
+    CMMD_sync_with_nodes(); /* (with interrupts: every t_self is set) */
     for (int r = 0; r < rounds; r++) {
         int to = (t_self + 1) % t_nodes;
 
