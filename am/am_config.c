@@ -37,6 +37,14 @@ static const cm5_config_var_t config_table[] = {
      "bound per sender, past which messages wait for the rendezvous; "
      "0: every message waits for the rendezvous; at most 8192; the same "
      "on every node"},
+    {CM5_ENV_ASYNC_MAX, "128",
+     "CMMD asynchronous operations (CMMD_send_async, CMMD_receive_async "
+     "and their _v forms) in flight at once on a node, per direction; "
+     "past it they return CMMD_ERRVAL with CMMD_ERR_NO_RPORTS, as the "
+     "CM-5's did when its message control blocks ran out (its limit is "
+     "not documented); raise it for code that posts more without "
+     "retrying (HOT's libmpmy posts 48 receives per source: 192 on 4 "
+     "nodes); from 1 to 65536"},
     {CM5_ENV_SPIN_US, "auto",
      "microseconds a wait polls before yielding (auto: 50, or 0 when the "
      "job has more nodes than CPUs)"},

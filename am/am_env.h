@@ -15,6 +15,7 @@
     X(CM5_ENV_VERBOSE_ENV, "CM5_VERBOSE_ENV")                                 \
     X(CM5_ENV_AM_CREDITS, "CM5_AM_CREDITS")                                   \
     X(CM5_ENV_EAGER_MAX, "CM5_EAGER_MAX")                                     \
+    X(CM5_ENV_ASYNC_MAX, "CM5_ASYNC_MAX")                                     \
     X(CM5_ENV_SPIN_US, "CM5_SPIN_US")                                         \
     X(CM5_ENV_YIELDS, "CM5_YIELDS")                                           \
     X(CM5_ENV_SLEEP_MS, "CM5_SLEEP_MS")                                       \
@@ -42,6 +43,7 @@
 #define CM5_ENV_VERBOSE_ENV "CM5_VERBOSE_ENV"
 #define CM5_ENV_AM_CREDITS "CM5_AM_CREDITS"
 #define CM5_ENV_EAGER_MAX "CM5_EAGER_MAX"
+#define CM5_ENV_ASYNC_MAX "CM5_ASYNC_MAX"
 #define CM5_ENV_SPIN_US "CM5_SPIN_US"
 #define CM5_ENV_YIELDS "CM5_YIELDS"
 #define CM5_ENV_SLEEP_MS "CM5_SLEEP_MS"

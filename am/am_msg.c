@@ -260,10 +260,23 @@ static void msg_poll_once(cm5i_waiter_t *w)
 
 /* ---- eager budget ---- */
 
+#define MSG_ASYNC_LIMIT 65536
+static int msg_async_max; /* CM5_ASYNC_MAX, read at start-up */
+
 void cm5i_msg_config(void)
 {
     eager.max = (size_t)cm5i_config_long(CM5_ENV_EAGER_MAX, 0,
                                          CM5I_PKT_BODY_MAX);
+    msg_async_max =
+        (int)cm5i_config_long(CM5_ENV_ASYNC_MAX, 1, MSG_ASYNC_LIMIT);
+}
+
+int cm5_async_max(void)
+{
+    if (!msg_async_max) /* (before start-up: checked again there) */
+        msg_async_max =
+            (int)cm5i_config_long(CM5_ENV_ASYNC_MAX, 1, MSG_ASYNC_LIMIT);
+    return msg_async_max;
 }
 
 /* ofi_rxm (tcp) sends what does not fit its bounce buffers

@@ -72,31 +72,20 @@ int cm5i_defer_pending(void)
  * ahead of newer work, in order; the rest stays held, in order. */
 static void progress_release_held(void)
 {
-    cm5i_deferred_t *go_head = NULL, *go_tail = NULL, *keep_tail = NULL;
+    cm5i_deferred_t *go_head = NULL, *go_tail = NULL;
     cm5i_deferred_t *w = prog.held_head, *next;
 
-    prog.held_head = NULL;
+    prog.held_head = prog.held_tail = NULL;
     for (; w; w = next) {
         next = w->next;
-        w->next = NULL;
-        if (cm5i_cn_holds(w->stamp)) {
-            if (keep_tail)
-                keep_tail->next = w;
-            else
-                prog.held_head = w;
-            keep_tail = w;
-        } else {
-            if (go_tail)
-                go_tail->next = w;
-            else
-                go_head = w;
-            go_tail = w;
-        }
+        if (cm5i_cn_holds(w->stamp))
+            CM5I_QUEUE_APPEND(prog.held_head, prog.held_tail, w);
+        else
+            CM5I_QUEUE_APPEND(go_head, go_tail, w);
     }
-    prog.held_tail = keep_tail;
     if (!go_head)
         return;
-    go_tail->next = prog.defer_head;
+    go_tail->next = prog.defer_head; /* (a splice: ahead of newer work) */
     if (!prog.defer_head)
         prog.defer_tail = go_tail;
     prog.defer_head = go_head;

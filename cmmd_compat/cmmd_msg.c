@@ -17,8 +17,8 @@
 #include "cmmd_internal.h"
 
 /* Asynchronous operations in flight at once, per direction (the CM-5
- * bounded them by its rports). */
-#define CMMD_ASYNC_MAX 128
+ * bounded them by its MCBs): CM5_ASYNC_MAX, 128 unless set. */
+#define CMMD_ASYNC_MAX cm5_async_max()
 /* MCBs: every asynchronous operation plus probes (CMMD_mcb_pending). */
 #define CMMD_MCB_MAX (2 * CMMD_ASYNC_MAX + 64)
 
@@ -43,11 +43,15 @@ typedef struct {
     int completing; /* its handler runs: a free waits for its return */
 } cmmd_mcb_t;
 
-static cmmd_mcb_t cmmd_mcbs[CMMD_MCB_MAX + 1]; /* [0] is never used */
+static cmmd_mcb_t *cmmd_mcbs; /* CMMD_MCB_MAX + 1; [0] is never used */
 
 /* A free slot, or 0. */
 static CMMD_mcb mcb_new(void)
 {
+    if (!cmmd_mcbs &&
+        !(cmmd_mcbs = calloc((size_t)CMMD_MCB_MAX + 1, sizeof(*cmmd_mcbs))))
+        cm5_fatal("CMMD_send_async", "out of memory for %d MCBs",
+                  CMMD_MCB_MAX);
     for (int i = 1; i <= CMMD_MCB_MAX; i++)
         if (cmmd_mcbs[i].state == MCB_FREE) {
             memset(&cmmd_mcbs[i], 0, sizeof(cmmd_mcbs[i]));
@@ -262,12 +266,13 @@ CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
  * message is done (its completion handler reads it). */
 static cmmd_mcb_t *cmmd_mcb(const char *call, CMMD_mcb mcb)
 {
-    if (mcb < 1 || mcb > CMMD_MCB_MAX || cmmd_mcbs[mcb].state == MCB_FREE)
+    if (!cmmd_mcbs || mcb < 1 || mcb > CMMD_MCB_MAX ||
+        cmmd_mcbs[mcb].state == MCB_FREE)
         cm5_fatal(call, "MCB %d is not a live message control block (%s)",
                   mcb,
                   mcb == CMMD_ERRVAL
                       ? "CMMD_ERRVAL: the call that returned it failed"
-                  : mcb < 1 || mcb > CMMD_MCB_MAX
+                  : !cmmd_mcbs || mcb < 1 || mcb > CMMD_MCB_MAX
                       ? "never returned by CMMD"
                       : "freed with CMMD_free_mcb");
     return &cmmd_mcbs[mcb];

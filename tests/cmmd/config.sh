@@ -10,6 +10,7 @@
 cases='CM5_SHM=bogus|: expected off, auto or on
 CM5_CMA=on|: expected off or auto
 CM5_EAGER_MAX=9999999|: expected a number from 0 to [0-9]+
+CM5_ASYNC_MAX=0|: expected a number from 1 to 65536
 CM5_SLEEP_MS=abc|: expected a number from 1 to 1000
 CM5_YIELDS=-1|: expected a number from 0 to 1000000
 CM5_INTERRUPTS=2|: expected a number from 0 to 1

@@ -24,7 +24,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/faults.sh
 
-PLAN=51
+PLAN=54
 . "$(dirname "$0")/lib.sh"
 
 # No process of the job is left stopped.
@@ -130,6 +130,16 @@ for prov in shm tcp udp; do
         '[ "$(grep -Ec "^prog_faults: node [0-2]: 2000 sends through 128 MCBs, [1-9][0-9]* retries$" out)" -eq 3 ]'
     left_behind
 done
+# CM5_ASYNC_MAX sets the limit (HOT's libmpmy posts 192 receives on 4
+# nodes and never retries): exactly that many, then CMMD_ERRVAL.
+CM5_ASYNC_MAX=200 FAULTS_NASYNC=200
+export CM5_ASYNC_MAX FAULTS_NASYNC
+job "faults mcbs 200 shm" 60 3 shm prog_faults mcbs
+expect_ok "mcbs shm, CM5_ASYNC_MAX=200: 200 sends and 200 receives then CMMD_ERR_NO_RPORTS; 2000 sends through the retry loop"
+check "mcbs shm, CM5_ASYNC_MAX=200: the retry loop went through 200 MCBs" \
+    '[ "$(grep -Ec "^prog_faults: node [0-2]: 2000 sends through 200 MCBs, [0-9]* retries$" out)" -eq 3 ]'
+left_behind
+unset CM5_ASYNC_MAX FAULTS_NASYNC
 
 for prov in shm tcp udp; do
     case ${CM5TEST_SANITIZERS:-no} in

@@ -373,6 +373,10 @@ CM5_EXPORT int cm5_fabric_list(void (*callback)(void *arg, const char *provider,
 /* libfabric's version, "major.minor". */
 CM5_EXPORT const char *cm5_fabric_version(void);
 
+/* The limit CMMD's asynchronous calls keep per direction on a node
+ * (CM5_ASYNC_MAX, 128 unless set; checked at start-up). */
+CM5_EXPORT int cm5_async_max(void);
+
 /* The CM5_* configuration table (for cm5info -e). */
 typedef struct {
     const char *name;
