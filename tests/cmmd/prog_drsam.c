@@ -157,7 +157,22 @@ static void round_run(int round)
         left[k] = k;
         sent_bytes += len;
     }
-    CMMD_sync_with_nodes(); /* every Generate_Recv has landed */
+    CMMD_sync_with_nodes();
+    /* A barrier does not deliver what was sent before it (the CM-5's did
+     * not either): wait for every Generate_Recv; who sends here is known
+     * (dests). */
+    {
+        int want = 0, dd[MAXN];
+
+        for (int s = 0; s < t_nodes; s++) {
+            dests(s, round, dd);
+            for (int k = 0; k < D; k++)
+                want += dd[k] == t_self;
+        }
+        T_POLL_UNTIL(expected >= want, 60, "round %d: %d of %d announced",
+                     round, expected, want);
+        T_EQ(expected, want, "Generate_Recv announcements");
+    }
     released_pending = 0;
     while (nleft > 0) {
         int progress = 0;
