@@ -32,7 +32,7 @@ FI_SOCKETS_IFACE=lo
 export FI_TCP_IFACE FI_SOCKETS_IFACE
 
 . "$src/tests/tap.sh"
-tap_begin cm5legacy 18
+tap_begin cm5legacy 20
 
 what= RUNOPTS=
 # run SECONDS NODES PROVIDER PROGRAM [ARGS...]: out, err, rc, ms.
@@ -88,7 +88,7 @@ if [ ! -f "$top/legacy32/.libs/libcm5fab.so" ]; then
         "kr_words 2 nodes tcp" "kr_words 8 nodes tcp" "kr_words 8 nodes udp" \
         "kr_words mpirun" "kr_heap 8 shm" "kr_heap 8 tcp" \
         "start-up address check" "algos (cm5sched, 32-bit)" \
-        "cm5fab-legacy.pc"; do
+        "cm5fab-legacy.pc" "kr_reqbar built" "kr_reqbar 8 nodes"; do
         skip "legacy: $d" "no 32-bit libcm5fab (configure said why)"
     done
     exit 0
@@ -194,3 +194,20 @@ PKG_CONFIG_PATH=$top pkg-config --cflags --libs cm5fab-legacy >out 2>err
 rc=$?
 check "cm5fab-legacy.pc: -m32 -std=gnu89, lib32" \
     '[ "$rc" -eq 0 ] && grep -q -- "-m32" out && grep -q "lib32" out'
+
+# Issue 24's first row: requests, their replies, then a barrier, in K&R
+# with "#define N" (five jobs of 50 rounds on 8 nodes, the rings and
+# libfabric's shm).
+what="cm5cc --legacy kr_reqbar.c"
+"$CM5CC" --legacy -o kr_reqbar "$src/tests/legacy/kr_reqbar.c" >out 2>err
+rc=$?
+check "cm5cc --legacy builds kr_reqbar.c (K&R, #define N)" '[ "$rc" -eq 0 ]'
+good=0
+for r in 1 2 3 4 5; do
+    what="cm5run -n 8 ./kr_reqbar (run $r)"
+    if [ $r -le 3 ]; then popt=; else popt="--provider shm"; fi
+    timeout -k 2 70 "$CM5RUN" -n 8 $popt --timeout 60 ./kr_reqbar >out 2>err &&
+        grep -q "8 nodes, 50 rounds ok" out && good=$((good + 1))
+done
+check "kr_reqbar on 8 nodes: 5 of 5 jobs end (rings x3, libfabric shm x2), no hang" \
+    '[ "$good" -eq 5 ]'
