@@ -151,12 +151,13 @@ static int am_run_held(int ch)
             i++;
             continue;
         }
-        if (i == 0)
+        if (i == 0) {
             h->head++;
-        else
+        } else {
             memmove(&h->q[h->head + i], &h->q[h->head + i + 1],
-                    (h->tail - h->head - i - 1) * sizeof(*h->q)),
-                h->tail--;
+                    (h->tail - h->head - i - 1) * sizeof(*h->q));
+            h->tail--;
+        }
         am_run_user(ch, &pkt);
         n++;
     }
