@@ -680,13 +680,15 @@ static int jnode_gone(const struct jnode *n)
     return st == 'Z' || st == 'X';
 }
 
-static void janitor_sweep(const char *key)
+/* Remove the shared-memory files of the job named by key: its nodes'
+ * endpoints, rings and doorbell, /dev/shm/cm5-KEY-*. */
+static void remove_shm_key(const char *key)
 {
     char pat[32];
     struct dirent *de;
     DIR *d;
 
-    if (!(d = opendir("/dev/shm")))
+    if (!key[0] || !(d = opendir("/dev/shm")))
         return;
     snprintf(pat, sizeof(pat), "cm5-%s-", key);
     while ((de = readdir(d)))
@@ -717,7 +719,7 @@ static void janitor_clean(const char *key, struct jnode *n, int count)
         if (left)
             nanosleep(&ts, NULL);
     } while (left && now_ms() < until);
-    janitor_sweep(key);
+    remove_shm_key(key);
 }
 
 /* The janitor's life: take the nodes' pidfds as cm5run starts them; end
@@ -1548,22 +1550,6 @@ static int run_loop(struct job *j)
 /* Cleanup                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Remove the shared-memory files the job's endpoints left behind. */
-static void remove_shm(const struct job *j)
-{
-    char pat[32];
-    struct dirent *de;
-    DIR *d;
-
-    if (!j->key[0] || !(d = opendir("/dev/shm")))
-        return;
-    snprintf(pat, sizeof(pat), "cm5-%s", j->key);
-    while ((de = readdir(d)))
-        if (strstr(de->d_name, pat))
-            unlinkat(dirfd(d), de->d_name, 0);
-    closedir(d);
-}
-
 static void job_free(struct job *j)
 {
     int i;
@@ -1579,7 +1565,7 @@ static void job_free(struct job *j)
     }
     close_fd(&j->sigfd);
     close_fd(&j->doorbell_fd);
-    remove_shm(j);
+    remove_shm_key(j->key);
     janitor_stop(j);
     free(j->nodes);
     free(j->pfd);
