@@ -262,8 +262,9 @@ static cm5_status_t ctx_open_fabric(const char *provider)
     return cm5i_fab_open(&p, &cm5i_ctx.fab);
 }
 
-/* One allgather: each node's record is its endpoints' addresses and a
- * key, followed by its heartbeat endpoints' addresses when the job has a
+/* One allgather: each node's record is its endpoints' addresses (the
+ * last 8 bytes of the record unused: the key comes from the bootstrap),
+ * followed by its heartbeat endpoints' addresses when the job has a
  * liveness check (a decision every node makes alike). */
 static cm5_status_t ctx_exchange(void)
 {
@@ -274,24 +275,13 @@ static cm5_status_t ctx_exchange(void)
 
     if (!mine || !all)
         goto out;
-    uint64_t key;
-
     st = CM5_ERR_FABRIC;
     if (!cm5i_fab_address(cm5i_ctx.fab, mine, CM5I_ADDR_REC - 8))
         goto out;
     if (cm5i_alive_enabled() &&
         !cm5i_alive_address(mine + CM5I_ADDR_REC, CM5I_ADDR_REC))
         goto out;
-    /* Each record ends with a random key; node 0's becomes the job's where
-     * the launcher gave none (PMIx). */
-    if (getrandom(&key, sizeof(key), 0) != sizeof(key))
-        key = cm5i_ctx.key ^ (uint64_t)getpid() << 17;
-    memcpy(mine + CM5I_ADDR_REC - 8, &key, 8);
     st = cm5i_boot_allgather(&cm5i_ctx.boot, mine, rec, all);
-    if (st == CM5_OK && !cm5i_ctx.boot.key_given) {
-        memcpy(&cm5i_ctx.key, all + CM5I_ADDR_REC - 8, 8);
-        cm5i_sweep_set_key(cm5i_ctx.key);
-    }
     if (st == CM5_OK)
         st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.nep, all, rec);
     if (st == CM5_OK && cm5i_alive_enabled())
@@ -401,10 +391,6 @@ static void ctx_identity(void)
     /* The host program is an endpoint outside the partition. */
     cm5i_ctx.size = cm5i_ctx.nep - (cm5i_ctx.host >= 0);
     cm5i_ctx.key = cm5i_ctx.boot.key;
-    /* Until node 0's key arrives, a local random one names our shm files. */
-    if (!cm5i_ctx.boot.key_given &&
-        getrandom(&cm5i_ctx.key, sizeof(cm5i_ctx.key), 0) != 8)
-        cm5i_ctx.key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
     cm5i_sweep_set_key(cm5i_ctx.key);
     cm5i_log_rank = cm5i_ctx.rank;
     cm5i_log_host = cm5i_ctx.host;

@@ -15,8 +15,8 @@ typedef struct {
     int rank;
     int size;           /* endpoints: the nodes, and the host if any */
     int host;           /* the host program's endpoint (the last), or -1 */
-    uint64_t key;       /* the job's random key */
-    int key_given;      /* the launcher chose the key (else node 0 does) */
+    uint64_t key;       /* the job's key: cm5run's, the PMIx namespace's,
+                           or a lone node's random one */
     int fd;             /* cm5run socket, or -1 */
     int doorbell_fd;    /* cm5run shared doorbell memory, or -1 */
     int local;          /* every node on this host */

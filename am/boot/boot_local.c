@@ -49,7 +49,6 @@ static cm5_status_t boot_single(cm5i_boot_t *b)
     b->fd = -1;
     b->doorbell_fd = -1;
     b->local = 1;
-    b->key_given = 1;
     b->method = "single";
     if (getrandom(&b->key, sizeof(b->key), 0) != sizeof(b->key))
         b->key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
@@ -144,7 +143,6 @@ cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
     }
     fcntl(b->fd, F_SETFD, FD_CLOEXEC);
     b->local = 1;
-    b->key_given = 1;
     b->method = "cm5run";
     return CM5_OK;
 }

@@ -144,7 +144,6 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
      * host, knows it before it names a shared-memory file, so that any
      * of them can remove the job's (am_sweep.c). */
     b->key = boot_pmix_key(boot_me.nspace);
-    b->key_given = 1;
     b->fd = -1;
     b->local = local == size;
     b->doorbell_fd = b->local ? boot_pmix_doorbell((int)size, b->key) : -1;
