@@ -26,7 +26,7 @@
 #define WL_MAX_SIZE LONG_MAX
 #endif
 
-#define AT(w, i, j) ((w)->com[(size_t)(i) * (size_t)(w)->p + (size_t)(j)])
+#define AT(w, i, j) ((w)->com[(size_t)(i) * (size_t)(w)->nodes + (size_t)(j)])
 
 /* ---- spec parsing ----------------------------------------------------- */
 
@@ -133,10 +133,10 @@ static cm5_status_t wl_leftover(cm5s_wl_args_t *a, const char *known)
 
 static cm5_status_t wl_alloc(cm5s_wl_args_t *a, cm5_workload_t *w)
 {
-    w->com = calloc((size_t)w->p * (size_t)w->p, sizeof(size_t));
+    w->com = calloc((size_t)w->nodes * (size_t)w->nodes, sizeof(size_t));
     if (!w->com)
-        return cm5s_wl_fail(a, "out of memory for a %d x %d matrix", w->p,
-                            w->p);
+        return cm5s_wl_fail(a, "out of memory for a %d x %d matrix", w->nodes,
+                            w->nodes);
     return CM5_OK;
 }
 
@@ -170,7 +170,7 @@ static int wl_augment(int p, int i, const unsigned char *free_, int *match,
 static cm5_status_t wl_derangements(cm5s_wl_args_t *a, cm5s_rng_t *r, int d,
                                     cm5_workload_t *w)
 {
-    int p = w->p, m, i, k;
+    int p = w->nodes, m, i, k;
     unsigned char *free_ = malloc((size_t)p * p), *seen = malloc((size_t)p);
     int *match = malloc(sizeof(int) * p), *rows = malloc(sizeof(int) * p);
     int *order = malloc(sizeof(int) * (size_t)p * p);
@@ -216,7 +216,7 @@ out:
 /* d distinct offsets from 1..p-1, then one random relabelling. */
 static void wl_circulant(cm5s_rng_t *r, int d, cm5_workload_t *w)
 {
-    int p = w->p, i, m;
+    int p = w->nodes, i, m;
     int *offs = malloc(sizeof(int) * p), *sig = malloc(sizeof(int) * p);
 
     for (i = 0; i < p; i++)
@@ -241,8 +241,8 @@ static cm5_status_t wl_density(cm5s_wl_args_t *a, cm5s_rng_t *r, int nonuniform,
 
     if ((rc = cm5s_wl_int(a, "d", 0, 1L << 30, 0, 1, &d)) != CM5_OK)
         return rc;
-    if (d >= w->p)
-        return cm5s_wl_fail(a, "d=%ld must be less than p=%d", d, w->p);
+    if (d >= w->nodes)
+        return cm5s_wl_fail(a, "d=%ld must be less than p=%d", d, w->nodes);
     if (gen && (!strcmp(gen, "circulant") || !strcmp(gen, "circulant_relabel")))
         circ = 1;
     else if (gen && strcmp(gen, "derangements") &&
@@ -257,7 +257,7 @@ static cm5_status_t wl_density(cm5s_wl_args_t *a, cm5s_rng_t *r, int nonuniform,
     else if ((rc = wl_derangements(a, r, (int)d, w)) != CM5_OK)
         return rc;
     if (nonuniform)
-        for (i = 0; i < (size_t)w->p * w->p; i++)
+        for (i = 0; i < (size_t)w->nodes * w->nodes; i++)
             if (w->com[i])
                 w->com[i] = 1 + cm5s_rng_below(r, 32);
     snprintf(w->name, sizeof(w->name), "%s:d=%ld%s", a->kind, d,
@@ -315,7 +315,7 @@ static long wl_gcd(long x, long y)
 static cm5_status_t wl_kl(cm5s_wl_args_t *a, cm5s_rng_t *r, cm5_workload_t *w)
 {
     long k, h = 0, t, rel, s, th, tl, m;
-    int p = w->p, i, *offs, *sig, *o;
+    int p = w->nodes, i, *offs, *sig, *o;
     size_t *size;
     cm5_status_t rc;
 
@@ -388,7 +388,7 @@ static cm5_status_t wl_pattern(cm5s_wl_args_t *a, cm5s_rng_t *r, int two,
                                cm5_workload_t *w)
 {
     long mmax, small, elem;
-    int p = w->p, i, j, c = wl_grid_cols(w->p);
+    int p = w->nodes, i, j, c = wl_grid_cols(w->nodes);
     char extra[96] = "";
     cm5_status_t rc;
 
@@ -430,7 +430,7 @@ static cm5_status_t wl_random(cm5s_wl_args_t *a, cm5s_rng_t *r,
                               cm5_workload_t *w)
 {
     long d, mx;
-    int p = w->p, i, j;
+    int p = w->nodes, i, j;
     cm5_status_t rc;
 
     if ((rc = cm5s_wl_int(a, "d", 0, p > 1 ? p - 1 : 0, p / 2, 0, &d)) !=
@@ -457,7 +457,7 @@ static cm5_status_t wl_hotspot(cm5s_wl_args_t *a, cm5_workload_t *w)
     if ((rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1024, 0, &m)) != CM5_OK ||
         (rc = wl_leftover(a, "m")) != CM5_OK || (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
-    for (i = 1; i < w->p; i++)
+    for (i = 1; i < w->nodes; i++)
         AT(w, i, 0) = (size_t)m;
     snprintf(w->name, sizeof(w->name), "hotspot:m=%ld", m);
     return CM5_OK;
@@ -471,13 +471,13 @@ static cm5_status_t wl_contention(cm5s_wl_args_t *a, cm5_workload_t *w)
     int i;
     cm5_status_t rc;
 
-    if ((rc = cm5s_wl_int(a, "k", 0, w->p - 1, w->p - 1, 0, &k)) != CM5_OK ||
+    if ((rc = cm5s_wl_int(a, "k", 0, w->nodes - 1, w->nodes - 1, 0, &k)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1, 0, &m)) != CM5_OK ||
         (rc = wl_leftover(a, "k, m")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     for (i = 0; i < k; i++)
-        AT(w, i, w->p - 1) = (size_t)m;
+        AT(w, i, w->nodes - 1) = (size_t)m;
     snprintf(w->name, sizeof(w->name), "contention:k=%ld,m=%ld", k, m);
     return CM5_OK;
 }
@@ -487,7 +487,7 @@ static cm5_status_t wl_permutation(cm5s_wl_args_t *a, cm5s_rng_t *r,
                                    cm5_workload_t *w)
 {
     long mx;
-    int p = w->p, i, ok, *perm;
+    int p = w->nodes, i, ok, *perm;
     cm5_status_t rc;
 
     if ((rc = cm5s_wl_int(a, "max", 1, WL_MAX_SIZE, 1024, 0, &mx)) != CM5_OK ||
@@ -542,13 +542,13 @@ static cm5_status_t wl_make(cm5s_wl_args_t *a, int id, uint64_t seed,
     case 8:
         return wl_permutation(a, &r, w);
     case 9:
-        return cm5s_wl_csv(a, w->p, w);
+        return cm5s_wl_csv(a, w->nodes, w);
     case 11:
         return wl_contention(a, w);
     default:
         if (!*a->pos)
             return cm5s_wl_fail(a, "mesh needs a name (mesh:NAME)");
-        rc = cm5s_wl_mesh(a, w->p, seed, w);
+        rc = cm5s_wl_mesh(a, w->nodes, seed, w);
         return rc;
     }
 }
@@ -596,7 +596,7 @@ cm5_status_t cm5_workload_make(const char *spec, int p, uint64_t seed,
         return rc;
     }
     memset(&tmp, 0, sizeof(tmp));
-    tmp.p = p;
+    tmp.nodes = p;
     tmp.elem_size = 1;
     tmp.seed = seed;
     if ((rc = wl_make(&a, id, seed, &tmp)) != CM5_OK) {

@@ -62,29 +62,29 @@ static void wb_fill(cm5_workload_bcast_t *w, const unsigned char *m, long lo,
 {
     int i;
 
-    for (i = 0; i < w->p; i++) {
+    for (i = 0; i < w->nodes; i++) {
         cm5s_rng_t r;
 
         if (!m[i])
             continue;
         cm5s_rng_seed(&r, w->seed, 0x62630000u + (uint64_t)i);
         w->len[i] = (size_t)lo + (size_t)cm5s_rng_below(&r, (uint64_t)(hi - lo + 1));
-        w->s++;
+        w->sources++;
     }
 }
 
 static cm5_status_t wb_random(cm5s_wl_args_t *a, cm5_workload_bcast_t *w,
                               int s, unsigned char *m)
 {
-    int *v = malloc((size_t)w->p * sizeof(int)), i;
+    int *v = malloc((size_t)w->nodes * sizeof(int)), i;
     cm5s_rng_t r;
 
     if (!v)
         return cm5s_wl_fail(a, "out of memory");
-    for (i = 0; i < w->p; i++)
+    for (i = 0; i < w->nodes; i++)
         v[i] = i;
     cm5s_rng_seed(&r, w->seed, 0x62637200u);
-    cm5s_rng_shuffle(&r, v, w->p);
+    cm5s_rng_shuffle(&r, v, w->nodes);
     for (i = 0; i < s; i++)
         m[v[i]] = 1;
     free(v);
@@ -114,11 +114,11 @@ static cm5_status_t wb_csv_line(cm5s_wl_args_t *a, cm5_workload_bcast_t *w,
     if (*(s + strspn(s, " \t\r\n")))
         return cm5s_wl_fail(a, "line %d: '%.40s' is not rank[,length]", no,
                             line);
-    if (rank < 0 || rank >= w->p)
+    if (rank < 0 || rank >= w->nodes)
         return cm5s_wl_fail(a,
                             "line %d: source %ld is outside the partition "
                             "(nodes 0..%d)",
-                            no, rank, w->p - 1);
+                            no, rank, w->nodes - 1);
     if (len < 0)
         return cm5s_wl_fail(a, "line %d: source %ld has a negative length "
                                "(%ld)", no, rank, len);
@@ -129,7 +129,7 @@ static cm5_status_t wb_csv_line(cm5s_wl_args_t *a, cm5_workload_bcast_t *w,
         return cm5s_wl_fail(a, "line %d: source %ld is listed twice", no,
                             rank);
     w->len[rank] = (size_t)len;
-    w->s++;
+    w->sources++;
     return CM5_OK;
 }
 
@@ -154,27 +154,27 @@ static cm5_status_t wb_count(cm5s_wl_args_t *a, const wb_kind_t *k,
                              const cm5_workload_bcast_t *w, long *s,
                              long *pa, long *pb)
 {
-    long def = (long)ceil(sqrt((double)w->p));
+    long def = (long)ceil(sqrt((double)w->nodes));
     cm5_status_t rc;
 
     *pa = *pb = 0;
-    if ((rc = cm5s_wl_int(a, "s", 0, w->p, def, 0, s)) != CM5_OK)
+    if ((rc = cm5s_wl_int(a, "s", 0, w->nodes, def, 0, s)) != CM5_OK)
         return rc;
-    if (cm5s_wl_str(a, "s") && w->p < *s)
-        return cm5s_wl_fail(a, "s=%ld is more than the %d nodes", *s, w->p);
-    if (k->a && (rc = cm5s_wl_int(a, k->a, 0, w->p, 0, 0, pa)) != CM5_OK)
+    if (cm5s_wl_str(a, "s") && w->nodes < *s)
+        return cm5s_wl_fail(a, "s=%ld is more than the %d nodes", *s, w->nodes);
+    if (k->a && (rc = cm5s_wl_int(a, k->a, 0, w->nodes, 0, 0, pa)) != CM5_OK)
         return rc;
-    if (k->b && (rc = cm5s_wl_int(a, k->b, 0, w->p, 0, 0, pb)) != CM5_OK)
+    if (k->b && (rc = cm5s_wl_int(a, k->b, 0, w->nodes, 0, 0, pb)) != CM5_OK)
         return rc;
     if (k->dist == CM5S_BC_ROW && *pa) {
-        *s = *pa * w->c;
+        *s = *pa * w->cols;
         *pa = 0;
     } else if (k->dist == CM5S_BC_COL && *pa) {
-        *s = *pa * w->r;
+        *s = *pa * w->rows;
         *pa = 0;
     }
-    if (*s > w->p)
-        return cm5s_wl_fail(a, "%ld sources do not fit %d nodes", *s, w->p);
+    if (*s > w->nodes)
+        return cm5s_wl_fail(a, "%ld sources do not fit %d nodes", *s, w->nodes);
     return CM5_OK;
 }
 
@@ -203,10 +203,10 @@ static cm5_status_t wb_make(cm5s_wl_args_t *a, const wb_kind_t *k,
         return rc;
     if (k->dist == -1)
         rc = wb_random(a, w, (int)s, m);
-    else if (cm5s_bc_dist((cm5s_bc_dist_t)k->dist, w->r, w->c, (int)s,
+    else if (cm5s_bc_dist((cm5s_bc_dist_t)k->dist, w->rows, w->cols, (int)s,
                           (int)pa, (int)pb, m) < 0)
         return cm5s_wl_fail(a, "the parameters do not fit a %d x %d mesh",
-                            w->r, w->c);
+                            w->rows, w->cols);
     wb_fill(w, m, lo, hi);
     return rc;
 }
@@ -260,15 +260,15 @@ cm5_status_t cm5_workload_bcast_make(const char *spec, int r, int c,
     if (k->dist == -2 && !a.pos[0])
         return cm5s_wl_fail(&a, "csv needs a file (csv:FILE)");
     memset(&t, 0, sizeof(t));
-    t.r = r;
-    t.c = c;
-    t.p = r * c;
+    t.rows = r;
+    t.cols = c;
+    t.nodes = r * c;
     t.seed = seed;
     snprintf(t.name, sizeof(t.name), "%s", spec);
-    t.len = calloc((size_t)t.p, sizeof(size_t));
-    m = calloc((size_t)t.p, 1);
+    t.len = calloc((size_t)t.nodes, sizeof(size_t));
+    m = calloc((size_t)t.nodes, 1);
     if (!t.len || !m)
-        rc = cm5s_wl_fail(&a, "out of memory for %d nodes", t.p);
+        rc = cm5s_wl_fail(&a, "out of memory for %d nodes", t.nodes);
     else
         rc = wb_make(&a, k, &t, m);
     free(m);

@@ -260,7 +260,7 @@ static FILE *graph_open(const char *name, char *path, size_t len)
 static void mesh_com(const graph_t *g, const int32_t *part, int edges,
                      cm5_workload_t *w, int *stamp)
 {
-    int v, q, p = w->p;
+    int v, q, p = w->nodes;
     int32_t k;
 
     for (q = 0; q < p; q++)

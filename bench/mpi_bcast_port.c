@@ -240,7 +240,7 @@ static void one_call(const point_t *pt, int alg, call_t *u, double *t,
     memmove(pt->rb + pt->displ[me] * pt->unit, pt->sb,
             pt->w->len[me] * pt->unit);
     t1 = now();
-    if (cm5s_bc_plan((cm5_sched_bcast_t)alg, P, pt->w->r, pt->w->c,
+    if (cm5s_bc_plan((cm5_sched_bcast_t)alg, P, pt->w->rows, pt->w->cols,
                      pt->w->len, &pt->a->o, &pl, err, sizeof(err)) != CM5_OK)
         die("the plan of %s: %s", cm5_sched_bcast_name(alg), err);
     t[1] = now() - t1;
@@ -347,7 +347,7 @@ static int point(const args_t *a, const cm5_workload_bcast_t *w, int matrix,
             bad = one_run(&pt, a->algs[k], ++*run, d, c, &iters);
             if (me == 0 && rep >= 0 && !bad)
                 printf("\"%s\",%d,%d,%dx%d,%d,%s,%zu,%d,%.9f,%.9f,%.9f,%d,"
-                       "%llu,%llu\n", w->name, matrix, P, w->r, w->c, w->s,
+                       "%llu,%llu\n", w->name, matrix, P, w->rows, w->cols, w->sources,
                        cm5_sched_bcast_name(a->algs[k]), unit, rep, d[0],
                        d[1], d[2], iters, (unsigned long long)c[0],
                        (unsigned long long)c[1]);

@@ -49,8 +49,8 @@ static void *point_new(const args_t *a, const void *wv, const char *wname,
         CMMD_error("cm5sched: distribution %s at size %zu: node %d cannot "
                    "allocate %zu bytes", wname, unit, me, pt->tot * unit);
     *info = (point_info_t){wname, matrix, w->seed, unit, 1, pt->tot, ""};
-    snprintf(info->extra, sizeof(info->extra), "%dx%d,%d,%s", w->r, w->c,
-             w->s, alg_name(cm5_sched_bcast_auto(P, w->r, w->c, w->len)));
+    snprintf(info->extra, sizeof(info->extra), "%dx%d,%d,%s", w->rows, w->cols,
+             w->sources, alg_name(cm5_sched_bcast_auto(P, w->rows, w->cols, w->len)));
     return pt;
 }
 
@@ -96,8 +96,8 @@ static void run(void *p, int alg, int rep, uint64_t run, result_t *r)
         o.recv_capacity = pt->tot;
     }
     o.elem_size = pt->unit;
-    o.mesh_r = pt->w->r;
-    o.mesh_c = pt->w->c;
+    o.mesh_r = pt->w->rows;
+    o.mesh_c = pt->w->cols;
     CMMD_sync_with_nodes(); /* everyone starts together */
     cm5_sched_allgatherv((cm5_sched_bcast_t)alg, pt->sb, pt->w->len[me],
                          pt->rb, pt->rc, NULL, &o, &st);

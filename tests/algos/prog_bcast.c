@@ -165,7 +165,7 @@ static void one_case(cfg_t *g, int r, int c, const char *alg_name,
         printf("case alg=%s mesh=%dx%d dist=%s s=%d total=%zu iters=%u "
                "msgs=%lu bytes=%lu maxlen=%llu stage0=%u stage1=%u "
                "stage2=%u\n",
-               alg_name, r, c, dist, w.s, total, st.phases, msgs, bytes,
+               alg_name, r, c, dist, w.sources, total, st.phases, msgs, bytes,
                (unsigned long long)(st.stage[0].max_msg_elems >
                                             st.stage[1].max_msg_elems
                                         ? st.stage[0].max_msg_elems

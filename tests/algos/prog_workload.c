@@ -14,7 +14,7 @@
 
 static void stats(const cm5_workload_t *w)
 {
-    int p = w->p, i, j, fmax = 0, fmin = p, gmax = 0;
+    int p = w->nodes, i, j, fmax = 0, fmin = p, gmax = 0;
     size_t lmax = 0, lmin = (size_t)-1, tot = 0, nnz = 0, t = 0, sum;
 
     for (i = 0; i < p; i++) {
@@ -70,10 +70,10 @@ int main(int argc, char **argv)
     }
     stats(&w);
     if (!strcmp(argv[argc - 1], "--print"))
-        for (i = 0; i < w.p; i++)
-            for (j = 0; j < w.p; j++)
-                printf("%zu%c", w.com[(size_t)i * w.p + j],
-                       j + 1 < w.p ? ' ' : '\n');
+        for (i = 0; i < w.nodes; i++)
+            for (j = 0; j < w.nodes; j++)
+                printf("%zu%c", w.com[(size_t)i * w.nodes + j],
+                       j + 1 < w.nodes ? ' ' : '\n');
     cm5_workload_free(&w);
     return 0;
 }

@@ -292,7 +292,7 @@ CM5_EXPORT void cm5_sched_bcast_opts_init(cm5_sched_bcast_opts_t *opts);
  * br_lin_order=snake|rowmajor, repos_alg=br_lin|br_xy_source,
  * ideal_lin=left_diagonal|prefix.  CM5_ERR_INVALID with a one-line
  * reason in err.  cm5_sched_bcast_opts_help() lists them. */
-CM5_EXPORT cm5_status_t cm5_sched_bcast_opts_set(cm5_sched_bcast_opts_t *o,
+CM5_EXPORT cm5_status_t cm5_sched_bcast_opts_set(cm5_sched_bcast_opts_t *opts,
                                                  const char *setting,
                                                  char *err, size_t errlen);
 CM5_EXPORT const char *cm5_sched_bcast_opts_help(void);
@@ -303,22 +303,23 @@ CM5_EXPORT const char *cm5_sched_bcast_name(cm5_sched_bcast_t alg);
 CM5_EXPORT cm5_status_t cm5_sched_bcast_parse(const char *name,
                                               cm5_sched_bcast_t *alg);
 
-/* The most square full mesh r x c = p, r <= c. */
-CM5_EXPORT void cm5_sched_mesh_default(int p, int *r, int *c);
-/* Parse "RxC" for p nodes: CM5_ERR_INVALID with a reason in err unless
- * R, C >= 1 and R * C = p. */
-CM5_EXPORT cm5_status_t cm5_sched_mesh_parse(const char *text, int p, int *r,
-                                             int *c, char *err,
+/* The most square full mesh rows x cols = nodes, rows <= cols. */
+CM5_EXPORT void cm5_sched_mesh_default(int nodes, int *rows, int *cols);
+/* Parse "RxC" for nodes nodes: CM5_ERR_INVALID with a reason in err
+ * unless R, C >= 1 and R * C = nodes. */
+CM5_EXPORT cm5_status_t cm5_sched_mesh_parse(const char *text, int nodes,
+                                             int *rows, int *cols, char *err,
                                              size_t errlen);
 
-/* What CM5_SCHED_BC_AUTO runs for these counts (p of them) on an r x c
- * mesh: br_lin when s <= 1 (a 1-to-p broadcast, nothing to reposition)
- * or r = 1 (no second dimension to exploit); otherwise repos with
- * br_xy_source, since hambrusch1995 (Figs. 5, 8) finds br_xy_source the
- * best on its ideal (row) distributions and up to 2x slower on others,
- * and the one permutation costs little; sources already on their ideal
- * positions do not move. */
-CM5_EXPORT cm5_sched_bcast_t cm5_sched_bcast_auto(int p, int r, int c,
+/* What CM5_SCHED_BC_AUTO runs for these counts (p = nodes of them) on
+ * an r x c (rows x cols) mesh: br_lin when s <= 1 (a 1-to-p broadcast,
+ * nothing to reposition) or r = 1 (no second dimension to exploit);
+ * otherwise repos with br_xy_source, since hambrusch1995 (Figs. 5, 8)
+ * finds br_xy_source the best on its ideal (row) distributions and up to
+ * 2x slower on others, and the one permutation costs little; sources
+ * already on their ideal positions do not move. */
+CM5_EXPORT cm5_sched_bcast_t cm5_sched_bcast_auto(int nodes, int rows,
+                                                  int cols,
                                                   const size_t *counts);
 
 /* Collective s-to-p broadcast; see the top of this section.  stats may

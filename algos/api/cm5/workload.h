@@ -21,8 +21,8 @@
 extern "C" {
 #endif
 
-typedef struct {
-    int p;              /* nodes */
+typedef struct cm5_workload {
+    int nodes;          /* p */
     size_t *com;        /* p * p units, row = source (malloc'd) */
     size_t elem_size;   /* bytes per unit the paper used (1 if bytes) */
     uint64_t seed;      /* the seed it was built from */
@@ -42,10 +42,11 @@ typedef struct {
  *   csv:FILE         a p x p matrix of non-negative integers
  * CM5_ERR_INVALID with a one-line reason in err on a bad spec.  Every
  * node that calls it with the same arguments gets the same matrix. */
-CM5_EXPORT cm5_status_t cm5_workload_make(const char *spec, int p,
-                                          uint64_t seed, cm5_workload_t *w,
+CM5_EXPORT cm5_status_t cm5_workload_make(const char *spec, int nodes,
+                                          uint64_t seed,
+                                          cm5_workload_t *workload,
                                           char *err, size_t errlen);
-CM5_EXPORT void cm5_workload_free(cm5_workload_t *w);
+CM5_EXPORT void cm5_workload_free(cm5_workload_t *workload);
 /* One line per workload kind, for --help. */
 CM5_EXPORT const char *cm5_workload_help(void);
 
@@ -55,9 +56,10 @@ CM5_EXPORT const char *cm5_workload_help(void);
  * mesh's nodes (row-major ranks) are sources and how many elements each
  * sends.
  * ====================================================================== */
-typedef struct {
-    int p, r, c;        /* nodes, the mesh */
-    int s;              /* sources */
+typedef struct cm5_workload_bcast {
+    int nodes;          /* p */
+    int rows, cols;     /* the r x c mesh */
+    int sources;        /* s */
     size_t *len;        /* p counts (malloc'd): > 0 exactly at sources */
     uint64_t seed;
     char name[160];     /* canonical spec, e.g. "cross:s=15,L=2048" */
@@ -72,11 +74,11 @@ typedef struct {
  * 1024) or L=A:B (uniform on A..B per source, from seed).
  * CM5_ERR_INVALID with one line in err: a source outside the partition,
  * a negative or zero length, s > p. */
-CM5_EXPORT cm5_status_t cm5_workload_bcast_make(const char *spec, int r,
-                                                int c, uint64_t seed,
-                                                cm5_workload_bcast_t *w,
+CM5_EXPORT cm5_status_t cm5_workload_bcast_make(const char *spec, int rows,
+                                                int cols, uint64_t seed,
+                                                cm5_workload_bcast_t *dist,
                                                 char *err, size_t errlen);
-CM5_EXPORT void cm5_workload_bcast_free(cm5_workload_bcast_t *w);
+CM5_EXPORT void cm5_workload_bcast_free(cm5_workload_bcast_t *dist);
 /* One line per distribution, for --help. */
 CM5_EXPORT const char *cm5_workload_bcast_help(void);
 

@@ -12,7 +12,7 @@
 
 #include <cm5/workload.h>
 
-#define AT(w, i, j) ((w).com[(size_t)(i) * (size_t)(w).p + (size_t)(j)])
+#define AT(w, i, j) ((w).com[(size_t)(i) * (size_t)(w).nodes + (size_t)(j)])
 
 static cm5_workload_t make(const char *spec, int p, uint64_t seed)
 {
@@ -21,7 +21,7 @@ static cm5_workload_t make(const char *spec, int p, uint64_t seed)
     cm5_status_t rc = cm5_workload_make(spec, p, seed, &w, err, sizeof(err));
 
     cr_assert_eq(rc, CM5_OK, "%s p=%d: %s", spec, p, err);
-    cr_assert_eq(w.p, p);
+    cr_assert_eq(w.nodes, p);
     cr_assert_eq(w.seed, seed);
     return w;
 }
@@ -38,14 +38,14 @@ static void bad(const char *spec, int p, const char *what)
     cr_assert(strstr(err, what), "%s: message '%s' lacks '%s'", spec, err,
               what);
     cr_assert(!strchr(err, '\n'), "message is one line: %s", err);
-    cr_assert_eq(w.p, 0x5a5a5a5a, "output touched on failure");
+    cr_assert_eq(w.nodes, 0x5a5a5a5a, "output touched on failure");
 }
 
 static int row_nnz(cm5_workload_t w, int i)
 {
     int j, n = 0;
 
-    for (j = 0; j < w.p; j++)
+    for (j = 0; j < w.nodes; j++)
         n += AT(w, i, j) != 0;
     return n;
 }
@@ -54,7 +54,7 @@ static int col_nnz(cm5_workload_t w, int j)
 {
     int i, n = 0;
 
-    for (i = 0; i < w.p; i++)
+    for (i = 0; i < w.nodes; i++)
         n += AT(w, i, j) != 0;
     return n;
 }
@@ -64,7 +64,7 @@ static size_t row_sum(cm5_workload_t w, int i)
     size_t s = 0;
     int j;
 
-    for (j = 0; j < w.p; j++)
+    for (j = 0; j < w.nodes; j++)
         s += AT(w, i, j);
     return s;
 }
@@ -74,7 +74,7 @@ static size_t col_sum(cm5_workload_t w, int j)
     size_t s = 0;
     int i;
 
-    for (i = 0; i < w.p; i++)
+    for (i = 0; i < w.nodes; i++)
         s += AT(w, i, j);
     return s;
 }
