@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "am_log.h"
+#include "am_util.h"
 #include "cm5/cm5.h"
 
 extern char **environ;

@@ -21,33 +21,11 @@
 
 cm5i_ctx_t cm5i_ctx;
 
-static const char *status_names[] = {
-    "success",
-    "invalid argument",
-    "out of memory",
-    "libfabric error",
-    "bootstrap failed",
-    "node outside the partition",
-    "resource busy, try again",
-    "handler is not executable code",
-    "no usable libfabric provider",
-    "call not allowed in this state",
-    "peer lost",
-};
-
-const char *cm5_status_string(cm5_status_t status)
-{
-    int i = -(int)status;
-
-    if (i < 0 || i >= (int)(sizeof(status_names) / sizeof(*status_names)))
-        return "unknown status";
-    return status_names[i];
-}
 
 /* This node has failed (and said why): let the launcher stop the job.
  * No collective shut-down: cm5run (or the PMIx launcher) sees the status
  * and stops the other nodes. */
-static CM5_NORETURN void ctx_die(const char *why)
+static void ctx_die(const char *why)
 {
     cm5i_ctx.failed = 1;
     cm5i_alive_abandon();
@@ -58,17 +36,6 @@ static CM5_NORETURN void ctx_die(const char *why)
     _exit(1);
 }
 
-void cm5_fatal(const char *call, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    cm5i_log_level = cm5i_log_level < CM5I_LOG_ERROR ? CM5I_LOG_ERROR
-                                                     : cm5i_log_level;
-    cm5i_vlog(CM5I_LOG_ERROR, call, fmt, ap);
-    va_end(ap);
-    ctx_die("cm5fab: a node failed (see above)");
-}
 
 /* Does libfabric's FI_PROVIDER filter ("a,b" or "^a,b") let NAME in? */
 static int ctx_fi_provider_allows(const char *filter, const char *name)
@@ -333,42 +300,6 @@ static void ctx_atexit(void)
     cm5i_fab_abandon(cm5i_ctx.fab);
 }
 
-/* Debian's libfabric links libpsm_infinipath, whose libinfinipath
- * installs handlers for SIGABRT, SIGSEGV, ... that print a backtrace
- * (and leave *.btr files) and call exit(1): a node that aborts would not be seen to
- * die of its signal.  It handles SIGINT and SIGTERM too, so cm5run's
- * SIGTERM ran exit() (atexit handlers, destructors) inside the signal
- * handler (TSan: "signal-unsafe call inside of a signal").  Put back the
- * default action for those handlers; called by the fabric right after
- * fi_getinfo (which loads the library), before the shm provider saves
- * them as the handlers it chains to, and again after start-up. */
-void cm5i_drop_foreign_crash_handlers(void)
-{
-    static const int sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-                               SIGINT,  SIGTERM};
-
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
-        struct sigaction sa;
-        Dl_info info;
-        void *h;
-
-        if (sigaction(sigs[i], NULL, &sa) != 0)
-            continue;
-        h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction
-                                       : (void *)sa.sa_handler;
-        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN ||
-            !dladdr(h, &info) || !info.dli_fname ||
-            !strstr(info.dli_fname, "libinfinipath"))
-            continue;
-        signal(sigs[i], SIG_DFL);
-        if (cm5i_sweep_guards(sigs[i]))
-            cm5i_sweep_guard(); /* ours again */
-        cm5i_log(CM5I_LOG_DEBUG, "init",
-                 "signal %d: dropped the handler of %s", sigs[i],
-                 info.dli_fname);
-    }
-}
-
 /* The log writes to a duplicate of stderr, which a program that closes
  * or redirects its stderr keeps; made once per process. */
 static void ctx_open_log(void)
@@ -443,7 +374,7 @@ static cm5_status_t ctx_start(const char *provider)
         goto err_flow;
     if ((st = cm5i_alive_open()) != CM5_OK)
         goto err_alive;
-    cm5i_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
+    cm5i_fab_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
     t1 = cm5_rtime();
     if ((st = ctx_exchange()) != CM5_OK || (st = cm5i_wait_setup()) != CM5_OK)
         goto err_alive;
@@ -523,13 +454,14 @@ void cm5i_lazy_init(void)
     if (cm5_init(NULL) == CM5_OK)
         return;
     /* Why was logged: one line, then stop like cm5_fatal. */
-    ctx_die("cm5fab: a node failed to start");
+    cm5i_die("cm5fab: a node failed to start");
 }
 
 /* Under cm5run every node bootstraps at load time, so nodes that never
  * communicate still join the job. */
 __attribute__((constructor)) static void ctx_auto_init(void)
 {
+    cm5i_die_register(ctx_die);
     if (getenv(CM5_ENV_BOOT_FD) && !cm5i_ctx.ready) {
         ctx_in_ctor = 1;
         cm5i_lazy_init();
@@ -649,38 +581,6 @@ void cm5_stats(cm5_stats_t *out)
     out->shm_received = c.ring_received;
     out->fabric_sent = c.fab_sent;
     out->fabric_received = c.fab_received;
-}
-
-double cm5_wtime(void)
-{
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        return cm5i_model_wtime();
-    return cm5_rtime();
-}
-
-cm5_status_t cm5_compute(double seconds)
-{
-    if (!(seconds >= 0) || !isfinite(seconds))
-        return CM5_ERR_INVALID;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_compute(seconds);
-    return CM5_OK;
-}
-
-double cm5_rtime(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-double cm5_cputime(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* For cm5info: list providers without starting a node. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "am_log.h"
+#include "am_util.h"
 
 #define HOBJ_MAX 256
 #define HSEG_MAX 4

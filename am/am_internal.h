@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #include "am_handler.h"
-#include "am_log.h"
+#include "am_sweep.h"
+#include "am_util.h"
 #include "am_model.h"
 #include "boot/boot.h"
 #include "boot/boot_proto.h"
@@ -274,17 +275,6 @@ void cm5i_alive_quiet(void);
 void cm5i_alive_abandon(void);
 /* Stop the thread (saying goodbye to the successor if bye) and close. */
 void cm5i_alive_stop(int bye);
-
-/* The job's shared-memory names, /dev/shm/cm5-<key>-* (am_sweep.c). */
-void cm5i_sweep_set_key(uint64_t key);
-/* Remove every one of them on this host; async-signal-safe.  Returns how
- * many went. */
-int cm5i_sweep_job(void);
-/* SIGTERM, SIGHUP and SIGINT, where the program left their default
- * action, sweep before they end the process. */
-void cm5i_sweep_guard(void);
-/* Did cm5i_sweep_guard take sig? */
-int cm5i_sweep_guards(int sig);
 
 /* Interrupts: handlers may run from a signal in the main thread, but
  * never while the main thread is inside the runtime.  Every public call

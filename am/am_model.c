@@ -411,3 +411,21 @@ void cm5i_model_barrier_done(void)
     if (end > model.v.clock)
         model.v.clock = end;
 }
+
+/* The program's clock: virtual time's when the model runs, else the
+ * real one. */
+double cm5_wtime(void)
+{
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        return cm5i_model_wtime();
+    return cm5_rtime();
+}
+
+cm5_status_t cm5_compute(double seconds)
+{
+    if (!(seconds >= 0) || !isfinite(seconds))
+        return CM5_ERR_INVALID;
+    if (CM5I_UNLIKELY(cm5i_model_on))
+        cm5i_model_compute(seconds);
+    return CM5_OK;
+}

@@ -26,7 +26,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "am_internal.h"
+#include "am_sweep.h"
+#include "am_util.h"
 
 static const int sweep_sigs[] = {SIGTERM, SIGHUP, SIGINT};
 

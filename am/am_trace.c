@@ -29,7 +29,7 @@
 #include "am_config.h"
 #include "am_handler.h"
 #include "am_internal.h"
-#include "am_log.h"
+#include "am_util.h"
 
 #define TRACE_CAP (1u << 18) /* events per node: 8 MiB, touched as used */
 #define TRACE_MAGIC 0x63356d74u

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "am_env.h"
-#include "am_log.h"
+#include "am_util.h"
 #include "boot/boot_proto.h"
 
 static int boot_env_int(const char *name, int *out)

@@ -18,7 +18,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "am_log.h"
+#include "am_util.h"
 #include "boot/boot_proto.h"
 
 static pmix_proc_t boot_me;

@@ -10,16 +10,19 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <time.h>
 
-#include "am_log.h"
+#include "am_sweep.h"
+#include "am_util.h"
 #include "fabric/shmring.h"
 
 #define FAB_API FI_VERSION(1, 10)
@@ -422,6 +425,42 @@ static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
                  strerror(-rc));
 }
 
+/* Debian's libfabric links libpsm_infinipath, whose libinfinipath
+ * installs handlers for SIGABRT, SIGSEGV, ... that print a backtrace
+ * (and leave *.btr files) and call exit(1): a node that aborts would not be seen to
+ * die of its signal.  It handles SIGINT and SIGTERM too, so cm5run's
+ * SIGTERM ran exit() (atexit handlers, destructors) inside the signal
+ * handler (TSan: "signal-unsafe call inside of a signal").  Put back the
+ * default action for those handlers; called by the fabric right after
+ * fi_getinfo (which loads the library), before the shm provider saves
+ * them as the handlers it chains to, and again after start-up. */
+void cm5i_fab_drop_foreign_crash_handlers(void)
+{
+    static const int sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+                               SIGINT,  SIGTERM};
+
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+        struct sigaction sa;
+        Dl_info info;
+        void *h;
+
+        if (sigaction(sigs[i], NULL, &sa) != 0)
+            continue;
+        h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction
+                                       : (void *)sa.sa_handler;
+        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN ||
+            !dladdr(h, &info) || !info.dli_fname ||
+            !strstr(info.dli_fname, "libinfinipath"))
+            continue;
+        signal(sigs[i], SIG_DFL);
+        if (cm5i_sweep_guards(sigs[i]))
+            cm5i_sweep_guard(); /* ours again */
+        cm5i_log(CM5I_LOG_DEBUG, "init",
+                 "signal %d: dropped the handler of %s", sigs[i],
+                 info.dli_fname);
+    }
+}
+
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
 {
     struct fi_info *hints, *list = NULL;
@@ -443,7 +482,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     fab_quirk_env();
     rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
-    cm5i_drop_foreign_crash_handlers(); /* before shm chains to them */
+    cm5i_fab_drop_foreign_crash_handlers(); /* before shm chains to them */
     if (rc) {
         if (rc == -FI_ENODATA)
             fab_no_match(p->provider);

@@ -62,10 +62,10 @@ typedef struct {
                              (cm5i_fab_cma_read) */
 } cm5i_fab_params_t;
 
-/* Provided by the runtime (am_ctx.c): puts back the default action for
- * the signal handlers libpsm_infinipath installs when fi_getinfo loads it;
- * cm5i_fab_open calls it before any provider saves them to chain to. */
-void cm5i_drop_foreign_crash_handlers(void);
+/* Put back the default action for the signal handlers libpsm_infinipath
+ * installs when fi_getinfo loads it (cm5i_fab_open calls it before any
+ * provider saves them to chain to; start-up again once it is done). */
+void cm5i_fab_drop_foreign_crash_handlers(void);
 
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *params,
                            cm5i_fab_t **out);

@@ -57,7 +57,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "am_log.h"
+#include "am_util.h"
 
 #define RING_MAGIC 0x636d35726e673033ull /* "cm5rng03" */
 #define RING_LINE 64

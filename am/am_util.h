@@ -1,0 +1,47 @@
+/*
+ * The utilities every module of am/ uses, at the bottom of its layers:
+ * calls nothing else of am/.
+ *
+ *   logging   "cm5[<node>:<pid>] <level> <subsys>: <message>" on stderr
+ *   errors    cm5_fatal (public) and cm5i_die: one line, then the die
+ *             function the start-up registered (the launcher is told and
+ *             the job stops), else _exit(1)
+ *   statuses  cm5_status_string (public)
+ *   clocks    cm5_rtime, cm5_cputime (public): the real clocks; the
+ *             program's clock, cm5_wtime, is virtual time's (am_model.c)
+ */
+#ifndef CM5_AM_UTIL_H
+#define CM5_AM_UTIL_H
+
+#include <stdarg.h>
+
+#include "cm5/cm5.h"
+
+enum {
+    CM5I_LOG_NONE = 0,
+    CM5I_LOG_ERROR = 1,
+    CM5I_LOG_WARN = 2,
+    CM5I_LOG_INFO = 3,
+    CM5I_LOG_DEBUG = 4
+};
+
+extern int cm5i_log_level;
+extern int cm5i_log_rank;
+extern int cm5i_log_host; /* this rank logs as "host" */
+/* The real stderr, even when the program redirects descriptor 2 (a
+ * sync_seq capture): errors must never be held back. */
+extern int cm5i_log_fd;
+
+void cm5i_log(int level, const char *subsys, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void cm5i_vlog(int level, const char *subsys, const char *fmt, va_list ap);
+int cm5i_log_parse_level(const char *s);
+
+/* This node has failed and said why: run the die function (registered
+ * once the node has started: abandon the endpoints, remove the job's
+ * shared memory, tell the launcher why), then _exit(1). */
+CM5_NORETURN void cm5i_die(const char *why);
+/* Register it (NULL: none). */
+void cm5i_die_register(void (*fn)(const char *why));
+
+#endif
