@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "am_guard.h"
 #include "am_handler.h"
 #include "am_sweep.h"
 #include "am_util.h"
@@ -16,8 +17,6 @@
 #include "cm5/cm5.h"
 #include "fabric/fab.h"
 
-#define CM5I_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CM5I_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CM5I_ADDR_REC                                                         \
     (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 2 + CM5I_FAB_RING_REC + 8)
 #define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
@@ -164,6 +163,7 @@ typedef struct {
     char provider[64];
 
     int exit_hooked; /* the exit-status handler is registered */
+    int in_ctor;     /* starting from the library's constructor */
 
     int in_handler;     /* depth: >0 while a handler runs */
     int cn_hold;        /* depth: >0 while a control-network call waits */
@@ -183,13 +183,18 @@ static inline int cm5i_node_ok(int node)
            (node >= 0 && node == cm5i_ctx.host);
 }
 
-/* Register the handler that learns the exit status (am_ctx.c). */
+/* Register the handler that learns the exit status (am_ctx.c), and read
+ * it (0 until the program exits). */
 void cm5i_exit_hook(void);
+int cm5i_ctx_exit_status(void);
 /* Legacy (32-bit) build: say when the nodes' addresses differ. */
 void cm5i_legacy_check(void);
 
-/* Initialize on first use when the launcher did not. */
+/* Initialize on first use when the launcher did not: run the starter
+ * the top of the layers registered (am_init.c); a node that cannot start
+ * dies. */
 void cm5i_lazy_init(void);
+void cm5i_ctx_starter(cm5_status_t (*fn)(void));
 static inline void cm5i_ensure_init(void)
 {
     if (CM5I_UNLIKELY(!cm5i_ctx.ready))
@@ -276,64 +281,20 @@ void cm5i_alive_abandon(void);
 /* Stop the thread (saying goodbye to the successor if bye) and close. */
 void cm5i_alive_stop(int bye);
 
-/* Interrupts: handlers may run from a signal in the main thread, but
- * never while the main thread is inside the runtime.  Every public call
- * that touches the runtime's state starts with CM5I_GUARD(); an interrupt
- * that comes meanwhile is delivered when the outermost call returns.
- *
- * With interrupts enabled, the interrupt thread drives the network while
- * the main thread is outside the runtime: the runtime's state (endpoints
- * included) belongs to whichever thread owns it, and the outermost guard
- * takes it for the main thread (am_irq.c).  With interrupts disabled the
- * main thread never gives it away and the guard costs one load. */
-#include <signal.h>
-extern volatile sig_atomic_t cm5i_rt_depth;
-extern _Atomic int cm5i_irq_pending; /* also read by the interrupt thread */
-extern _Atomic int cm5i_irq_active; /* the thread may own */
-extern int cm5i_irq_owned;                    /* the main thread owns */
-/* Take the runtime for the main thread (the interrupt thread may have it). */
+/* Interrupts (am_irq.c): take the runtime for the main thread (the
+ * interrupt thread may have it); leave the outermost runtime call
+ * (serve a held interrupt, give the runtime back to the thread).  The
+ * guard (am_guard.h) calls them once interrupts are enabled. */
 void cm5i_irq_acquire(void);
-/* Leave the outermost runtime call: serve a held interrupt, give the
- * runtime back to the interrupt thread. */
 void cm5i_irq_leave(void);
 /* Serve an interrupt held by a runtime call, as that call returns. */
 void cm5i_irq_deliver(void);
 /* Interrupts are disabled: wait until the interrupt thread touches
  * nothing of the runtime any more (before finalize tears it down). */
 void cm5i_irq_quiesce(void);
-/* Inside the signal handler (sends are queued for the interrupt thread). */
-extern volatile sig_atomic_t cm5i_irq_in_signal;
 extern int cm5i_model_on; /* virtual time (am_model.c) */
 void cm5i_model_enter(void);
 void cm5i_model_leave(void);
-static inline int cm5i_guard_enter(void)
-{
-    if (cm5i_rt_depth++ == 0 &&
-        CM5I_UNLIKELY(cm5i_irq_active | cm5i_model_on)) {
-        if (cm5i_irq_active)
-            cm5i_irq_acquire();
-        if (cm5i_model_on) /* charge the computation since the last call */
-            cm5i_model_enter();
-    }
-    return 0;
-}
-static inline void cm5i_guard_leave(int *unused)
-{
-    (void)unused;
-    if (cm5i_rt_depth == 1 &&
-        CM5I_UNLIKELY(cm5i_irq_pending || cm5i_irq_owned | cm5i_model_on)) {
-        if (cm5i_model_on)
-            cm5i_model_leave();
-        if (cm5i_irq_pending || cm5i_irq_owned) {
-            cm5i_irq_leave();
-            return;
-        }
-    }
-    cm5i_rt_depth--;
-}
-#define CM5I_GUARD()                                                          \
-    int cm5i_guard_ __attribute__((cleanup(cm5i_guard_leave), unused)) =      \
-        cm5i_guard_enter()
 
 /* Control-network calls (barrier, reductions, scans, broadcast, concat,
  * their split-phase parts) keep the CM-5's timing (DESIGN.md, decision

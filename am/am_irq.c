@@ -52,11 +52,6 @@
 #include "am_config.h"
 #include "am_internal.h"
 
-volatile sig_atomic_t cm5i_rt_depth;
-_Atomic int cm5i_irq_pending;
-_Atomic int cm5i_irq_active;
-volatile sig_atomic_t cm5i_irq_in_signal;
-int cm5i_irq_owned;
 
 enum { OWN_NONE, OWN_MAIN, OWN_THREAD };
 /* Answers of the signal handler to the thread's request. */
@@ -522,6 +517,7 @@ cm5_status_t cm5_interrupts_enable(void)
         return CM5_ERR_STATE; /* interrupts go to the node's main thread */
     if (irq.enabled)
         return CM5_OK;
+    cm5i_guard_irq(cm5i_irq_acquire, cm5i_irq_leave);
     cm5i_irq_acquire(); /* given to the thread as the outermost call ends */
     if (cm5i_wait_doorbell())
         atomic_store(&cm5i_wait_doorbell()->irq, 1);

@@ -111,11 +111,13 @@ cm5_status_t cm5i_model_setup(void)
     model.bar_cost = (uint64_t)model.p.bar;
     model.cpu_mark = model_cpu_ns();
     cm5i_model_on = 1;
+    cm5i_guard_watch(cm5i_model_enter, cm5i_model_leave);
     return CM5_OK;
 }
 
 void cm5i_model_teardown(void)
 {
+    cm5i_guard_watch(NULL, NULL);
     cm5i_model_on = 0;
     memset(&model, 0, sizeof(model));
 }

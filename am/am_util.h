@@ -17,6 +17,9 @@
 
 #include "cm5/cm5.h"
 
+#define CM5I_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CM5I_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 enum {
     CM5I_LOG_NONE = 0,
     CM5I_LOG_ERROR = 1,

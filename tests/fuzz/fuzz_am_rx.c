@@ -32,6 +32,7 @@
 #include "../../am/am_poll.c"
 #include "../../am/am_model.c"
 #include "../../am/am_model_calc.c"
+#include "../../am/am_guard.c"
 #undef cm5i_handler_decode
 #undef cm5i_handler_decode_raw
 void *cm5i_handler_decode(cm5i_href_t ref);
