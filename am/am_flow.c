@@ -81,7 +81,7 @@ static void flow_fit(void)
     }
 }
 
-static int flow_credit_packet(int ch, const cm5i_pkt_t *pkt)
+int cm5i_flow_credit_packet(int ch, const cm5i_pkt_t *pkt)
 {
     (void)ch, (void)pkt;
     cm5i_ctx.stats.internal_handled++;
@@ -122,7 +122,6 @@ cm5_status_t cm5i_flow_setup(void)
     flow.flush_mark = calloc(n, 1);
     if (!flow.flush_q || !flow.flush_mark)
         return CM5_ERR_NO_MEMORY;
-    cm5i_pkt_register(CM5I_PKT_CREDIT, flow_credit_packet);
     cm5i_progress_hook(CM5I_HOOK_ALWAYS, cm5i_flow_flush);
     return CM5_OK;
 }

@@ -75,8 +75,10 @@ void cm5i_pkt_register(int type, cm5i_pkt_func_t fn);
 #define CM5I_PKT_BODY_MAX 8192
 void cm5i_pkt_register_body(int type, cm5i_pkt_func_t fn);
 const void *cm5i_pkt_body(size_t *len);
-/* The decoder: drops foreign packets, dispatches by type (am_packet.c). */
+/* The decoder: drops foreign packets, dispatches by type (am_packet.c);
+ * its setup registers it with the progress engine. */
 void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len);
+void cm5i_progress_decoder(cm5i_fab_rx_func_t fn);
 cm5_status_t cm5i_pkt_setup(void);
 void cm5i_pkt_teardown(void);
 
@@ -115,6 +117,8 @@ void cm5i_flow_piggyback(int ch, int node, cm5i_pkt_t *pkt);
 void cm5i_flow_unpiggyback(int node, const cm5i_pkt_t *pkt);
 /* Send the credit packets owed, without blocking (a progress hook). */
 int cm5i_flow_flush(int chmask);
+/* A credit packet arrived (the packet layer dispatches them here). */
+int cm5i_flow_credit_packet(int ch, const cm5i_pkt_t *pkt);
 
 /* Append item to the queue (head, tail) linked by item->next. */
 #define CM5I_QUEUE_APPEND(head, tail, item)                                   \
@@ -222,7 +226,8 @@ void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt);
  * channel is next served.  Credits bound the parked packets. */
 extern int cm5i_park_mask;     /* channels whose user packets wait */
 extern uint32_t cm5i_parked[]; /* packets parked, per channel */
-void cm5i_park(int ch, const cm5i_pkt_t *pkt);
+/* Where the packet layer parks them: am_poll.c's setup registers it. */
+void cm5i_pkt_parker(void (*park)(int ch, const cm5i_pkt_t *pkt));
 /* Run the packets parked on ch; returns how many. */
 int cm5i_park_drain(int ch);
 

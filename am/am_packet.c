@@ -22,6 +22,7 @@ static struct {
     uint8_t has_body[CM5I_PKT_MAX]; /* by packet type */
     const void *body; /* of the packet being dispatched */
     size_t body_len;
+    void (*park)(int ch, const cm5i_pkt_t *pkt); /* am_poll.c's */
 } pkts;
 
 /* The handler a packet names (NULL: not executable code here). */
@@ -33,8 +34,6 @@ static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
                                             : cm5i_handler_decode(ref));
 }
 
-uint32_t cm5i_cn_ops;
-uint32_t cm5i_rx_stamp;
 
 static void am_run_user(int ch, const cm5i_pkt_t *pkt)
 {
@@ -188,7 +187,7 @@ void cm5i_cn_leave(int *held_here)
     if (--cm5i_ctx.cn_hold == 0 &&
         (am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||
          cm5i_defer_held()) &&
-        cm5_interrupts_enabled())
+        cm5i_irq_active)
         cm5i_irq_pending = 1;
 }
 
@@ -257,7 +256,7 @@ static int am_user_packet(int ch, const cm5i_pkt_t *pkt)
     }
     if (CM5I_UNLIKELY(cm5i_park_mask & CM5I_CH_BIT(ch)) &&
         !cm5i_ctx.in_handler) {
-        cm5i_park(ch, pkt); /* credits owed once it has run */
+        pkts.park(ch, pkt); /* credits owed once it has run */
         return 0;
     }
     am_run_user(ch, pkt);
@@ -277,6 +276,13 @@ static int am_rpc_packet(int ch, const cm5i_pkt_t *pkt)
     /* Credits bound the queue: owed only once the call has run. */
     pkts.rpc_q[pkts.rpc_tail++ % pkts.rpc_cap] = *pkt;
     return 0;
+}
+
+int cm5i_park_mask;
+
+void cm5i_pkt_parker(void (*park)(int ch, const cm5i_pkt_t *pkt))
+{
+    pkts.park = park;
 }
 
 void cm5i_pkt_register(int type, cm5i_pkt_func_t fn)
@@ -670,6 +676,9 @@ cm5_status_t cm5i_pkt_setup(void)
     pkts.rpc_q = malloc(pkts.rpc_cap * sizeof(cm5i_pkt_t));
     if (!pkts.rpc_q)
         return CM5_ERR_NO_MEMORY;
+    cm5i_progress_decoder(cm5i_pkt_rx);
+    /* Below this layer, flow control sends its credit packets itself. */
+    cm5i_pkt_register(CM5I_PKT_CREDIT, cm5i_flow_credit_packet);
     cm5i_pkt_register(CM5I_PKT_USER, am_user_packet);
     cm5i_pkt_register(CM5I_PKT_INTERNAL, am_internal_packet);
     cm5i_pkt_register(CM5I_PKT_RPC, am_rpc_packet);

@@ -7,7 +7,6 @@
 
 #include "am_internal.h"
 
-int cm5i_park_mask;
 uint32_t cm5i_parked[CM5I_NCH];
 
 /* Parked packets, a ring per channel: each peer has at most `credits`
@@ -18,7 +17,7 @@ static struct {
     uint32_t head, cap;
 } park[CM5I_NCH];
 
-void cm5i_park(int ch, const cm5i_pkt_t *pkt)
+static void poll_park(int ch, const cm5i_pkt_t *pkt)
 {
     if (!park[ch].q) {
         park[ch].cap = (uint32_t)cm5i_ctx.size * cm5i_flow_window();
@@ -63,6 +62,7 @@ static int poll_hook_parked(int ch)
 cm5_status_t cm5i_poll_setup(void)
 {
     cm5i_progress_hook(CM5I_HOOK_CHANNEL, poll_hook_parked);
+    cm5i_pkt_parker(poll_park);
     return CM5_OK;
 }
 

@@ -1,9 +1,11 @@
 /*
  * The progress engine: polls the channels, hands each packet to the
- * packet layer (am_packet.c), runs the hooks the modules registered and
- * the deferred work they queued.  It names no module: each module's
- * setup registers its packet types (cm5i_pkt_register) and its hooks
- * (cm5i_progress_hook).
+ * decoder the packet layer registered (am_packet.c), runs the hooks the
+ * modules registered and the deferred work they queued; counts the
+ * control-network epochs that hold user work.  It names no module: each
+ * module's setup registers its packet types (cm5i_pkt_register) and its
+ * hooks (cm5i_progress_hook), the packet layer its decoder
+ * (cm5i_progress_decoder).
  */
 #include <string.h>
 #include <time.h>
@@ -11,6 +13,9 @@
 #include "am_internal.h"
 
 #define PROGRESS_HOOKS_MAX 8
+
+uint32_t cm5i_cn_ops;
+uint32_t cm5i_rx_stamp;
 
 static struct {
     cm5i_hook_func_t hooks[CM5I_HOOK_NPHASES][PROGRESS_HOOKS_MAX];
@@ -22,7 +27,13 @@ static struct {
     int depth, defer_depth; /* nesting of progress, of deferred work */
     int poll_only; /* a send waits: poll, run no deferred work */
     unsigned queued; /* work deferred so far */
+    cm5i_fab_rx_func_t decoder;
 } prog;
+
+void cm5i_progress_decoder(cm5i_fab_rx_func_t fn)
+{
+    prog.decoder = fn;
+}
 
 void cm5i_progress_hook(int phase, cm5i_hook_func_t fn)
 {
@@ -216,7 +227,7 @@ static int progress_pass(int chmask)
             continue;
         /* What waits on c runs before anything newer: parked, then held. */
         n += progress_run_hooks(CM5I_HOOK_CHANNEL, c);
-        r = cm5i_fab_poll(cm5i_ctx.fab, c, cm5i_pkt_rx, NULL);
+        r = cm5i_fab_poll(cm5i_ctx.fab, c, prog.decoder, NULL);
         if (CM5I_UNLIKELY(r < 0))
             progress_network_failure(c, r);
         n += r;

@@ -29,10 +29,12 @@ check "progress names no client module (msg, coll, host, poll, rport, barrier, f
      ! grep -nE "cm5i_(msg|coll|host|park|rport|barrier|flow|flush)_?[a-z_]*\(|am_run_rpcs|msg_send_queued" \
         progress_body | sed "s/^/# /" | grep .'
 
+# (Flow control is below the packet layer: the packet layer dispatches
+# its credit packets to it.)
 check "packets are dispatched through a table the modules fill" \
     '! named_outside "switch \\(pkt[.-]" "" | grep . &&
      grep -q "cm5i_pkt_register(CM5I_PKT_BARRIER" "$am/am_barrier.c" &&
-     grep -q "cm5i_pkt_register(CM5I_PKT_CREDIT" "$am/am_flow.c"'
+     grep -q "cm5i_pkt_register(CM5I_PKT_CREDIT, cm5i_flow_" "$am/am_packet.c"'
 
 check "no file but am_flow.c touches the credit arrays" \
     '! named_outside "tx_cred|\\<owe\\[|flush_q|flush_mark|nflush" \
