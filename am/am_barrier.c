@@ -27,8 +27,6 @@ static int barrier_packet(int ch, const cm5i_pkt_t *pkt)
     (void)ch;
     if (pkt->arg[0] < BARRIER_ROUNDS)
         bar.arrived[pkt->arg[0]]++;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_barrier_rx(pkt->seq, pkt->arg[0], pkt->vt);
     cm5i_ctx.stats.internal_handled++;
     return 0;
 }
@@ -55,9 +53,8 @@ static cm5_status_t barrier_signal(int r)
 {
     cm5i_pkt_t pkt = {.type = CM5I_PKT_BARRIER, .seq = bar.epoch};
 
-    pkt.arg[0] = (uint32_t)r;
-    if (CM5I_UNLIKELY(cm5i_model_on)) /* the entry clocks seen so far */
-        cm5i_model_stamp(cm5i_model_barrier_value());
+    pkt.arg[0] = (uint32_t)r; /* (virtual time: the entry clocks seen so
+                                 far travel in its clock word) */
     return cm5i_am_send(CM5I_CH_REQ,
                         (cm5i_ctx.rank + (1 << r)) % cm5i_ctx.size, &pkt);
 }
@@ -73,8 +70,7 @@ cm5_status_t cm5_barrier_start(void)
     bar.epoch++;
     bar.round = 0;
     bar.active = 1;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_barrier_start();
+    CM5I_EV(barrier_start);
     return cm5i_ctx.size > 1 ? barrier_signal(0) : CM5_OK;
 }
 
@@ -83,8 +79,7 @@ static int barrier_advance(void)
 {
     while ((1 << bar.round) < cm5i_ctx.size &&
            bar.arrived[bar.round] >= bar.epoch) {
-        if (CM5I_UNLIKELY(cm5i_model_on))
-            cm5i_model_barrier_round(bar.epoch, bar.round);
+        CM5I_EV(barrier_round, bar.epoch, bar.round);
         bar.round++;
         if ((1 << bar.round) < cm5i_ctx.size &&
             barrier_signal(bar.round) != CM5_OK)
@@ -92,8 +87,7 @@ static int barrier_advance(void)
     }
     if ((1 << bar.round) >= cm5i_ctx.size && bar.active) {
         bar.active = 0;
-        if (CM5I_UNLIKELY(cm5i_model_on))
-            cm5i_model_barrier_done();
+        CM5I_EV(barrier_done);
     }
     return !bar.active;
 }

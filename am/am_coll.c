@@ -59,8 +59,7 @@ static cm5i_cn_kind_t coll_red_kind(cm5_type_t type)
  * ends at the largest entry clock plus the call's cost. */
 static cm5_status_t coll_model_end(cm5i_cn_kind_t kind, size_t n)
 {
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_cn_end(kind, n);
+    CM5I_EV(cn_end, kind, n);
     return CM5_OK;
 }
 
@@ -70,7 +69,7 @@ static cm5_status_t coll_model_end(cm5i_cn_kind_t kind, size_t n)
  * barrier of the blocking calls. */
 static uint64_t coll_model_entry(void)
 {
-    return CM5I_UNLIKELY(cm5i_model_on) ? cm5i_model_now() : 0;
+    return CM5I_UNLIKELY(cm5i_clock != NULL) ? cm5i_clock->now() : 0;
 }
 
 static void coll_model_mail(uint64_t *vt, const coll_mail_t *m)
@@ -81,8 +80,8 @@ static void coll_model_mail(uint64_t *vt, const coll_mail_t *m)
 
 static void coll_model_stamp(uint64_t vt)
 {
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(vt);
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->stamp_next(vt);
 }
 
 /* ---- scalar messages ---- */
@@ -95,8 +94,8 @@ static void coll_handler(int src, const uint32_t *a)
     if (!m)
         cm5_fatal("cm5fab", "out of memory in a collective");
     m->val = (uint64_t)a[0] | (uint64_t)a[1] << 32;
-    m->vt = CM5I_UNLIKELY(cm5i_model_on) ? cm5i_model_rx_stamp()
-                                         : CM5I_VT_NONE;
+    m->vt = CM5I_UNLIKELY(cm5i_clock != NULL) ? cm5i_clock->rx_word()
+                                              : CM5I_VT_NONE;
     m->seq = a[2];
     m->slot = a[3] & 0xffff;
     m->flag = a[3] >> 16;
@@ -674,9 +673,8 @@ static void coll_split_kick(uint32_t seq)
  * call's end (virtual time). */
 static void split_model_done(uint64_t vt, cm5_type_t type)
 {
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_msg_done(vt +
-                            cm5i_model_cn_price(coll_red_kind(type), 1));
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->reach(vt + cm5i_clock->cn_price(coll_red_kind(type), 1));
 }
 
 static int split_test(int on, const int *done, const uint64_t *vt,

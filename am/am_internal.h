@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "am_guard.h"
+#include "am_event.h"
 #include "am_handler.h"
 #include "am_sweep.h"
 #include "am_util.h"
@@ -20,36 +21,6 @@
 #define CM5I_ADDR_REC                                                         \
     (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 2 + CM5I_FAB_RING_REC + 8)
 #define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
-
-/* Packet types. */
-enum {
-    CM5I_PKT_USER = 1,     /* user handler (obj, off) */
-    CM5I_PKT_INTERNAL = 2, /* runtime handler, index in obj; counted */
-    CM5I_PKT_CREDIT = 3,   /* only returns credits; uncounted */
-    CM5I_PKT_BARRIER = 4,  /* barrier round; uncounted */
-    CM5I_PKT_RPC = 5,      /* user handler run outside handlers; counted */
-    CM5I_PKT_EAGER = 6,    /* a message with its data as the body; counted */
-    CM5I_PKT_CMA = 7,      /* a message to read by single copy; counted */
-    CM5I_PKT_MAX = 8
-};
-
-/* The wire format of an active message: 56 bytes (the same-host rings
- * carry up to 56). */
-typedef struct {
-    uint64_t key;    /* the job's key: packets from elsewhere are dropped */
-    uint32_t obj;    /* handler object id, or internal handler index */
-    uint32_t off;    /* handler offset in its object */
-    uint32_t arg[4]; /* the four argument words */
-    uint32_t seq;    /* barrier epoch */
-    uint16_t src;    /* sending node */
-    uint8_t type;
-    uint8_t raw; /* obj:off is the handler's address in the receiver */
-    uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
-    uint32_t tseq; /* with CM5_TRACE: the sender's number for this user
-                      active message (its trace arrow), from 1; else 0 */
-    uint64_t vt; /* virtual send time (am_model.c), or CM5I_VT_NONE */
-} cm5i_pkt_t;
-#define CM5I_VT_NONE UINT64_MAX /* a packet the model does not charge */
 
 /* Runtime-internal handlers (collectives and the like), by index. */
 typedef void (*cm5i_internal_func_t)(int src, const uint32_t *arg);
@@ -297,9 +268,6 @@ void cm5i_irq_deliver(void);
 /* Interrupts are disabled: wait until the interrupt thread touches
  * nothing of the runtime any more (before finalize tears it down). */
 void cm5i_irq_quiesce(void);
-extern int cm5i_model_on; /* virtual time (am_model.c) */
-void cm5i_model_enter(void);
-void cm5i_model_leave(void);
 
 /* Control-network calls (barrier, reductions, scans, broadcast, concat,
  * their split-phase parts) keep the CM-5's timing (DESIGN.md, decision
@@ -411,43 +379,11 @@ int cm5i_rport_place(int rport, int src, size_t off, size_t len,
 void cm5i_rport_scatter(const cm5i_rport_place_t *pl, const void *data,
                         size_t len);
 
-/* Virtual time (am_model.c, CM5_MODEL): the node's clock, the stamps
- * packets carry, and the hooks the modules call, each behind one branch
- * on cm5i_model_on.  Read CM5_MODEL (a bad value fails the start). */
+/* Virtual time (am_model.c, CM5_MODEL): an observer of the core
+ * (am_event.h) that keeps the node's clock.  Read CM5_MODEL (a bad value
+ * fails the start). */
 cm5_status_t cm5i_model_setup(void);
 void cm5i_model_teardown(void);
-double cm5i_model_wtime(void); /* the virtual clock, in seconds */
-void cm5i_model_compute(double s); /* cm5_compute */
-/* Did the program read its clock since the last call (and forget it)? */
-int cm5i_model_clock_read(void);
-/* The next packet sent carries vt (messages, barrier rounds). */
-void cm5i_model_stamp(uint64_t vt);
-void cm5i_model_tx(int node, cm5i_pkt_t *pkt); /* stamp a packet */
-void cm5i_model_rx(const cm5i_pkt_t *pkt);     /* before its dispatch */
-void cm5i_model_run(const cm5i_pkt_t *pkt); /* a user handler runs */
-uint64_t cm5i_model_rx_stamp(void); /* the stamp of the packet handled */
-/* A message (cmmd) or an scopy of len bytes: the sender pays; returns
- * the stamp of its RTS.  Its data landed: its receipt is scheduled
- * (*end), the clock meets it now if join; returns the stamp of its FIN.
- * The program sees it complete: seen (a receive), done (a send). */
-uint64_t cm5i_model_msg_send(size_t len, int cmmd);
-uint64_t cm5i_model_msg_recv(int src, uint64_t d0, uint64_t post,
-                             size_t len, int cmmd, int join, uint64_t *end);
-void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none);
-void cm5i_model_msg_fin(uint64_t vt);   /* a send's FIN came */
-void cm5i_model_msgs_seen(int sends);   /* none left (cm5_msg_active) */
-void cm5i_model_msg_done(uint64_t vt);
-/* The outermost control-network call begins; a blocking one ends. */
-uint64_t cm5i_model_now(void); /* the node's clock */
-uint64_t cm5i_model_cn_price(cm5i_cn_kind_t kind, size_t n);
-void cm5i_model_cn_enter(void);
-void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n);
-/* The barrier's side: its entry clocks travel in its packets. */
-void cm5i_model_barrier_start(void);
-uint64_t cm5i_model_barrier_value(void);
-void cm5i_model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt);
-void cm5i_model_barrier_round(uint32_t epoch, int round);
-void cm5i_model_barrier_done(void);
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

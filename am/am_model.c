@@ -23,8 +23,9 @@
  *   instructions between calls, whose CPU time is mostly the interrupts
  *   that land in them (20-330 us each on a virtual machine).
  *
- * When the model is off, each hook costs the caller one predictable
- * branch on cm5i_model_on.
+ * The model is an observer of the core that keeps the node's clock
+ * (am_event.h): the core names none of this file, and when the model is
+ * off each event site costs one test of a flag.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +40,11 @@
 #define MODEL_ROUNDS 32     /* barrier rounds (am_barrier.c) */
 #define MODEL_RXQ 128       /* receipts kept in the schedule */
 
-int cm5i_model_on;
+static int model_on; /* virtual time runs */
+
+static const cm5i_observer_t model_observer;
+static const cm5i_clock_t model_clock;
+static void model_reach(uint64_t vt);
 
 static struct {
     cm5i_model_params_t p;
@@ -86,7 +91,7 @@ cm5_status_t cm5i_model_setup(void)
     int on;
 
     memset(&model, 0, sizeof(model));
-    cm5i_model_on = 0;
+    model_on = 0;
     if (cm5i_model_parse(spec, &on, &model.p, err, sizeof(err)) < 0) {
         cm5i_log(CM5I_LOG_ERROR, "model", "%s=%s: %s", CM5_ENV_MODEL, spec,
                  err);
@@ -110,27 +115,27 @@ cm5_status_t cm5i_model_setup(void)
     snprintf(model.spec, sizeof(model.spec), "%s", spec);
     model.bar_cost = (uint64_t)model.p.bar;
     model.cpu_mark = model_cpu_ns();
-    cm5i_model_on = 1;
-    cm5i_guard_watch(cm5i_model_enter, cm5i_model_leave);
+    model_on = 1;
+    cm5i_observe(&model_observer, &model_clock);
     return CM5_OK;
 }
 
 void cm5i_model_teardown(void)
 {
-    cm5i_guard_watch(NULL, NULL);
-    cm5i_model_on = 0;
+    cm5i_unobserve(&model_observer);
+    model_on = 0;
     memset(&model, 0, sizeof(model));
 }
 
 const char *cm5_model(void)
 {
     cm5i_ensure_init();
-    return cm5i_model_on ? model.spec : NULL;
+    return model_on ? model.spec : NULL;
 }
 
 /* ---- computation ---- */
 
-void cm5i_model_enter(void)
+static void model_call_enter(void)
 {
     uint64_t now, d;
 
@@ -146,13 +151,13 @@ void cm5i_model_enter(void)
     model.cpu_mark = now;
 }
 
-void cm5i_model_leave(void)
+static void model_call_leave(void)
 {
     if (model.scale != 0)
         model.cpu_mark = model_cpu_ns();
 }
 
-double cm5i_model_wtime(void)
+static double model_wtime(void)
 {
     CM5I_GUARD(); /* charges the computation since the last call */
 
@@ -164,7 +169,7 @@ double cm5i_model_wtime(void)
 /* The computation since the last runtime call costs s (cm5_compute):
  * what the entry charged for it is taken back.  (Called from a handler
  * or a nested call, it only adds s.) */
-void cm5i_model_compute(double s)
+static void model_compute(double s)
 {
     CM5I_GUARD();
 
@@ -174,7 +179,7 @@ void cm5i_model_compute(double s)
     model.v.clock += (uint64_t)(s * 1e9 + 0.5);
 }
 
-int cm5i_model_clock_read(void)
+static int model_probe(void)
 {
     int r = model.clock_read;
 
@@ -184,16 +189,18 @@ int cm5i_model_clock_read(void)
 
 /* ---- packets ---- */
 
-void cm5i_model_stamp(uint64_t vt)
+static void model_stamp_next(uint64_t vt)
 {
     model.stamp = vt;
     model.stamp_set = 1;
 }
 
-void cm5i_model_tx(int node, cm5i_pkt_t *pkt)
+static void model_send(int ch, int node, cm5i_pkt_t *pkt)
 {
-    (void)node;
-    if (model.stamp_set) {
+    (void)ch, (void)node;
+    if (pkt->type == CM5I_PKT_BARRIER) { /* the entry clocks seen so far */
+        pkt->vt = model.bar_val;
+    } else if (model.stamp_set) {
         pkt->vt = model.stamp;
         model.stamp_set = 0;
     } else if (!cm5i_ctx.cn_hold && (pkt->type == CM5I_PKT_USER ||
@@ -203,29 +210,35 @@ void cm5i_model_tx(int node, cm5i_pkt_t *pkt)
         pkt->vt = CM5I_VT_NONE;
 }
 
-void cm5i_model_rx(const cm5i_pkt_t *pkt)
+static void model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt);
+
+static void model_arrive(int ch, const cm5i_pkt_t *pkt)
 {
+    (void)ch;
     model.rx_vt = pkt->vt;
+    if (pkt->type == CM5I_PKT_BARRIER)
+        model_barrier_rx(pkt->seq, pkt->arg[0], pkt->vt);
 }
 
 /* Charged when its handler runs: a packet held by a control-network call
  * or parked by a one-channel poll is taken after it, as on the CM-5. */
-void cm5i_model_run(const cm5i_pkt_t *pkt)
+static void model_deliver(int ch, const cm5i_pkt_t *pkt)
 {
+    (void)ch;
     if (pkt->vt != CM5I_VT_NONE)
         cm5i_model_recv(&model.p, &model.v,
                         cm5i_model_level(pkt->src, cm5i_ctx.rank), pkt->vt,
                         1, 0);
 }
 
-uint64_t cm5i_model_rx_stamp(void)
+static uint64_t model_rx_word(void)
 {
     return model.rx_vt;
 }
 
 /* ---- messages and scopy ---- */
 
-uint64_t cm5i_model_msg_send(size_t len, int cmmd)
+static uint64_t model_bulk_send(size_t len, int cmmd)
 {
     if (cm5i_ctx.cn_hold)
         return CM5I_VT_NONE; /* the control network's own */
@@ -254,8 +267,9 @@ static void model_rx_trim(void)
  * meets it when the program sees the message complete
  * (cm5i_model_msg_seen), or now when its completion runs user code (join:
  * a callback, an rport's handler).  *end: when the node has it. */
-uint64_t cm5i_model_msg_recv(int src, uint64_t d0, uint64_t post,
-                             size_t len, int cmmd, int join, uint64_t *end)
+static uint64_t model_bulk_landed(int src, uint64_t d0, uint64_t post,
+                                  size_t len, int cmmd, int join,
+                                  uint64_t *end)
 {
     cm5i_rxjob_t j;
     size_t at;
@@ -274,7 +288,7 @@ uint64_t cm5i_model_msg_recv(int src, uint64_t d0, uint64_t post,
     at = cm5i_model_rx_insert(model.rxq, model.rxn++, model.rx_base, &j);
     *end = model.rxq[at].end;
     if (join)
-        cm5i_model_msg_done(*end);
+        model_reach(*end);
     return model.rxq[at].left;
 }
 
@@ -290,14 +304,14 @@ static void model_rx_close(void)
         model.rxn = 0;
     }
     model.rx_unseen = 0;
-    cm5i_model_msg_done(model.rx_base);
+    model_reach(model.rx_base);
 }
 
 /* The program sees a received message complete: its clock reaches the
  * receipt's end as the schedule has it now (end: as it had it when the
  * message landed, if the receipt has left the schedule); none: no other
  * receive is posted. */
-void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none)
+static void model_bulk_seen(int src, uint64_t d0, uint64_t end, int none)
 {
     for (size_t i = model.rxn; i-- > 0;)
         if (model.rxq[i].d0 == d0 && model.rxq[i].src == src) {
@@ -308,12 +322,12 @@ void cm5i_model_msg_seen(int src, uint64_t d0, uint64_t end, int none)
             }
             break;
         }
-    cm5i_model_msg_done(end);
+    model_reach(end);
     if (none && model.rx_unseen == 0)
         model_rx_close();
 }
 
-void cm5i_model_msg_fin(uint64_t vt)
+static void model_bulk_fin(uint64_t vt)
 {
     if (vt != CM5I_VT_NONE && vt > model.tx_fin)
         model.tx_fin = vt;
@@ -322,15 +336,15 @@ void cm5i_model_msg_fin(uint64_t vt)
 /* The program sees that none of its receives (sends) is left: its clock
  * reaches the end of every receipt (the last FIN); the schedule is
  * complete and closes. */
-void cm5i_model_msgs_seen(int sends)
+static void model_bulk_all_seen(int sends)
 {
     if (sends)
-        cm5i_model_msg_done(model.tx_fin);
+        model_reach(model.tx_fin);
     else
         model_rx_close();
 }
 
-void cm5i_model_msg_done(uint64_t vt)
+static void model_reach(uint64_t vt)
 {
     if (vt != CM5I_VT_NONE && vt > model.v.clock)
         model.v.clock = vt;
@@ -338,22 +352,22 @@ void cm5i_model_msg_done(uint64_t vt)
 
 /* ---- control network ---- */
 
-uint64_t cm5i_model_now(void)
+static uint64_t model_now(void)
 {
     return model.v.clock;
 }
 
-uint64_t cm5i_model_cn_price(cm5i_cn_kind_t kind, size_t n)
+static uint64_t model_cn_price(cm5i_cn_kind_t kind, size_t n)
 {
     return cm5i_model_cn_cost(&model.p, kind, n);
 }
 
-void cm5i_model_cn_enter(void)
+static void model_cn_enter(void)
 {
     model.cn_entry = model.v.clock;
 }
 
-void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n)
+static void model_cn_end(cm5i_cn_kind_t kind, size_t n)
 {
     uint64_t cost = cm5i_model_cn_cost(&model.p, kind, n);
 
@@ -372,7 +386,7 @@ void cm5i_model_cn_end(cm5i_cn_kind_t kind, size_t n)
         cm5_fatal("cm5fab", "virtual time: the closing barrier failed");
 }
 
-void cm5i_model_barrier_start(void)
+static void model_barrier_start(void)
 {
     if (!model.bar_seeded) {
         model.bar_val = model.v.clock;
@@ -381,12 +395,7 @@ void cm5i_model_barrier_start(void)
     model.bar_seeded = 0;
 }
 
-uint64_t cm5i_model_barrier_value(void)
-{
-    return model.bar_val;
-}
-
-void cm5i_model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt)
+static void model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt)
 {
     uint64_t *s;
 
@@ -397,7 +406,7 @@ void cm5i_model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt)
         *s = vt;
 }
 
-void cm5i_model_barrier_round(uint32_t epoch, int round)
+static void model_barrier_round(uint32_t epoch, int round)
 {
     uint64_t *s = &model.bar_rx[epoch & 1][round];
 
@@ -406,7 +415,7 @@ void cm5i_model_barrier_round(uint32_t epoch, int round)
     *s = 0;
 }
 
-void cm5i_model_barrier_done(void)
+static void model_barrier_done(void)
 {
     uint64_t end = model.bar_val + model.bar_cost;
 
@@ -414,12 +423,41 @@ void cm5i_model_barrier_done(void)
         model.v.clock = end;
 }
 
+/* ---- the observer ---- */
+
+static const cm5i_observer_t model_observer = {
+    .call_enter = model_call_enter,
+    .call_leave = model_call_leave,
+    .send = model_send,
+    .arrive = model_arrive,
+    .deliver = model_deliver,
+    .probe = model_probe,
+    .cn_enter = model_cn_enter,
+    .cn_end = model_cn_end,
+    .barrier_start = model_barrier_start,
+    .barrier_round = model_barrier_round,
+    .barrier_done = model_barrier_done,
+};
+
+static const cm5i_clock_t model_clock = {
+    .now = model_now,
+    .stamp_next = model_stamp_next,
+    .rx_word = model_rx_word,
+    .reach = model_reach,
+    .cn_price = model_cn_price,
+    .bulk_send = model_bulk_send,
+    .bulk_landed = model_bulk_landed,
+    .bulk_seen = model_bulk_seen,
+    .bulk_fin = model_bulk_fin,
+    .bulk_all_seen = model_bulk_all_seen,
+};
+
 /* The program's clock: virtual time's when the model runs, else the
  * real one. */
 double cm5_wtime(void)
 {
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        return cm5i_model_wtime();
+    if (CM5I_UNLIKELY(model_on))
+        return model_wtime();
     return cm5_rtime();
 }
 
@@ -427,7 +465,7 @@ cm5_status_t cm5_compute(double seconds)
 {
     if (!(seconds >= 0) || !isfinite(seconds))
         return CM5_ERR_INVALID;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_compute(seconds);
+    if (CM5I_UNLIKELY(model_on))
+        model_compute(seconds);
     return CM5_OK;
 }

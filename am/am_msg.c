@@ -58,7 +58,6 @@
 
 #include "am_config.h"
 #include "am_internal.h"
-#include "am_trace.h"
 
 enum { MSG_RTS_SENT = 1, MSG_MATCHED, MSG_DATA, MSG_DONE };
 #define MSG_REFUSED UINT32_MAX /* CTS slot: the receive buffer is short */
@@ -362,6 +361,23 @@ static void msg_eager_give(int node, size_t len)
     eager.budget[node] += (uint32_t)len + MSG_EAGER_OVERHEAD;
 }
 
+/* The message is posted (end 0) or complete (end 1): the observers'
+ * bulk events (the trace records CMMD messages and scopies). */
+static void msg_event(cm5_msg_h m, int end)
+{
+    if (CM5I_UNLIKELY(cm5i_ev_mask & (CM5I_EV_BULK_START | CM5I_EV_BULK_END))) {
+        cm5i_ev_bulk_t b = {.is_send = m->is_send, .node = m->node,
+                            .tag = m->tag,
+                            .bytes = end ? m->bytes : m->size,
+                            .slot = m->slot, .gen = m->gen};
+
+        if (end)
+            CM5I_EV(bulk_end, &b);
+        else
+            CM5I_EV(bulk_start, &b);
+    }
+}
+
 /* Deferred: the message is done; tell the user, release if freed (also
  * when the callbacks free it themselves: the usual CMMD idiom). */
 static void msg_finish(cm5_msg_h m)
@@ -376,7 +392,7 @@ static void msg_finish(cm5_msg_h m)
         return;
     }
     m->state = MSG_DONE;
-    cm5i_trace_msg(1, m->is_send, m->node, m->tag, m->bytes, m->slot, m->gen);
+    msg_event(m, 1);
     m->in_callback = 1;
     if (!m->internal)
         msgs.active[m->is_send]--;
@@ -443,9 +459,10 @@ static void msg_accept(cm5_msg_h m)
         uint32_t slot = m->peer_slot, gen = m->peer_gen;
         uint32_t how = m->status == CM5_OK ? 0 : MSG_REFUSED;
 
-        if (CM5I_UNLIKELY(cm5i_model_on) && m->status == CM5_OK)
-            cm5i_model_msg_recv(node, m->vt, m->post_vt, 0, m->rport < 0,
-                                m->rport >= 0 || m->done, &m->fin_vt);
+        if (CM5I_UNLIKELY(cm5i_clock != NULL) && m->status == CM5_OK)
+            cm5i_clock->bulk_landed(node, m->vt, m->post_vt, 0,
+                                    m->rport < 0, m->rport >= 0 || m->done,
+                                    &m->fin_vt);
         msg_finish(m);
         msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen,
                           how, 0);
@@ -487,8 +504,8 @@ static void msg_eager_ack(cm5_msg_h m)
     /* In virtual time an eager or single-copy message is modelled as a
      * rendezvous (the CM-5's CMMD had no other): the acknowledgement
      * says when the data was in, as a rendezvous's completion does. */
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(cm5i_model_msg_recv(
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->stamp_next(cm5i_clock->bulk_landed(
             node, m->vt, m->post_vt, m->bytes, m->rport < 0,
             m->rport >= 0 || m->done, &m->fin_vt));
     msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0, 0);
@@ -558,8 +575,7 @@ static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
  * is off). */
 static uint64_t msg_rx_vt(void)
 {
-    return CM5I_UNLIKELY(cm5i_model_on) ? cm5i_model_rx_stamp()
-                                        : CM5I_VT_NONE;
+    return CM5I_UNLIKELY(cm5i_clock != NULL) ? cm5i_clock->rx_word() : CM5I_VT_NONE;
 }
 
 /* A message was announced (data: an eager one's bytes): the oldest
@@ -719,8 +735,8 @@ static void msg_ack_handler(int src, const uint32_t *arg)
         msg_eager_give(src, m->bytes);
     if (arg[2] == MSG_REFUSED)
         m->status = CM5_ERR_INVALID;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_msg_fin(m->fin_vt = cm5i_model_rx_stamp());
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->bulk_fin(m->fin_vt = cm5i_clock->rx_word());
     msg_later(m, msg_finish);
 }
 
@@ -732,8 +748,8 @@ static void msg_fin_handler(int src, const uint32_t *arg)
         cm5_fatal("cm5_msg", "unexpected completion from node %d", src);
     m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
     m->remote_done = 1;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_msg_fin(m->fin_vt = cm5i_model_rx_stamp());
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->bulk_fin(m->fin_vt = cm5i_clock->rx_word());
     if (m->local_done)
         msg_later(m, msg_finish);
 }
@@ -744,8 +760,8 @@ static void msg_recv_finish(cm5_msg_h m)
     if (m->status == CM5_OK &&
         msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
         return;
-    if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(cm5i_model_msg_recv(
+    if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->stamp_next(cm5i_clock->bulk_landed(
             m->node, m->vt, m->post_vt, m->bytes, m->rport < 0,
             m->rport >= 0 || m->done, &m->fin_vt));
     if (m->status == CM5_OK)
@@ -810,8 +826,8 @@ static void msg_send_rts(cm5_msg_h m)
         m->eager = 0;
     }
     msgs.rts_busy[node] = 1;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(m->vt); /* the announcement, eager or not */
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->stamp_next(m->vt); /* the announcement, eager or not */
     if (m->eager)
         msg_send_eager(m);
     else if (msg_cma_can(node, m->bytes))
@@ -845,7 +861,7 @@ static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf,
     m->done = done;
     m->arg = arg;
     msgs.active[is_send]++;
-    cm5i_trace_msg(0, is_send, node, tag, len, m->slot, m->gen);
+    msg_event(m, 0);
     return m;
 }
 
@@ -895,8 +911,8 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     m->state = MSG_RTS_SENT;
     *out = m;
     m->fin_vt = CM5I_VT_NONE;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        m->vt = cm5i_model_msg_send(len, 1);
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        m->vt = cm5i_clock->bulk_send(len, 1);
     if (queue) {
         if (!msgs.rtsq_head[node])
             msgs.rtsq_tail[node] = NULL;
@@ -957,8 +973,8 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
     if (!m)
         return CM5_ERR_NO_MEMORY;
     *out = m;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        m->post_vt = cm5i_model_now();
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        m->post_vt = cm5i_clock->now();
     for (msg_rts_t *r = msgs.rts_head, *prev = NULL; r;
          prev = r, r = r->next) {
         if (!msg_matches(node, tag, r->src, r->tag))
@@ -982,12 +998,12 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
  * link was busy); a receiver until it has the message. */
 static void msg_model_done(cm5_msg_h m)
 {
-    if (!CM5I_UNLIKELY(cm5i_model_on) || m->state != MSG_DONE)
+    if (!CM5I_UNLIKELY(cm5i_clock != NULL) || m->state != MSG_DONE)
         return;
     if (m->is_send)
-        cm5i_model_msg_done(m->fin_vt);
+        cm5i_clock->reach(m->fin_vt);
     else if (m->status == CM5_OK)
-        cm5i_model_msg_seen(m->node, m->vt, m->fin_vt, msgs.active[0] == 0);
+        cm5i_clock->bulk_seen(m->node, m->vt, m->fin_vt, msgs.active[0] == 0);
 }
 
 int cm5_msg_test(cm5_msg_h m)
@@ -1060,9 +1076,9 @@ int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
 int cm5_msg_active(int sends)
 {
     CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
-    if (CM5I_UNLIKELY(cm5i_model_on) && msgs.active[sends ? 1 : 0] == 0 &&
+    if (CM5I_UNLIKELY(cm5i_clock != NULL) && msgs.active[sends ? 1 : 0] == 0 &&
         !cm5i_ctx.in_handler)
-        cm5i_model_msgs_seen(sends ? 1 : 0);
+        cm5i_clock->bulk_all_seen(sends ? 1 : 0);
     return msgs.active[sends ? 1 : 0];
 }
 
@@ -1091,8 +1107,8 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     m->sent = sent;
     m->bytes = len;
     m->state = MSG_RTS_SENT;
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_stamp(cm5i_model_msg_send(len, 0));
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->stamp_next(cm5i_clock->bulk_send(len, 0));
     if (msg_cma_can(node, len))
         msg_send_cma(m, (uint32_t)rport, (uint32_t)offset);
     else

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "am_internal.h"
-#include "am_trace.h"
 
 static struct {
     cm5i_pkt_func_t types[CM5I_PKT_MAX];   /* by packet type */
@@ -46,15 +45,13 @@ static void am_run_user(int ch, const cm5i_pkt_t *pkt)
                   "handler (object %08x, offset 0x%x) sent by node %d is "
                   "not executable code in this process; not called",
                   pkt->obj, pkt->off, pkt->src);
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_run(pkt);
+    CM5I_EV(deliver, ch, pkt);
     cm5i_ctx.in_handler++;
     cm5i_ctx.in_req_handler = ch == CM5I_CH_REQ;
-    cm5i_trace_am_begin(ch, pkt->src, pkt->obj, pkt->off, pkt->tseq);
     cm5i_rx_stamp = pkt->seq;
     h(pkt->arg[0], pkt->arg[1], pkt->arg[2], pkt->arg[3]);
     cm5i_rx_stamp = was_stamp;
-    cm5i_trace_am_end(ch);
+    CM5I_EV(delivered, ch);
     cm5i_ctx.in_req_handler = was_req;
     cm5i_ctx.in_handler--;
     if (ch == CM5I_CH_REQ)
@@ -173,8 +170,7 @@ int cm5i_cn_enter(int begins)
         return 0;
     if (cm5i_ctx.cn_hold++ == 0) {
         cm5i_cn_ops += (uint32_t)begins;
-        if (CM5I_UNLIKELY(cm5i_model_on))
-            cm5i_model_cn_enter();
+        CM5I_EV(cn_enter);
     }
     return 1;
 }
@@ -325,8 +321,7 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
     pkts.body = (const char *)buf + sizeof(pkt);
     pkts.body_len = body;
     cm5i_flow_returned(pkt.src, &pkt);
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_rx(&pkt);
+    CM5I_EV(arrive, ch, &pkt);
     {
         uint32_t was = cm5i_rx_stamp;
 
@@ -426,14 +421,11 @@ static int am_run_rpcs(void)
                       "function (object %08x, offset 0x%x) sent by node %d "
                       "is not executable code in this process; not called",
                       pkt.obj, pkt.off, pkt.src);
-        if (CM5I_UNLIKELY(cm5i_model_on))
-            cm5i_model_run(&pkt);
-        cm5i_trace_am_begin(CM5I_CH_REQ, pkt.src, pkt.obj, pkt.off,
-                            pkt.tseq);
+        CM5I_EV(deliver, CM5I_CH_REQ, &pkt);
         cm5i_rx_stamp = pkt.seq;
         h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
         cm5i_rx_stamp = was_stamp;
-        cm5i_trace_am_end(CM5I_CH_REQ);
+        CM5I_EV(delivered, CM5I_CH_REQ);
         cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
         cm5i_ctx.stats.requests_handled++;
         n++;
@@ -474,8 +466,7 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
     pkt->src = (uint16_t)cm5i_ctx.rank;
     if (pkt->type != CM5I_PKT_BARRIER) /* (its seq is the barrier's) */
         pkt->seq = cm5i_cn_stamp();
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        cm5i_model_tx(node, pkt);
+    CM5I_EV(send, ch, node, pkt);
     if (CM5I_UNLIKELY(cm5i_irq_in_signal) &&
         am_sendq_put(ch, node, pkt, counted))
         return CM5_OK;
@@ -542,8 +533,7 @@ void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)
 
 /* *tseq: the packet's number in the trace (0 when not tracing). */
 static cm5_status_t am_user(int ch, int type, int node,
-                            cm5_am_handler_func_t h, const uint32_t arg[4],
-                            uint32_t *tseq)
+                            cm5_am_handler_func_t h, const uint32_t arg[4])
 {
     cm5i_pkt_t pkt = {.type = (uint8_t)type};
     cm5i_href_t ref;
@@ -563,10 +553,11 @@ static cm5_status_t am_user(int ch, int type, int node,
     pkt.obj = ref.obj;
     pkt.off = ref.off;
     memcpy(pkt.arg, arg, sizeof(pkt.arg));
-    if (CM5I_UNLIKELY(cm5i_trace_on))
-        pkt.tseq = cm5i_trace_seq();
-    *tseq = pkt.tseq;
-    return cm5i_am_send(ch, node, &pkt);
+    CM5I_EV(am_send, ch, node, &pkt);
+    st = cm5i_am_send(ch, node, &pkt);
+    if (st == CM5_OK)
+        CM5I_EV(am_sent, ch, node, &pkt);
+    return st;
 }
 
 /* A request or an RPC: the same but for the packet type. */
@@ -574,15 +565,12 @@ static cm5_status_t am_request(int type, int node, cm5_am_handler_func_t h,
                                const uint32_t arg[4])
 {
     cm5_status_t st;
-    uint32_t tseq;
 
     if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
         return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REQ, type, node, h, arg, &tseq);
-    if (st == CM5_OK) {
+    st = am_user(CM5I_CH_REQ, type, node, h, arg);
+    if (st == CM5_OK)
         cm5i_ctx.stats.requests_sent++;
-        cm5i_trace_am_send(CM5I_CH_REQ, node, tseq);
-    }
     return st;
 }
 
@@ -601,15 +589,12 @@ cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
     CM5I_GUARD();
     const uint32_t arg[4] = {a0, a1, a2, a3};
     cm5_status_t st;
-    uint32_t tseq;
 
     if (CM5I_UNLIKELY(cm5i_ctx.in_handler && !cm5i_ctx.in_req_handler))
         return CM5_ERR_STATE;
-    st = am_user(CM5I_CH_REP, CM5I_PKT_USER, node, h, arg, &tseq);
-    if (st == CM5_OK) {
+    st = am_user(CM5I_CH_REP, CM5I_PKT_USER, node, h, arg);
+    if (st == CM5_OK)
         cm5i_ctx.stats.replies_sent++;
-        cm5i_trace_am_send(CM5I_CH_REP, node, tseq);
-    }
     return st;
 }
 

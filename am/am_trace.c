@@ -37,7 +37,7 @@
 enum { EV_SEND, EV_BEGIN, EV_END, EV_MSG_POST, EV_MSG_DONE };
 
 typedef struct {
-    double ts;           /* seconds, cm5_wtime() */
+    double ts;           /* seconds: virtual time's clock, or cm5_rtime() */
     uint32_t a, b;       /* handler obj:off, or message slot:gen */
     int32_t peer, tag;   /* the other node; CMMD tag (-1: scopy) */
     uint32_t bytes;
@@ -54,7 +54,8 @@ typedef struct {
     uint64_t req_sent, rep_sent, req_handled, rep_handled;
 } trace_hdr_t;
 
-int cm5i_trace_on;
+static int trace_on; /* recording */
+static const cm5i_observer_t trace_observer;
 
 static struct {
     trace_ev_t *ev;
@@ -68,9 +69,9 @@ static struct {
  * charge the program's clock reads (clk) to it. */
 static double trace_now(void)
 {
-    if (CM5I_UNLIKELY(cm5i_model_on))
-        return (double)cm5i_model_now() * 1e-9;
-    return cm5_wtime();
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        return (double)cm5i_clock->now() * 1e-9;
+    return cm5_rtime();
 }
 
 static trace_ev_t *trace_next(int kind)
@@ -90,40 +91,42 @@ static trace_ev_t *trace_next(int kind)
  * handler may send too: an atomic increment). */
 static uint32_t trace_seq_next;
 
-uint32_t cm5i_trace_seq(void)
+/* A user active message about to be sent gets its number (its packet's
+ * tseq; the trace draws an arrow from its send to its handler). */
+static void trace_am_send(int ch, int node, cm5i_pkt_t *pkt)
 {
-    return __atomic_add_fetch(&trace_seq_next, 1, __ATOMIC_RELAXED);
+    (void)ch, (void)node;
+    pkt->tseq = __atomic_add_fetch(&trace_seq_next, 1, __ATOMIC_RELAXED);
 }
 
 /* An active message's send and handler events keep its number in tag. */
-void cm5i_trace_am_send_(int ch, int node, uint32_t tseq)
+static void trace_am_sent(int ch, int node, const cm5i_pkt_t *pkt)
 {
     trace_ev_t *e = trace_next(EV_SEND);
 
     if (e) {
         e->ch = (uint8_t)ch;
         e->peer = node;
-        e->tag = (int32_t)tseq;
+        e->tag = (int32_t)pkt->tseq;
         e->bytes = 4 * sizeof(uint32_t);
     }
 }
 
-void cm5i_trace_am_begin_(int ch, int src, uint32_t obj, uint32_t off,
-                          uint32_t tseq)
+static void trace_deliver(int ch, const cm5i_pkt_t *pkt)
 {
     trace_ev_t *e = trace_next(EV_BEGIN);
 
     if (e) {
         e->ch = (uint8_t)ch;
-        e->peer = src;
-        e->a = obj;
-        e->b = off;
-        e->tag = (int32_t)tseq;
+        e->peer = pkt->src;
+        e->a = pkt->obj;
+        e->b = pkt->off;
+        e->tag = (int32_t)pkt->tseq;
         e->bytes = 4 * sizeof(uint32_t);
     }
 }
 
-void cm5i_trace_am_end_(int ch)
+static void trace_delivered(int ch)
 {
     trace_ev_t *e = trace_next(EV_END);
 
@@ -131,20 +134,40 @@ void cm5i_trace_am_end_(int ch)
         e->ch = (uint8_t)ch;
 }
 
-void cm5i_trace_msg_(int end, int is_send, int node, int tag, size_t bytes,
-                     uint32_t slot, uint32_t gen)
+/* A CMMD message (tag >= 0) or scopy (tag -1) is posted or done; the
+ * runtime's own messages (other tags) are not recorded. */
+static void trace_bulk(int end, const cm5i_ev_bulk_t *b)
 {
-    trace_ev_t *e = trace_next(end ? EV_MSG_DONE : EV_MSG_POST);
+    trace_ev_t *e;
 
-    if (e) {
-        e->ch = (uint8_t)is_send;
-        e->peer = node;
-        e->tag = tag;
-        e->bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
-        e->a = slot;
-        e->b = gen;
-    }
+    if (b->tag < -1 || !(e = trace_next(end ? EV_MSG_DONE : EV_MSG_POST)))
+        return;
+    e->ch = (uint8_t)b->is_send;
+    e->peer = b->node;
+    e->tag = b->tag;
+    e->bytes = b->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)b->bytes;
+    e->a = b->slot;
+    e->b = b->gen;
 }
+
+static void trace_bulk_start(const cm5i_ev_bulk_t *b)
+{
+    trace_bulk(0, b);
+}
+
+static void trace_bulk_end(const cm5i_ev_bulk_t *b)
+{
+    trace_bulk(1, b);
+}
+
+static const cm5i_observer_t trace_observer = {
+    .am_send = trace_am_send,
+    .am_sent = trace_am_sent,
+    .deliver = trace_deliver,
+    .delivered = trace_delivered,
+    .bulk_start = trace_bulk_start,
+    .bulk_end = trace_bulk_end,
+};
 
 static cm5_status_t trace_open(const char *path)
 {
@@ -162,7 +185,8 @@ static cm5_status_t trace_open(const char *path)
     if (!tr.path)
         return CM5_ERR_NO_MEMORY;
     tr.flushed = 0;
-    cm5i_trace_on = 1;
+    trace_on = 1;
+    cm5i_observe(&trace_observer, NULL);
     return CM5_OK;
 }
 
@@ -195,9 +219,10 @@ void cm5i_trace_flush(void)
     char name[4096];
     FILE *f;
 
-    if (!cm5i_trace_on || tr.flushed)
+    if (!trace_on || tr.flushed)
         return;
-    cm5i_trace_on = 0;
+    trace_on = 0;
+    cm5i_unobserve(&trace_observer);
     tr.flushed = 1;
     h.req_sent = cm5i_ctx.stats.requests_sent;
     h.rep_sent = cm5i_ctx.stats.replies_sent;
@@ -410,7 +435,8 @@ static void trace_merge(void)
 
 void cm5i_trace_teardown(void)
 {
-    cm5i_trace_on = 0;
+    trace_on = 0;
+    cm5i_unobserve(&trace_observer);
     if (tr.flushed && cm5i_ctx.rank == 0) {
         trace_merge();
         trace_remove_parts();

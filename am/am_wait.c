@@ -265,7 +265,7 @@ void cm5i_probe_progress(void)
      * its own clock, which only its reads advance: sleeping in real time
      * there would stretch a millisecond of virtual time into seconds.
      * It polls and only yields now and then. */
-    if (CM5I_UNLIKELY(cm5i_model_on) && cm5i_model_clock_read()) {
+    if (cm5i_ev_probe()) {
         if (cm5i_progress(CM5I_CH_ALL) == 0 && ++probe_clock_spins % 64 == 0)
             sched_yield();
         probe_last = cm5_rtime();

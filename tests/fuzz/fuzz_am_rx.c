@@ -33,6 +33,7 @@
 #include "../../am/am_model.c"
 #include "../../am/am_model_calc.c"
 #include "../../am/am_guard.c"
+#include "../../am/am_event.c"
 #undef cm5i_handler_decode
 #undef cm5i_handler_decode_raw
 void *cm5i_handler_decode(cm5i_href_t ref);
@@ -51,22 +52,6 @@ static int cn_held;             /* in a control-network call */
 /* ---- stubs of the rest of the runtime --------------------------------- */
 
 cm5i_ctx_t cm5i_ctx;
-volatile sig_atomic_t cm5i_rt_depth;
-_Atomic int cm5i_irq_pending, cm5i_irq_active;
-volatile sig_atomic_t cm5i_irq_in_signal;
-int cm5i_irq_owned;
-int cm5i_trace_on; /* am_trace.c: the trace stays off */
-void cm5i_trace_am_send_(int ch, int node, uint32_t tseq)
-{
-    (void)ch, (void)node, (void)tseq;
-}
-void cm5i_trace_am_begin_(int ch, int src, uint32_t obj, uint32_t off,
-                          uint32_t tseq)
-{
-    (void)ch, (void)src, (void)obj, (void)off, (void)tseq;
-}
-uint32_t cm5i_trace_seq(void) { return 0; }
-void cm5i_trace_am_end_(int ch) { (void)ch; }
 
 void cm5_fatal(const char *call, const char *fmt, ...)
 {

@@ -1,14 +1,16 @@
 #!/bin/sh
-# The shape of am/ (issue 14, fault 8: one tangled core), checked on the
-# sources: each module owns its state, flow control owns the credits,
-# progress names none of its clients (they register packet types and
-# hooks), and what was written twice is written once.
+# The shape of am/ (issue 14, fault 8: one tangled core; issue 25: layers
+# you can draw), checked on the sources and the library's objects: each
+# module owns its state, flow control owns the credits, progress names
+# none of its clients (they register packet types, hooks and the
+# decoder), what was written twice is written once, and no module calls
+# one that calls it back but through a registered function pointer.
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
 src=${abs_top_srcdir:-$top}
 am=$src/am
-plan 10
+plan 14
 
 # Lines of am/*.c matching ERE $1, outside the files $2 (a regex on the
 # name), as TAP comments.
@@ -75,8 +77,45 @@ check "one queue-append helper (CM5I_QUEUE_APPEND)" \
 # program `clk` (doc/model.md), so the runtime's own timing (backoff,
 # liveness, statistics) reads cm5_rtime().  A probe that called
 # cm5_wtime() once made virtual times depend on how often the host let a
-# node probe.  Allowed: its definition (am_ctx.c) and the trace's clock,
-# which asks the model first (am_trace.c).
+# node probe.  Allowed: its definition (am_model.c).
 check "the runtime reads the real clock (cm5_rtime), not the program's (cm5_wtime)" \
-    '! named_outside "(^|[^\"a-z_])cm5_wtime\\(\\)" "am_ctx\\.c|am_trace\\.c" |
+    '! named_outside "(^|[^\"a-z_])cm5_wtime\\(\\)" "am_model\\.c" |
         grep -v "^# [a-z_]*\\.c:[0-9]*: *\\*" | grep .'
+
+# The module graph, from the objects the build made of am/'s sources
+# (modules_graph.py: A -> B when A's object references a symbol B's
+# defines).  A cycle means two modules that cannot be drawn in layers.
+graph=$src/tests/integration/modules_graph.py
+if command -v python3 >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 &&
+    python3 "$graph" "$src" "$top" layers >layers 2>graph_err; then
+    python3 "$graph" "$src" "$top" cycles >cycles
+    check "no call cycle among am/'s modules (only registered function pointers call up)" \
+        '! sed "s/^/# cycle: /" cycles | grep .'
+    sed 's/^/# layer /' layers
+    # The utilities, the guard and the events are at the bottom: they call
+    # nothing of am/ above them.
+    check "am_util, am_guard and am_event call nothing above them (layers 0-1)" \
+        'grep -Eq "^0: .*\<am_util\>" layers && grep -Eq "^0: .*\<am_guard\>" layers &&
+         grep -Eq "^[01]: .*\<am_event\>" layers'
+    # Observers are called only through the event interface.
+    check "the core names neither virtual time nor the trace (both observe am_event.h)" \
+        '! python3 "$graph" "$src" "$top" edges |
+            grep -E " -> am_(model|trace):" | grep -v "^am_init " | sed "s/^/# /" | grep .'
+    # The graph finds a cycle where there is one: two planted modules that
+    # call each other, and a third that only calls one of them.
+    mkdir -p planted/src/am planted/build/am
+    printf 'void b(void);\nvoid a(void) { b(); }\n' >planted/src/am/a.c
+    printf 'void a(void);\nvoid b(void) { a(); }\n' >planted/src/am/b.c
+    printf 'void a(void);\nvoid c(void) { a(); }\n' >planted/src/am/c.c
+    for m in a b c; do
+        ${CC:-cc} -c planted/src/am/$m.c -o planted/build/am/libcm5fab_la-$m.o
+    done
+    check "the graph sees a planted cycle (a <-> b, c -> a): exactly a and b" \
+        '[ "$(python3 "$graph" planted/src planted/build cycles)" = "a b | a->b b->a" ]'
+else
+    sed 's/^/# /' graph_err
+    for i in 1 2 3 4; do
+        tap_n=$((tap_n + 1))
+        echo "ok $tap_n - the module graph # SKIP no python3, nm or objects"
+    done
+fi

@@ -1,0 +1,156 @@
+/*
+ * The events of the active-message core and the observers that subscribe
+ * to them (am_event.c): the trace (am_trace.c) and virtual time
+ * (am_model.c) watch the core through this interface alone, and the core
+ * names neither.  With no observer, an event site costs one test of a
+ * flag.
+ *
+ * Observers (several) are told of events:
+ *   call_enter/leave   the program's outermost runtime call begins, ends
+ *                      (the computation in between is the program's)
+ *   send               a packet is about to leave (any type); it may set
+ *                      the packet's clock word (pkt->vt)
+ *   am_send/am_sent    a user active message (request, reply, RPC) is
+ *                      about to leave (it may be numbered: pkt->tseq) /
+ *                      has left
+ *   arrive             a packet arrived, before it is dispatched
+ *   deliver/delivered  a user handler (or RPC) begins / returns
+ *   probe              the program probes the network in a loop
+ *                      (CMAML_poll, CMMD_msg_pending): an observer that
+ *                      answers 1 wants the loop to spin, not sleep
+ *   cn_enter/cn_end    a control-network operation begins (the outermost)
+ *                      / a blocking one ends
+ *   barrier_start/barrier_round/barrier_done   the barrier's own steps
+ *   bulk_start/bulk_end   a CMMD message or scopy is posted / completes
+ *
+ * One observer may also keep the node's clock (virtual time): the core
+ * asks it for the words its packets and messages carry (cm5i_clock; NULL
+ * in real time).  Every packet carries one such word (cm5i_pkt_t.vt),
+ * CM5I_VT_NONE when it carries none.
+ */
+#ifndef CM5_AM_EVENT_H
+#define CM5_AM_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "am_model.h" /* cm5i_cn_kind_t */
+#include "am_util.h"
+#include "am_wire.h"
+
+/* A bulk transfer as observers see it: tag >= 0 a CMMD message, -1 an
+ * scopy, below -1 the runtime's own; slot and gen name it. */
+typedef struct {
+    int is_send, node, tag;
+    size_t bytes;
+    uint32_t slot, gen;
+} cm5i_ev_bulk_t;
+
+typedef struct cm5i_observer {
+    void (*call_enter)(void);
+    void (*call_leave)(void);
+    void (*send)(int ch, int node, cm5i_pkt_t *pkt);
+    void (*am_send)(int ch, int node, cm5i_pkt_t *pkt);
+    void (*am_sent)(int ch, int node, const cm5i_pkt_t *pkt);
+    void (*arrive)(int ch, const cm5i_pkt_t *pkt);
+    void (*deliver)(int ch, const cm5i_pkt_t *pkt);
+    void (*delivered)(int ch);
+    int (*probe)(void);
+    void (*cn_enter)(void);
+    void (*cn_end)(cm5i_cn_kind_t kind, size_t n);
+    void (*barrier_start)(void);
+    void (*barrier_round)(uint32_t epoch, int round);
+    void (*barrier_done)(void);
+    void (*bulk_start)(const cm5i_ev_bulk_t *b);
+    void (*bulk_end)(const cm5i_ev_bulk_t *b);
+} cm5i_observer_t;
+
+/* The clock an observer keeps: the words of packets and messages. */
+typedef struct cm5i_clock {
+    uint64_t (*now)(void);            /* the node's clock */
+    void (*stamp_next)(uint64_t w);   /* the next packet sent carries w */
+    uint64_t (*rx_word)(void);        /* the packet being dispatched's */
+    void (*reach)(uint64_t w);        /* the clock reaches w */
+    uint64_t (*cn_price)(cm5i_cn_kind_t kind, size_t n);
+    /* A bulk transfer of len bytes (cmmd: a CMMD message, else an scopy)
+     * is sent: the sender pays; returns the word of its announcement.
+     * Its data landed at the receiver, announced with d0, the receive
+     * posted at post: returns the word of its FIN, *end when the node has
+     * it; join: the node's clock meets it now.  The program sees it
+     * complete (none: no receive is left posted); a send's FIN came;
+     * none of its receives (sends) is left. */
+    uint64_t (*bulk_send)(size_t len, int cmmd);
+    uint64_t (*bulk_landed)(int src, uint64_t d0, uint64_t post, size_t len,
+                            int cmmd, int join, uint64_t *end);
+    void (*bulk_seen)(int src, uint64_t d0, uint64_t end, int none);
+    void (*bulk_fin)(uint64_t w);
+    void (*bulk_all_seen)(int sends);
+} cm5i_clock_t;
+
+/* Subscribe (clock: NULL, or the clock it keeps; at most one) and
+ * unsubscribe; from start-up and shut-down, or the program's own thread
+ * between calls (cm5_trace_start). */
+void cm5i_observe(const cm5i_observer_t *obs, const cm5i_clock_t *clock);
+void cm5i_unobserve(const cm5i_observer_t *obs);
+
+extern unsigned cm5i_ev_mask;          /* events someone watches */
+extern const cm5i_clock_t *cm5i_clock; /* NULL: real time */
+
+enum {
+    CM5I_EV_SEND = 1u << 0,
+    CM5I_EV_AM_SEND = 1u << 1,
+    CM5I_EV_AM_SENT = 1u << 2,
+    CM5I_EV_ARRIVE = 1u << 3,
+    CM5I_EV_DELIVER = 1u << 4,
+    CM5I_EV_DELIVERED = 1u << 5,
+    CM5I_EV_PROBE = 1u << 6,
+    CM5I_EV_CN_ENTER = 1u << 7,
+    CM5I_EV_CN_END = 1u << 8,
+    CM5I_EV_BARRIER_START = 1u << 9,
+    CM5I_EV_BARRIER_ROUND = 1u << 10,
+    CM5I_EV_BARRIER_DONE = 1u << 11,
+    CM5I_EV_BULK_START = 1u << 12,
+    CM5I_EV_BULK_END = 1u << 13
+};
+
+void cm5i_ev_send_(int ch, int node, cm5i_pkt_t *pkt);
+void cm5i_ev_am_send_(int ch, int node, cm5i_pkt_t *pkt);
+void cm5i_ev_am_sent_(int ch, int node, const cm5i_pkt_t *pkt);
+void cm5i_ev_arrive_(int ch, const cm5i_pkt_t *pkt);
+void cm5i_ev_deliver_(int ch, const cm5i_pkt_t *pkt);
+void cm5i_ev_delivered_(int ch);
+int cm5i_ev_probe_(void);
+void cm5i_ev_cn_enter_(void);
+void cm5i_ev_cn_end_(cm5i_cn_kind_t kind, size_t n);
+void cm5i_ev_barrier_start_(void);
+void cm5i_ev_barrier_round_(uint32_t epoch, int round);
+void cm5i_ev_barrier_done_(void);
+void cm5i_ev_bulk_start_(const cm5i_ev_bulk_t *b);
+void cm5i_ev_bulk_end_(const cm5i_ev_bulk_t *b);
+
+/* The event sites: CM5I_EV(send, ch, node, pkt) and so on. */
+#define CM5I_EV_BIT_send CM5I_EV_SEND
+#define CM5I_EV_BIT_am_send CM5I_EV_AM_SEND
+#define CM5I_EV_BIT_am_sent CM5I_EV_AM_SENT
+#define CM5I_EV_BIT_arrive CM5I_EV_ARRIVE
+#define CM5I_EV_BIT_deliver CM5I_EV_DELIVER
+#define CM5I_EV_BIT_delivered CM5I_EV_DELIVERED
+#define CM5I_EV_BIT_cn_enter CM5I_EV_CN_ENTER
+#define CM5I_EV_BIT_cn_end CM5I_EV_CN_END
+#define CM5I_EV_BIT_barrier_start CM5I_EV_BARRIER_START
+#define CM5I_EV_BIT_barrier_round CM5I_EV_BARRIER_ROUND
+#define CM5I_EV_BIT_barrier_done CM5I_EV_BARRIER_DONE
+#define CM5I_EV_BIT_bulk_start CM5I_EV_BULK_START
+#define CM5I_EV_BIT_bulk_end CM5I_EV_BULK_END
+#define CM5I_EV(ev, ...)                                                      \
+    do {                                                                      \
+        if (CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_BIT_##ev))                   \
+            cm5i_ev_##ev##_(__VA_ARGS__);                                     \
+    } while (0)
+/* A probe: 1 when an observer wants the loop to spin. */
+static inline int cm5i_ev_probe(void)
+{
+    return CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_PROBE) && cm5i_ev_probe_();
+}
+
+#endif
