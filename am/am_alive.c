@@ -20,6 +20,8 @@
  * it leaves).  A node that fails or exits with an error watches no more:
  * its launcher reports it, and its successor only if the launcher is slow.
  */
+#include "am_alive.h"
+
 #include <errno.h>
 #include <locale.h>
 #include <poll.h>
@@ -34,7 +36,11 @@
 #include <unistd.h>
 
 #include "am_config.h"
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_sweep.h"
+#include "am_util.h"
+#include "boot/boot.h"
+#include "fabric/fab.h"
 
 #define ALIVE_AUTO_S 10.0 /* CM5_PEER_TIMEOUT=auto across hosts */
 #define ALIVE_MIN_S 0.5   /* pings are timeout/4 apart: >= 125 ms */

@@ -8,9 +8,16 @@
  * no credits.  The split-phase form advances the rounds whenever it is
  * tested.
  */
+#include "am_barrier.h"
+
 #include <string.h>
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_event.h"
+#include "am_guard.h"
+#include "am_packet.h"
+#include "am_wait.h"
+#include "am_wire.h"
 
 #define BARRIER_ROUNDS 32
 

@@ -19,12 +19,23 @@
  * calls and the split-phase ones (cm5_allreduce_start, cm5_scan_start),
  * which advance whenever the node is in the runtime.
  */
+#include "am_coll.h"
+
 #include <float.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_event.h"
+#include "am_guard.h"
+#include "am_model_calc.h"
+#include "am_msg.h"
+#include "am_packet.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
 
 #define COLL_SLOT_BCAST 63
 

@@ -5,9 +5,13 @@
  * finalized), its fabric handle; starting it on first use; the status
  * the program exits with; the statistics.
  */
+#include "am_ctx.h"
+
 #include <stdlib.h>
 
-#include "am_internal.h"
+#include "am_guard.h"
+#include "am_util.h"
+#include "fabric/fab.h"
 
 cm5i_ctx_t cm5i_ctx;
 

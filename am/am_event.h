@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "am_model.h" /* cm5i_cn_kind_t */
+#include "am_model_calc.h" /* cm5i_cn_kind_t */
 #include "am_util.h"
 #include "am_wire.h"
 

@@ -9,11 +9,18 @@
  * when half a window is owed.  Credit packets travel on the reply channel,
  * which every wait drains, so credits always return.
  */
+#include "am_flow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "am_config.h"
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 static struct {
     uint16_t credits;          /* the window */

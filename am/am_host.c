@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "am_internal.h"
+#include "am_coll.h"
+#include "am_ctx.h"
+#include "am_guard.h"
+#include "am_msg.h"
+#include "am_packet.h"
 
 static uint32_t host_seq;
 

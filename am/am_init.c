@@ -19,7 +19,26 @@
 #include <unistd.h>
 
 #include "am_config.h"
-#include "am_internal.h"
+#include "am_alive.h"
+#include "am_barrier.h"
+#include "am_coll.h"
+#include "am_ctx.h"
+#include "am_flow.h"
+#include "am_guard.h"
+#include "am_handler.h"
+#include "am_irq.h"
+#include "am_legacy.h"
+#include "am_model.h"
+#include "am_msg.h"
+#include "am_packet.h"
+#include "am_poll.h"
+#include "am_progress.h"
+#include "am_sweep.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
+#include "boot/boot.h"
+#include "fabric/fab.h"
 #include "am_trace.h"
 
 /* This node has failed (and said why): let the launcher stop the job.

@@ -35,6 +35,8 @@
  * and in the signal handler, waiting on a futex if the thread is in a
  * progress pass; it gives it back as that call returns.
  */
+#include "am_irq.h"
+
 #include <errno.h>
 #include <link.h>
 #include <linux/futex.h>
@@ -50,7 +52,14 @@
 #include <unistd.h>
 
 #include "am_config.h"
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_guard.h"
+#include "am_packet.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 
 enum { OWN_NONE, OWN_MAIN, OWN_THREAD };

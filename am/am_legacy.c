@@ -9,9 +9,12 @@
  * addresses differ such code fails silently, so node 0 says so in one
  * line.  The 64-bit build ships no addresses: no check.
  */
+#include "am_legacy.h"
+
 #include "config.h"
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_util.h"
 
 #ifdef CM5_LEGACY_BUILD
 #include <link.h>

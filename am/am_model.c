@@ -34,8 +34,14 @@
 #include <time.h>
 
 #include "am_config.h"
-#include "am_internal.h"
+#include "am_barrier.h"
+#include "am_ctx.h"
+#include "am_event.h"
+#include "am_guard.h"
+#include "am_util.h"
+#include "am_wire.h"
 #include "am_model.h"
+#include "am_model_calc.h"
 
 #define MODEL_ROUNDS 32     /* barrier rounds (am_barrier.c) */
 #define MODEL_RXQ 128       /* receipts kept in the schedule */

@@ -1,9 +1,9 @@
 /*
- * The virtual-time model's parameters and arithmetic (am_model.h): pure
+ * The virtual-time model's parameters and arithmetic (am_model_calc.h): pure
  * functions, no runtime.  The figures and where they come from are in
  * doc/model.md; the presets below are its calibrated values.
  */
-#include "am_model.h"
+#include "am_model_calc.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -53,11 +53,23 @@
  * by (slot, generation) in a table, so a late packet for a reused slot is
  * recognized.
  */
+#include "am_msg.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "am_config.h"
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_event.h"
+#include "am_flow.h"
+#include "am_guard.h"
+#include "am_packet.h"
+#include "am_progress.h"
+#include "am_rport.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 enum { MSG_RTS_SENT = 1, MSG_MATCHED, MSG_DATA, MSG_DONE };
 #define MSG_REFUSED UINT32_MAX /* CTS slot: the receive buffer is short */

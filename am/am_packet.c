@@ -4,11 +4,22 @@
  * while a control-network call waits, and sending (with the credits of
  * am_flow.c).
  */
+#include "am_packet.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_event.h"
+#include "am_flow.h"
+#include "am_guard.h"
+#include "am_handler.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 static struct {
     cm5i_pkt_func_t types[CM5I_PKT_MAX];   /* by packet type */

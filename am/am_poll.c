@@ -3,9 +3,19 @@
  * CM-5 had a request network and a reply network, and a program could
  * drain either one alone.
  */
+#include "am_poll.h"
+
 #include <stdlib.h>
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_flow.h"
+#include "am_guard.h"
+#include "am_packet.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 uint32_t cm5i_parked[CM5I_NCH];
 

@@ -7,10 +7,16 @@
  * hooks (cm5i_progress_hook), the packet layer its decoder
  * (cm5i_progress_decoder).
  */
+#include "am_progress.h"
+
 #include <string.h>
 #include <time.h>
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_guard.h"
+#include "am_util.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 #define PROGRESS_HOOKS_MAX 8
 

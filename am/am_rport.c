@@ -1,9 +1,12 @@
 /*
  * rports: 128 receive ports per node, the targets of cm5_scopy.
  */
+#include "am_rport.h"
+
 #include <string.h>
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_guard.h"
 
 cm5i_rport_t cm5i_rports[CM5_RPORTS];
 

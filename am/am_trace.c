@@ -28,7 +28,10 @@
 
 #include "am_config.h"
 #include "am_handler.h"
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_event.h"
+#include "am_guard.h"
+#include "am_wire.h"
 #include "am_util.h"
 
 #define TRACE_CAP (1u << 18) /* events per node: 8 MiB, touched as used */

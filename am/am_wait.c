@@ -5,6 +5,8 @@
  * shared by cm5run's nodes), otherwise with a bounded backoff.  Jobs of
  * 32-64 nodes on 2 cores progress because idle nodes give the CPU away.
  */
+#include "am_wait.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -19,7 +21,13 @@
 #include <string.h>
 
 #include "am_config.h"
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_event.h"
+#include "am_guard.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 static struct {
     double spin_s;

@@ -43,6 +43,15 @@ typedef struct {
  * virtual time does not charge. */
 #define CM5I_VT_NONE UINT64_MAX
 
+#define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
+#define CM5I_CH_BIT(c) (1 << (c))
+
+/* The address record of a node in the exchange; the uncounted packets
+ * (credit and barrier) a peer may have in flight beyond the window. */
+#define CM5I_ADDR_REC                                                         \
+    (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 2 + CM5I_FAB_RING_REC + 8)
+#define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
+
 _Static_assert(sizeof(cm5i_pkt_t) == 56, "the rings carry 56-byte packets");
 
 #endif

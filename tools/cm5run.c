@@ -49,7 +49,7 @@
 #include <sys/wait.h>
 
 #include "am_env.h"
-#include "am_model.h" /* a --model value is checked before any node starts */
+#include "am_model_calc.h" /* a --model value is checked before any node starts */
 #include "boot/boot_proto.h" /* the framing and the doorbell's layout */
 
 #ifdef PACKAGE_VERSION

@@ -13,12 +13,9 @@
 #include <stdint.h>
 
 #include "cm5/cm5.h"
+#include "fabric/channel.h"
 
-#define CM5I_NCH 2
-enum { CM5I_CH_REQ = 0, CM5I_CH_REP = 1 };
 #define CM5I_FAB_NAME_MAX 128
-/* Room for the same-host ring's part of an address record. */
-#define CM5I_FAB_RING_REC 88
 
 typedef struct cm5i_fab cm5i_fab_t;
 
@@ -32,10 +29,6 @@ typedef struct {
     cm5i_fab_done_func_t done;
     void *arg;
 } cm5i_fab_op_t;
-
-/* Called for every received message; buf is valid only during the call. */
-typedef void (*cm5i_fab_rx_func_t)(void *arg, int ch, const void *buf,
-                                   size_t len);
 
 typedef struct {
     const char *provider; /* NULL: libfabric's choice */

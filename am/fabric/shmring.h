@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric/fab.h"
+#include "cm5/cm5.h"
+#include "fabric/channel.h"
 
 typedef struct cm5i_ring cm5i_ring_t;
 

@@ -10,7 +10,7 @@
 
 src=${abs_top_srcdir:-$top}
 am=$src/am
-plan 14
+plan 16
 
 # Lines of am/*.c matching ERE $1, outside the files $2 (a regex on the
 # name), as TAP comments.
@@ -49,7 +49,7 @@ check "no file but am_barrier.c touches the barrier's state" \
 # The fields of cm5i_ctx_t.
 awk '/^typedef struct \{/ { on = 1; buf = "" } on { buf = buf $0 "\n" }
      on && /^\} cm5i_ctx_t;/ { printf "%s", buf; exit }' \
-    "$am/am_internal.h" >ctx_fields
+    "$am/am_ctx.h" >ctx_fields
 check "the global context holds no module's state (credits, RPC queue, deferred work, barrier, waiting, handler tables)" \
     '[ -s ctx_fields ] &&
      ! grep -nE "credits|tx_cred|owe|flush|rpc_|defer_|rts_queued|bar_|internal\[|doorbell|wait_fds|spin_s" \
@@ -119,3 +119,23 @@ else
         echo "ok $tap_n - the module graph # SKIP no python3, nm or objects"
     done
 fi
+
+# From the headers alone: no two modules include each other's headers
+# (directly or not), and every header of am/ compiles on its own.
+if command -v python3 >/dev/null 2>&1; then
+    python3 "$graph" "$src" - includes >inc_cycles
+    check "am/'s #include graph has no cycle (the layers can be drawn from the headers)" \
+        '! sed "s/^/# /" inc_cycles | grep .'
+else
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n - the include graph # SKIP no python3"
+fi
+bad_h=
+for h in "$am"/am_*.h "$am"/fabric/*.h "$am"/boot/*.h; do
+    rel=${h#"$am"/}
+    printf '#include "%s"\n' "$rel" >hdr.c
+    ${CC:-cc} -std=gnu11 -fsyntax-only -Wall -Werror -I"$am" -I"$am/api" \
+        -I"$top" hdr.c 2>hdr.err || bad_h="$bad_h $rel"
+done
+check "every header of am/ compiles on its own (it includes what it uses)" \
+    '[ -z "$bad_h" ] || { echo "# not on its own:$bad_h"; sed "s/^/# /" hdr.err; false; }'

@@ -15,6 +15,11 @@ static function, and the one that calls it names only the registry.
                                                module's layer is one
                                                more than the highest
                                                layer it calls)
+    python3 modules_graph.py SRCDIR - includes        the same from the
+                                               sources' #include lines
+                                               alone (A -> B when a.c or
+                                               a.h includes b.h): cycles,
+                                               then the layers
 
 A module is a source file of am/ (am/fabric/fab.c is "fabric/fab"); an
 object left in the build tree by a source that is gone does not count.
@@ -96,8 +101,32 @@ def sccs(nodes, edges):
     return out
 
 
+def include_graph(src):
+    """{module: {module it includes the header of: {header}}}."""
+    am = os.path.join(src, "am")
+    files = [os.path.relpath(f, am)
+             for f in glob.glob(os.path.join(am, "**", "*.[ch]"),
+                                recursive=True)
+             if "/api/" not in f]
+    mods = {f[:-2] for f in files}
+    edges = {m: collections.defaultdict(set) for m in mods}
+    for f in files:
+        m = f[:-2]
+        with open(os.path.join(am, f)) as fh:
+            for inc in re.findall(r'^#include "([^"]+)\.h"', fh.read(), re.M):
+                if inc in mods and inc != m:
+                    edges[m][inc].add(inc + ".h")
+    return mods, edges
+
+
 def main():
     src, build, what = sys.argv[1], sys.argv[2], sys.argv[3]
+    if what == "includes":
+        mods, edges = include_graph(src)
+        for comp in sccs(mods, edges):
+            if len(comp) > 1:
+                print("cycle: " + " ".join(comp))
+        return
     mods, edges = graph(src, build)
     if not mods:
         print("no objects of libcm5fab under %s/am" % build,

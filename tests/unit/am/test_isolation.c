@@ -16,7 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "am_internal.h"
+#include "am_ctx.h"
+#include "am_handler.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
 
 TestSuite(isolation, .timeout = 30);
 

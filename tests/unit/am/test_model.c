@@ -4,7 +4,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "am_model.h"
+#include "am_model_calc.h"
 
 TestSuite(model, .timeout = 10);
 

@@ -1,0 +1,14 @@
+/*
+ * The barrier (am_barrier.c): a dissemination barrier over the packet
+ * layer, split-phase or not.
+ */
+#ifndef CM5_AM_BARRIER_H
+#define CM5_AM_BARRIER_H
+
+#include "cm5/cm5.h"
+
+cm5_status_t cm5i_barrier_setup(void);
+void cm5i_barrier_teardown(void);
+int cm5i_barrier_open(void); /* a split-phase barrier is under way */
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * The CM-5 virtual-time model (CM5_MODEL, doc/model.md): its parameters
+ * and its arithmetic, pure functions on explicit node clocks so that the
+ * unit tests (tests/unit/am/test_model.c) and cm5run (which checks a
+ * --model value before it starts a node) use them without a runtime.
+ * The runtime's side, with the node's own clock, is am_model.c
+ * (am_model.h).
+ *
+ * Times are integer nanoseconds, so a model's arithmetic is exact and the
+ * same on every machine.
+ */
+#ifndef CM5_AM_MODEL_CALC_H
+#define CM5_AM_MODEL_CALC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A model's costs, in nanoseconds. */
+typedef struct {
+    char name[8];   /* "cm5" or "logp" */
+    int64_t os, orr; /* send, receive overhead per 16-byte packet */
+    int64_t L;       /* network latency */
+    int64_t g;       /* gap: least time per packet at an input link */
+    int64_t pkt[4];  /* a 16-byte packet's link time by fat-tree level */
+    int64_t ms, mr;  /* a CMMD message's software overhead: send, receive */
+    int64_t bar;     /* a barrier (control network) */
+    int64_t red;     /* an integer reduction or scan of one element */
+    int64_t redf;    /* a floating-point one */
+    int64_t redv;    /* each further element of a vector reduction or scan */
+    int64_t cnb;     /* broadcast and concatenation, per byte */
+    int64_t clk;     /* reading the clock (cm5_wtime, node timers) */
+} cm5i_model_params_t;
+
+/* One node's virtual state. */
+typedef struct {
+    uint64_t clock;     /* the node's virtual time */
+    uint64_t link_free; /* its input link is busy until then */
+} cm5i_vnode_t;
+
+/* A message's receipt (CMMD message, scopy) at a node's input: its
+ * packets reach the input from s0 = d0 + L on, one per os of its sender;
+ * the input (link and receiving processor together) takes one per q =
+ * max(g, link time, orr), then the message's software overhead extra.
+ * A node's receipts form a schedule in the order of s0 (then source), not
+ * of their arrival in real time, so that their virtual times do not
+ * depend on the host's interleaving (doc/model.md). */
+typedef struct {
+    uint64_t d0, s0, npk, os, q, extra; /* d0: its stamp (the key) */
+    uint64_t start; /* its first packet leaves the sender */
+    int src;
+    uint64_t end;  /* computed: the node has the message */
+    uint64_t left; /* computed: its last packet left the sender (at the
+                    * sender's pace: not held back) */
+    int seen;      /* the program saw it complete (am_model.c) */
+} cm5i_rxjob_t;
+
+/* Control-network operations, for their cost. */
+typedef enum {
+    CM5I_CN_BARRIER,
+    CM5I_CN_REDUCE, /* integer reductions and scans: n = elements */
+    CM5I_CN_REDUCE_FP, /* floating-point ones */
+    CM5I_CN_BCAST   /* broadcast, concatenation: n = bytes */
+} cm5i_cn_kind_t;
+
+/* Parse CM5_MODEL_CPU_SCALE or CM5_MODEL_CPU_FLOOR: 0 and *v when s is
+ * a number from 0 to 1e9, else -1. */
+int cm5i_model_number(const char *s, double *v);
+
+/* Parse a CM5_MODEL value: 0 and *p filled (on: 1 in *on), or -1 with
+ * one line in err saying what is wrong. */
+int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,
+                     char *err, size_t errlen);
+
+/* Fat-tree distance between nodes a and b: 0 the same node, 1 the same
+ * cluster of 4, 2 of 16, 3 beyond. */
+int cm5i_model_level(int a, int b);
+/* 16-byte packets that carry len bytes (at least one). */
+uint64_t cm5i_model_packets(size_t len);
+
+/* A node sends npk packets: it pays npk * os; returns the time the first
+ * packet leaves (the stamp it carries). */
+uint64_t cm5i_model_send(const cm5i_model_params_t *p, cm5i_vnode_t *n,
+                         uint64_t npk);
+/* Node r receives npk packets whose first left at d0 from level lv away,
+ * plus a software overhead extra: the link serializes them behind what
+ * it carries already, the node pays npk * orr.  Returns the time the
+ * last packet left its sender (held back by the network when the link
+ * was busy): a blocking sender's clock waits for it. */
+uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                         int lv, uint64_t d0, uint64_t npk, int64_t extra);
+/* A CMMD message's rendezvous: its RTS left at d0, the receive was
+ * posted at post; the receiver answers (or), its CTS travels (L), the
+ * sender takes it (or).  Returns when the first data packet leaves. */
+uint64_t cm5i_model_rendezvous(const cm5i_model_params_t *p, uint64_t d0,
+                               uint64_t post);
+/* Fill a receipt of npk packets from level lv, stamped d0 (its key),
+ * whose first packet leaves at start (>= d0). */
+void cm5i_model_rx_job(const cm5i_model_params_t *p, int lv, uint64_t d0,
+                       uint64_t start, uint64_t npk, int64_t extra, int src,
+                       cm5i_rxjob_t *j);
+/* Serve j at an input free from t on: fills j->end, j->left; returns
+ * the time the input is free again (j->end). */
+uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t);
+/* Insert j into the schedule q[0..n) (room for one more) whose input is
+ * free from base on, and serve it and every later job again; returns
+ * j's index. */
+size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
+                            const cm5i_rxjob_t *j);
+/* What a control-network operation costs. */
+uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,
+                            cm5i_cn_kind_t kind, size_t n);
+
+
+#endif
