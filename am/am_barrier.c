@@ -19,6 +19,8 @@
 #include "am_wait.h"
 #include "am_wire.h"
 
+static cm5_stats_t barrier_count; /* this module's statistics (cm5_stats) */
+
 #define BARRIER_ROUNDS 32
 
 /* Split-phase: bar.round rounds of bar.epoch are done. */
@@ -34,12 +36,13 @@ static int barrier_packet(int ch, const cm5i_pkt_t *pkt)
     (void)ch;
     if (pkt->arg[0] < BARRIER_ROUNDS)
         bar.arrived[pkt->arg[0]]++;
-    cm5i_ctx.stats.internal_handled++;
+    barrier_count.internal_handled++;
     return 0;
 }
 
 cm5_status_t cm5i_barrier_setup(void)
 {
+    cm5i_stats_part(&barrier_count);
     memset(&bar, 0, sizeof(bar));
     cm5i_pkt_register(CM5I_PKT_BARRIER, barrier_packet);
     return CM5_OK;
@@ -71,7 +74,7 @@ cm5_status_t cm5_barrier_start(void)
     CM5I_GUARD();
     CM5I_CN_HOLD_OP();
     cm5i_ensure_init();
-    if (cm5i_ctx.in_handler || bar.active ||
+    if (cm5i_depth.in_handler || bar.active ||
         cm5i_ctx.rank >= cm5i_ctx.size) /* left the partition */
         return CM5_ERR_STATE;
     bar.epoch++;
@@ -105,7 +108,7 @@ int cm5_barrier_test(void)
     CM5I_CN_HOLD();
     if (!bar.active)
         return 1;
-    if (!cm5i_ctx.in_handler)
+    if (!cm5i_depth.in_handler)
         cm5i_probe_progress();
     return barrier_advance();
 }
@@ -116,7 +119,7 @@ cm5_status_t cm5_barrier_finish(void)
     CM5I_CN_HOLD();
     cm5i_waiter_t w;
 
-    if (cm5i_ctx.in_handler)
+    if (cm5i_depth.in_handler)
         return CM5_ERR_STATE;
     cm5i_waiter_init(&w);
     while (bar.active && !barrier_advance())

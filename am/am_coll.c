@@ -309,7 +309,7 @@ static void coll_bcast_tree(uint32_t seq, void *buf, size_t len)
 static cm5_status_t coll_enter(void)
 {
     cm5i_ensure_init();
-    return cm5i_ctx.in_handler || cm5i_ctx.rank >= cm5i_ctx.size
+    return cm5i_depth.in_handler || cm5i_ctx.rank >= cm5i_ctx.size
                ? CM5_ERR_STATE
                : CM5_OK;
 }
@@ -693,7 +693,7 @@ static int split_test(int on, const int *done, const uint64_t *vt,
 {
     if (!on)
         return 1;
-    if (!cm5i_ctx.in_handler) {
+    if (!cm5i_depth.in_handler) {
         cm5i_probe_progress();
         split_advance();
     }
@@ -707,7 +707,7 @@ static cm5_status_t split_finish(int *on, const int *done,
 {
     cm5i_waiter_t w;
 
-    if (!*on || cm5i_ctx.in_handler)
+    if (!*on || cm5i_depth.in_handler)
         return CM5_ERR_STATE;
     cm5i_waiter_init(&w);
     for (split_advance(); !*done; split_advance())
@@ -954,7 +954,7 @@ int cm5_global_or_get(void)
 {
     CM5I_GUARD();
     cm5i_ensure_init();
-    if (!cm5i_ctx.in_handler)
+    if (!cm5i_depth.in_handler)
         cm5i_probe_progress();
     return coll.gor_count > 0;
 }

@@ -8,6 +8,7 @@
 #include "am_ctx.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "am_guard.h"
 #include "am_util.h"
@@ -77,14 +78,41 @@ const char *cm5_bootstrap(void)
     return cm5i_ctx.boot.method;
 }
 
+/* The modules' counts: each counts in a cm5_stats_t of its own, and
+ * each field is counted by the modules that do what it counts (a maximum
+ * by one module only), so the sum of the parts is the node's. */
+#define CTX_STATS_PARTS 16
+static const cm5_stats_t *ctx_parts[CTX_STATS_PARTS];
+static int ctx_nparts;
+
+void cm5i_stats_part(const cm5_stats_t *part)
+{
+    for (int i = 0; i < ctx_nparts; i++)
+        if (ctx_parts[i] == part)
+            return;
+    if (ctx_nparts == CTX_STATS_PARTS)
+        cm5_fatal("cm5fab", "more than %d modules count statistics",
+                  CTX_STATS_PARTS);
+    ctx_parts[ctx_nparts++] = part;
+}
+
 void cm5_stats(cm5_stats_t *out)
 {
     CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     cm5i_fab_counts_t c = {0};
+    uint64_t *o = (uint64_t *)out;
 
+    _Static_assert(sizeof(cm5_stats_t) % sizeof(uint64_t) == 0,
+                   "cm5_stats_t holds 64-bit counters only");
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < ctx_nparts; i++) {
+        const uint64_t *p = (const uint64_t *)ctx_parts[i];
+
+        for (size_t k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+            o[k] += p[k];
+    }
     if (cm5i_ctx.fab)
         cm5i_fab_counts(cm5i_ctx.fab, &c);
-    *out = cm5i_ctx.stats;
     out->shm_sent = c.ring_sent;
     out->shm_received = c.ring_received;
     out->fabric_sent = c.fab_sent;

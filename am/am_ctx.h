@@ -29,16 +29,14 @@ typedef struct {
     int exit_hooked; /* the exit-status handler is registered */
     int in_ctor;     /* starting from the library's constructor */
 
-    int in_handler;     /* depth: >0 while a handler runs */
-    int cn_hold;        /* depth: >0 while a control-network call waits */
-    int user_hold;      /* >0: hold all user work (the interrupt thread) */
-    int finalizing;     /* in the exit barrier: handlers are served */
-    int in_req_handler; /* a request handler is running */
-
-    cm5_stats_t stats;
+    int finalizing; /* in the exit barrier: handlers are served */
 } cm5i_ctx_t;
 
 extern cm5i_ctx_t cm5i_ctx;
+
+/* A module's statistics, counted where the module counts them: its
+ * setup registers them, and cm5_stats adds up every part. */
+void cm5i_stats_part(const cm5_stats_t *part);
 
 /* May this process send to node: a node of the partition, or the host. */
 static inline int cm5i_node_ok(int node)

@@ -22,6 +22,8 @@
 #include "am_wire.h"
 #include "fabric/fab.h"
 
+static cm5_stats_t flow_count; /* this module's statistics (cm5_stats) */
+
 static struct {
     uint16_t credits;          /* the window */
     int window_auto;           /* chosen by the runtime: may be fitted */
@@ -91,7 +93,7 @@ static void flow_fit(void)
 int cm5i_flow_credit_packet(int ch, const cm5i_pkt_t *pkt)
 {
     (void)ch, (void)pkt;
-    cm5i_ctx.stats.internal_handled++;
+    flow_count.internal_handled++;
     return 0; /* uncounted */
 }
 
@@ -115,6 +117,7 @@ cm5_status_t cm5i_flow_setup(void)
 {
     size_t n = (size_t)cm5i_ctx.nep;
 
+    cm5i_stats_part(&flow_count);
     flow_fit();
     flow.nep = cm5i_ctx.nep;
     for (int c = 0; c < CM5I_NCH; c++) {

@@ -11,6 +11,7 @@ _Atomic int cm5i_irq_active;
 int cm5i_irq_owned;
 volatile sig_atomic_t cm5i_irq_in_signal;
 int cm5i_guard_watched;
+cm5i_depth_t cm5i_depth;
 
 static struct {
     void (*acquire)(void), (*leave)(void);     /* the interrupts */

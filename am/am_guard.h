@@ -33,6 +33,15 @@ extern volatile sig_atomic_t cm5i_irq_in_signal;
 /* An observer watches the outermost calls begin and end. */
 extern int cm5i_guard_watched;
 
+/* What else the runtime is inside, by depth. */
+typedef struct {
+    int in_handler;     /* >0 while a handler runs */
+    int in_req_handler; /* a request handler is running */
+    int cn_hold;        /* >0 while a control-network call waits */
+    int user_hold;      /* >0: hold all user work (the interrupt thread) */
+} cm5i_depth_t;
+extern cm5i_depth_t cm5i_depth;
+
 /* The interrupts' side: take the runtime for the main thread; leave the
  * outermost call (serve held interrupts, give the runtime back, set the
  * depth to 0).  Registered before cm5i_irq_active is first set. */

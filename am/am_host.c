@@ -32,7 +32,7 @@ static int host_tag(uint32_t seq)
 static cm5_status_t host_enter(void)
 {
     cm5i_ensure_init();
-    if (cm5i_ctx.host < 0 || cm5i_ctx.in_handler ||
+    if (cm5i_ctx.host < 0 || cm5i_depth.in_handler ||
         !cm5i_node_ok(cm5i_ctx.rank))
         return CM5_ERR_STATE;
     return CM5_OK;

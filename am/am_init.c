@@ -371,7 +371,8 @@ static cm5_status_t ctx_start(const char *provider)
         goto err_boot; /* (its teardowns accept what never started) */
     /* The packet layer's own, then its clients' (the parked packets'
      * hook runs before the held packets'). */
-    if ((st = cm5i_flow_setup()) != CM5_OK ||
+    if ((st = cm5i_progress_setup()) != CM5_OK ||
+        (st = cm5i_flow_setup()) != CM5_OK ||
         (st = cm5i_poll_setup()) != CM5_OK ||
         (st = cm5i_pkt_setup()) != CM5_OK)
         goto err_flow;

@@ -153,7 +153,7 @@ void cm5i_irq_deliver(void)
     int saved = errno;
 
     cm5i_irq_pending = 0;
-    if (irq.enabled && !cm5i_ctx.in_handler && cm5i_ctx.ready)
+    if (irq.enabled && !cm5i_depth.in_handler && cm5i_ctx.ready)
         cm5i_progress(CM5I_CH_ALL);
     errno = saved;
 }
@@ -214,7 +214,7 @@ static void irq_run_user(void)
     cm5i_irq_acquire();
     irq.inside = 1;
     cm5i_irq_in_signal = 1;
-    if (irq.enabled && !cm5i_ctx.in_handler && cm5i_ctx.ready)
+    if (irq.enabled && !cm5i_depth.in_handler && cm5i_ctx.ready)
         while (cm5i_am_run_user() > 0)
             ;
     cm5i_irq_in_signal = 0;
@@ -288,10 +288,10 @@ static int irq_pass(void)
         return 0;
     }
     atomic_fetch_add(&irq.count.passes, 1);
-    cm5i_ctx.user_hold++; /* user work runs in the main thread */
+    cm5i_depth.user_hold++; /* user work runs in the main thread */
     while (cm5i_progress(CM5I_CH_ALL) > 0 && ++n < 64)
         ;
-    cm5i_ctx.user_hold--;
+    cm5i_depth.user_hold--;
     user = cm5i_am_user_pending();
     irq.work_left = cm5i_defer_pending();
     irq.can_sleep = !cm5i_wait_fds(irq.fds) || cm5i_fab_trywait(cm5i_ctx.fab);

@@ -179,7 +179,7 @@ static void model_compute(double s)
 {
     CM5I_GUARD();
 
-    if (cm5i_rt_depth == 1 && !cm5i_ctx.in_handler)
+    if (cm5i_rt_depth == 1 && !cm5i_depth.in_handler)
         model.v.clock -= model.charged;
     model.charged = 0;
     model.v.clock += (uint64_t)(s * 1e9 + 0.5);
@@ -209,7 +209,7 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
     } else if (model.stamp_set) {
         pkt->vt = model.stamp;
         model.stamp_set = 0;
-    } else if (!cm5i_ctx.cn_hold && (pkt->type == CM5I_PKT_USER ||
+    } else if (!cm5i_depth.cn_hold && (pkt->type == CM5I_PKT_USER ||
                                      pkt->type == CM5I_PKT_RPC))
         pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
     else
@@ -246,7 +246,7 @@ static uint64_t model_rx_word(void)
 
 static uint64_t model_bulk_send(size_t len, int cmmd)
 {
-    if (cm5i_ctx.cn_hold)
+    if (cm5i_depth.cn_hold)
         return CM5I_VT_NONE; /* the control network's own */
     if (cmmd)
         model.v.clock += (uint64_t)model.p.ms;
@@ -377,9 +377,9 @@ static void model_cn_end(cm5i_cn_kind_t kind, size_t n)
 {
     uint64_t cost = cm5i_model_cn_cost(&model.p, kind, n);
 
-    if (cm5i_ctx.cn_hold != 1 || cm5i_ctx.finalizing)
+    if (cm5i_depth.cn_hold != 1 || cm5i_ctx.finalizing)
         return; /* inside another control-network call */
-    if (cm5i_barrier_open() || cm5i_ctx.in_handler) {
+    if (cm5i_barrier_open() || cm5i_depth.in_handler) {
         /* (a split-phase barrier is open: no clocks to compare) */
         if (model.cn_entry + cost > model.v.clock)
             model.v.clock = model.cn_entry + cost;

@@ -71,6 +71,8 @@
 #include "am_wire.h"
 #include "fabric/fab.h"
 
+static cm5_stats_t msg_count; /* this module's statistics (cm5_stats) */
+
 enum { MSG_RTS_SENT = 1, MSG_MATCHED, MSG_DATA, MSG_DONE };
 #define MSG_REFUSED UINT32_MAX /* CTS slot: the receive buffer is short */
 
@@ -202,7 +204,7 @@ static cm5_msg_h msg_lookup(uint32_t slot, uint32_t gen)
 static void msg_destroy(cm5_msg_h m)
 {
     if (CM5I_UNLIKELY(cm5i_irq_in_signal))
-        cm5i_ctx.stats.signal_frees++;
+        msg_count.signal_frees++;
     free(m->copy);
     free(m);
 }
@@ -361,7 +363,7 @@ static int msg_eager_take(int node, size_t len)
     if (!eager.max || len > eager.max || cm5i_irq_in_signal)
         return 0;
     if (eager.budget[node] < cost) {
-        cm5i_ctx.stats.eager_over_bound++;
+        msg_count.eager_over_bound++;
         return 0;
     }
     eager.budget[node] -= cost;
@@ -532,13 +534,13 @@ static void msg_cma_pull(cm5_msg_h m)
     if (m->status == CM5_OK && m->bytes) {
         if (cm5i_fab_cma_read(cm5i_ctx.fab, m->node, m->buf, m->peer_addr,
                               m->bytes) != CM5_OK) {
-            cm5i_ctx.stats.cma_fallbacks++;
+            msg_count.cma_fallbacks++;
             m->cma = 0;
             msg_accept(m);
             return;
         }
-        cm5i_ctx.stats.cma_messages++;
-        cm5i_ctx.stats.cma_bytes += m->bytes;
+        msg_count.cma_messages++;
+        msg_count.cma_bytes += m->bytes;
     }
     msg_eager_ack(m);
 }
@@ -612,7 +614,7 @@ static void msg_arrived(const msg_rts_t *r, const void *data)
     u->eager = data != NULL;
     if (data) {
         memcpy(u->data, data, r->len);
-        cm5i_ctx.stats.eager_unexpected++;
+        msg_count.eager_unexpected++;
     }
     CM5I_QUEUE_APPEND(msgs.rts_head, msgs.rts_tail, u);
 }
@@ -638,9 +640,9 @@ static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
     const void *body = cm5i_pkt_body(&len);
 
     (void)ch;
-    cm5i_ctx.in_handler++;
+    cm5i_depth.in_handler++;
     msg_arrived(&r, body);
-    cm5i_ctx.in_handler--;
+    cm5i_depth.in_handler--;
     return 1; /* the data is copied: the packet's credit is owed now */
 }
 
@@ -665,12 +667,12 @@ static int msg_cma_packet(int ch, const cm5i_pkt_t *pkt)
     memcpy(&b, body, sizeof(b));
     r.len = b.len;
     r.addr = b.addr;
-    cm5i_ctx.in_handler++;
+    cm5i_depth.in_handler++;
     if (b.rport != MSG_CMA_NO_RPORT)
         msg_scopy_arrived(pkt->src, &r, b.rport, b.offset);
     else
         msg_arrived(&r, NULL);
-    cm5i_ctx.in_handler--;
+    cm5i_depth.in_handler--;
     return 1;
 }
 
@@ -793,7 +795,7 @@ static void msg_send_eager(cm5_msg_h m)
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
                   m->bytes, m->node, cm5_status_string(st));
-    cm5i_ctx.stats.eager_sent++;
+    msg_count.eager_sent++;
     m->local_done = 1;
 }
 
@@ -899,7 +901,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
         return CM5_ERR_RANGE;
     if ((len && !buf) || len > UINT32_MAX || tag == CM5_ANY_TAG)
         return CM5_ERR_INVALID;
-    if (cm5i_ctx.in_handler)
+    if (cm5i_depth.in_handler)
         return CM5_ERR_STATE;
     m = msg_new(1, node, tag, (void *)buf, len, done, arg);
     if (!m)
@@ -979,7 +981,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
         return CM5_ERR_RANGE;
     if (len && !buf)
         return CM5_ERR_INVALID;
-    if (cm5i_ctx.in_handler)
+    if (cm5i_depth.in_handler)
         return CM5_ERR_STATE;
     m = msg_new(0, node, tag, buf, len, done, arg);
     if (!m)
@@ -1021,7 +1023,7 @@ static void msg_model_done(cm5_msg_h m)
 int cm5_msg_test(cm5_msg_h m)
 {
     CM5I_GUARD();
-    if (m->state != MSG_DONE && !cm5i_ctx.in_handler)
+    if (m->state != MSG_DONE && !cm5i_depth.in_handler)
         cm5i_probe_progress_of(m);
     msg_model_done(m);
     return m->state == MSG_DONE;
@@ -1032,7 +1034,7 @@ cm5_status_t cm5_msg_wait(cm5_msg_h m)
     CM5I_GUARD();
     cm5i_waiter_t w;
 
-    if (m->state != MSG_DONE && cm5i_ctx.in_handler)
+    if (m->state != MSG_DONE && cm5i_depth.in_handler)
         return CM5_ERR_STATE;
     cm5i_waiter_init(&w);
     while (m->state != MSG_DONE)
@@ -1069,7 +1071,7 @@ int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
 {
     CM5I_GUARD();
     cm5i_ensure_init();
-    if (!cm5i_ctx.in_handler)
+    if (!cm5i_depth.in_handler)
         cm5i_probe_progress();
     for (msg_rts_t *r = msgs.rts_head; r; r = r->next) {
         if (!msg_matches(node, tag, r->src, r->tag))
@@ -1089,7 +1091,7 @@ int cm5_msg_active(int sends)
 {
     CM5I_GUARD(); /* (the interrupt thread may be in a pass) */
     if (CM5I_UNLIKELY(cm5i_clock != NULL) && msgs.active[sends ? 1 : 0] == 0 &&
-        !cm5i_ctx.in_handler)
+        !cm5i_depth.in_handler)
         cm5i_clock->bulk_all_seen(sends ? 1 : 0);
     return msgs.active[sends ? 1 : 0];
 }
@@ -1108,7 +1110,7 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     if (rport < 0 || rport >= CM5_RPORTS || (len && !buf) ||
         len > UINT32_MAX || offset > UINT32_MAX)
         return CM5_ERR_INVALID;
-    if (cm5i_ctx.in_handler)
+    if (cm5i_depth.in_handler)
         return CM5_ERR_STATE;
     m = msg_new(1, node, -1, (void *)buf, len, NULL, arg);
     if (!m)
@@ -1207,6 +1209,7 @@ void cm5i_msg_teardown(void)
 
 cm5_status_t cm5i_msg_setup(void)
 {
+    cm5i_stats_part(&msg_count);
     cm5i_am_register_internal(CM5I_INT_SCOPY, msg_scopy_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_RTS, msg_rts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);

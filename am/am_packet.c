@@ -21,6 +21,8 @@
 #include "am_wire.h"
 #include "fabric/fab.h"
 
+static cm5_stats_t packet_count; /* this module's statistics (cm5_stats) */
+
 static struct {
     cm5i_pkt_func_t types[CM5I_PKT_MAX];   /* by packet type */
     cm5i_internal_func_t internal[CM5I_INTERNAL_MAX]; /* by index */
@@ -48,7 +50,7 @@ static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
 static void am_run_user(int ch, const cm5i_pkt_t *pkt)
 {
     cm5_am_handler_func_t h = am_handler(pkt);
-    int was_req = cm5i_ctx.in_req_handler;
+    int was_req = cm5i_depth.in_req_handler;
     uint32_t was_stamp = cm5i_rx_stamp;
 
     if (CM5I_UNLIKELY(!h))
@@ -57,18 +59,18 @@ static void am_run_user(int ch, const cm5i_pkt_t *pkt)
                   "not executable code in this process; not called",
                   pkt->obj, pkt->off, pkt->src);
     CM5I_EV(deliver, ch, pkt);
-    cm5i_ctx.in_handler++;
-    cm5i_ctx.in_req_handler = ch == CM5I_CH_REQ;
+    cm5i_depth.in_handler++;
+    cm5i_depth.in_req_handler = ch == CM5I_CH_REQ;
     cm5i_rx_stamp = pkt->seq;
     h(pkt->arg[0], pkt->arg[1], pkt->arg[2], pkt->arg[3]);
     cm5i_rx_stamp = was_stamp;
     CM5I_EV(delivered, ch);
-    cm5i_ctx.in_req_handler = was_req;
-    cm5i_ctx.in_handler--;
+    cm5i_depth.in_req_handler = was_req;
+    cm5i_depth.in_handler--;
     if (ch == CM5I_CH_REQ)
-        cm5i_ctx.stats.requests_handled++;
+        packet_count.requests_handled++;
     else
-        cm5i_ctx.stats.replies_handled++;
+        packet_count.replies_handled++;
 }
 
 static void am_run_internal(const cm5i_pkt_t *pkt)
@@ -79,10 +81,10 @@ static void am_run_internal(const cm5i_pkt_t *pkt)
     if (!fn)
         cm5_fatal("cm5fab", "unknown internal message %u from node %d",
                   pkt->obj, pkt->src);
-    cm5i_ctx.in_handler++;
+    cm5i_depth.in_handler++;
     fn(pkt->src, pkt->arg);
-    cm5i_ctx.in_handler--;
-    cm5i_ctx.stats.internal_handled++;
+    cm5i_depth.in_handler--;
+    packet_count.internal_handled++;
 }
 
 /* User packets held while a control-network call waits, per channel in
@@ -179,7 +181,7 @@ int cm5i_cn_enter(int begins)
 {
     if (cm5i_ctx.finalizing)
         return 0;
-    if (cm5i_ctx.cn_hold++ == 0) {
+    if (cm5i_depth.cn_hold++ == 0) {
         cm5i_cn_ops += (uint32_t)begins;
         CM5I_EV(cn_enter);
     }
@@ -191,7 +193,7 @@ void cm5i_cn_leave(int *held_here)
     if (!*held_here)
         return;
     /* With interrupts enabled, held handlers run as the call returns. */
-    if (--cm5i_ctx.cn_hold == 0 &&
+    if (--cm5i_depth.cn_hold == 0 &&
         (am_holding(CM5I_CH_REQ) || am_holding(CM5I_CH_REP) ||
          cm5i_defer_held()) &&
         cm5i_irq_active)
@@ -221,7 +223,7 @@ int cm5i_am_run_user(void)
 {
     int n = 0;
 
-    if (cm5i_ctx.in_handler || cm5i_ctx.cn_hold || cm5i_ctx.user_hold)
+    if (cm5i_depth.in_handler || cm5i_depth.cn_hold || cm5i_depth.user_hold)
         return 0;
     for (int c = CM5I_NCH - 1; c >= 0; c--)
         if (am_holding(c))
@@ -262,7 +264,7 @@ static int am_user_packet(int ch, const cm5i_pkt_t *pkt)
         return 1; /* its credit goes back now */
     }
     if (CM5I_UNLIKELY(cm5i_park_mask & CM5I_CH_BIT(ch)) &&
-        !cm5i_ctx.in_handler) {
+        !cm5i_depth.in_handler) {
         pkts.park(ch, pkt); /* credits owed once it has run */
         return 0;
     }
@@ -344,11 +346,11 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
     }
     return;
 foreign:
-    if (cm5i_ctx.stats.foreign_dropped++ % 1000 == 0)
+    if (packet_count.foreign_dropped++ % 1000 == 0)
         cm5i_log(CM5I_LOG_WARN, "am",
                  "dropped a packet that is not from this job (%zu bytes; "
                  "%llu so far)",
-                 len, (unsigned long long)cm5i_ctx.stats.foreign_dropped);
+                 len, (unsigned long long)packet_count.foreign_dropped);
 }
 
 /* Packets sent by handlers that run in the signal handler, which never
@@ -438,7 +440,7 @@ static int am_run_rpcs(void)
         cm5i_rx_stamp = was_stamp;
         CM5I_EV(delivered, CM5I_CH_REQ);
         cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
-        cm5i_ctx.stats.requests_handled++;
+        packet_count.requests_handled++;
         n++;
     }
     return n;
@@ -448,7 +450,7 @@ static int am_run_rpcs(void)
  * handlers never nest. */
 static int am_wait_mask(void)
 {
-    return cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
+    return cm5i_depth.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
 }
 
 /* One step of a send's wait: it polls what frees its resource (credits,
@@ -487,7 +489,7 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
             am_send_wait(&w);
     }
     if (counted && CM5I_UNLIKELY(!cm5i_flow_has(ch, node))) {
-        cm5i_ctx.stats.credit_waits++;
+        packet_count.credit_waits++;
         cm5i_waiter_init(&w);
         while (!cm5i_flow_has(ch, node))
             am_send_wait(&w);
@@ -577,11 +579,11 @@ static cm5_status_t am_request(int type, int node, cm5_am_handler_func_t h,
 {
     cm5_status_t st;
 
-    if (CM5I_UNLIKELY(cm5i_ctx.in_handler))
+    if (CM5I_UNLIKELY(cm5i_depth.in_handler))
         return CM5_ERR_STATE;
     st = am_user(CM5I_CH_REQ, type, node, h, arg);
     if (st == CM5_OK)
-        cm5i_ctx.stats.requests_sent++;
+        packet_count.requests_sent++;
     return st;
 }
 
@@ -601,11 +603,11 @@ cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t h, uint32_t a0,
     const uint32_t arg[4] = {a0, a1, a2, a3};
     cm5_status_t st;
 
-    if (CM5I_UNLIKELY(cm5i_ctx.in_handler && !cm5i_ctx.in_req_handler))
+    if (CM5I_UNLIKELY(cm5i_depth.in_handler && !cm5i_depth.in_req_handler))
         return CM5_ERR_STATE;
     st = am_user(CM5I_CH_REP, CM5I_PKT_USER, node, h, arg);
     if (st == CM5_OK)
-        cm5i_ctx.stats.replies_sent++;
+        packet_count.replies_sent++;
     return st;
 }
 
@@ -646,7 +648,7 @@ static int am_hook_sendq(int chmask)
 
 static int am_hook_held(int ch)
 {
-    if (CM5I_UNLIKELY(am_holding(ch)) && !cm5i_ctx.in_handler)
+    if (CM5I_UNLIKELY(am_holding(ch)) && !cm5i_depth.in_handler)
         return am_run_held(ch);
     return 0;
 }
@@ -665,8 +667,14 @@ static int am_hook_rpcs(int chmask)
     return n;
 }
 
+uint64_t cm5i_am_handled(void)
+{
+    return packet_count.requests_handled + packet_count.replies_handled;
+}
+
 cm5_status_t cm5i_pkt_setup(void)
 {
+    cm5i_stats_part(&packet_count);
     pkts.rpc_cap = (uint32_t)cm5i_ctx.nep * cm5i_flow_window();
     pkts.rpc_head = pkts.rpc_tail = 0;
     pkts.rpc_q = malloc(pkts.rpc_cap * sizeof(cm5i_pkt_t));
@@ -693,5 +701,5 @@ int cm5_in_handler(void)
 {
     /* (The interrupt thread runs the runtime's own handlers while the
      * main thread is outside the runtime.) */
-    return cm5i_rt_depth > 0 && cm5i_ctx.in_handler > 0;
+    return cm5i_rt_depth > 0 && cm5i_depth.in_handler > 0;
 }

@@ -31,7 +31,7 @@ enum {
  * counted packet consumed), 0 otherwise (uncounted, or owed later). */
 typedef int (*cm5i_pkt_func_t)(int ch, const cm5i_pkt_t *pkt);
 void cm5i_pkt_register(int type, cm5i_pkt_func_t fn);
-/* The same for a type whose packets carry a body after the 48 bytes, of
+/* The same for a type whose packets carry a body after the 56 bytes, of
  * arg[1] bytes (at most CM5I_PKT_BODY_MAX); the type's function reads it
  * with cm5i_pkt_body, valid during the call only. */
 #define CM5I_PKT_BODY_MAX 8192
@@ -55,6 +55,8 @@ cm5_status_t cm5i_am_internal(int ch, int node, int index,
                               const uint32_t arg[4]);
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 
+/* User handlers (requests, replies, RPCs) this node has run. */
+uint64_t cm5i_am_handled(void);
 /* Run a user packet that arrived on ch and owe its credit. */
 void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt);
 

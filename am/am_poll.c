@@ -61,9 +61,9 @@ int cm5i_park_drain(int ch)
  * parked packets, then the held ones of am_packet.c). */
 static int poll_hook_parked(int ch)
 {
-    if (CM5I_UNLIKELY(cm5i_parked[ch]) && !cm5i_ctx.cn_hold &&
-        !cm5i_ctx.user_hold &&
-        (!(cm5i_park_mask & CM5I_CH_BIT(ch)) || cm5i_ctx.in_handler))
+    if (CM5I_UNLIKELY(cm5i_parked[ch]) && !cm5i_depth.cn_hold &&
+        !cm5i_depth.user_hold &&
+        (!(cm5i_park_mask & CM5I_CH_BIT(ch)) || cm5i_depth.in_handler))
         return cm5i_park_drain(ch);
     return 0;
 }
@@ -115,7 +115,7 @@ typedef struct {
 
 static uint64_t poll_handled(void)
 {
-    return cm5i_ctx.stats.requests_handled + cm5i_ctx.stats.replies_handled;
+    return cm5i_am_handled();
 }
 
 static int poll_channel(poll_pace_t *p, int ch)
@@ -143,7 +143,7 @@ int cm5_poll_requests(void)
 
     CM5I_GUARD();
     cm5i_ensure_init();
-    if (cm5i_ctx.in_handler) /* request handlers never nest */
+    if (cm5i_depth.in_handler) /* request handlers never nest */
         return 0;
     return poll_channel(&pace, CM5I_CH_REQ);
 }
@@ -155,10 +155,26 @@ int cm5_poll_replies(void)
 
     CM5I_GUARD();
     cm5i_ensure_init();
-    if (cm5i_ctx.in_handler) { /* a request handler may wait for replies */
+    if (cm5i_depth.in_handler) { /* a request handler may wait for replies */
         before = poll_handled();
         cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
         return (int)(poll_handled() - before);
     }
     return poll_channel(&pace, CM5I_CH_REP);
+}
+
+/* One pass over the network, as a probe in a loop (backs off). */
+int cm5_poll(void)
+{
+    uint64_t before;
+
+    CM5I_GUARD();
+    cm5i_ensure_init();
+    before = poll_handled();
+    if (cm5i_depth.in_handler) { /* handlers never nest in request handlers */
+        cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
+        return (int)(poll_handled() - before);
+    }
+    cm5i_probe_progress();
+    return (int)(poll_handled() - before);
 }

@@ -18,6 +18,8 @@
 #include "am_wire.h"
 #include "fabric/fab.h"
 
+static cm5_stats_t progress_count; /* this module's statistics (cm5_stats) */
+
 #define PROGRESS_HOOKS_MAX 8
 
 uint32_t cm5i_cn_ops;
@@ -111,7 +113,7 @@ static void progress_release_held(void)
 /* Run one step of deferred work, measuring its nesting and duration. */
 static void progress_run_one(cm5i_deferred_t *w)
 {
-    cm5_stats_t *st = &cm5i_ctx.stats;
+    cm5_stats_t *st = &progress_count;
     double t0 = cm5_rtime(), us;
 
     if ((uint64_t)++prog.defer_depth > st->deferred_depth_max)
@@ -137,7 +139,7 @@ static int progress_drain(void)
     for (; w; w = next, n++) {
         next = w->next;
         if (CM5I_UNLIKELY(cm5i_irq_in_signal))
-            cm5i_ctx.stats.signal_steps++;
+            progress_count.signal_steps++;
         progress_run_one(w);
     }
     n -= (int)(prog.queued - queued);
@@ -166,6 +168,12 @@ void cm5i_progress_poll_only(int delta)
 }
 
 /* Forget the queued work (finalize: the modules free their own). */
+cm5_status_t cm5i_progress_setup(void)
+{
+    cm5i_stats_part(&progress_count);
+    return CM5_OK;
+}
+
 void cm5i_progress_teardown(void)
 {
     prog.defer_head = prog.defer_tail = NULL;
@@ -205,8 +213,8 @@ int cm5i_progress(int chmask)
 {
     int n;
 
-    if ((uint64_t)++prog.depth > cm5i_ctx.stats.progress_depth_max)
-        cm5i_ctx.stats.progress_depth_max = (uint64_t)prog.depth;
+    if ((uint64_t)++prog.depth > progress_count.progress_depth_max)
+        progress_count.progress_depth_max = (uint64_t)prog.depth;
     n = progress_pass(chmask);
     prog.depth--;
     return n;
@@ -217,7 +225,7 @@ int cm5i_progress(int chmask)
  * resource), and again after polling; never from a nested send. */
 static int progress_pass(int chmask)
 {
-    int full = !cm5i_ctx.in_handler && !prog.poll_only;
+    int full = !cm5i_depth.in_handler && !prog.poll_only;
     int n = 0;
 
     if (full && prog.held_head)
@@ -238,7 +246,7 @@ static int progress_pass(int chmask)
             progress_network_failure(c, r);
         n += r;
     }
-    if (!cm5i_ctx.in_handler) {
+    if (!cm5i_depth.in_handler) {
         n += progress_run_hooks(CM5I_HOOK_OUTSIDE, chmask);
         if (full && prog.defer_head)
             n += progress_drain();

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "am_ctx.h"
+#include "am_guard.h"
 #include "am_util.h"
 #include "fabric/fab.h"
 
@@ -31,6 +32,7 @@ enum {
 };
 typedef int (*cm5i_hook_func_t)(int arg);
 void cm5i_progress_hook(int phase, cm5i_hook_func_t fn);
+cm5_status_t cm5i_progress_setup(void);
 void cm5i_progress_teardown(void);
 /* A send waits (+1) or stops waiting (-1): meanwhile progress polls the
  * channels (handlers run, credits return, RPCs run unless one is
@@ -85,14 +87,14 @@ static inline uint32_t cm5i_cn_stamp(void)
 {
     if (cm5i_ctx.host >= 0 && cm5i_ctx.rank == cm5i_ctx.host)
         return 0;
-    return cm5i_cn_ops + (cm5i_ctx.cn_hold ? 0u : 1u);
+    return cm5i_cn_ops + (cm5i_depth.cn_hold ? 0u : 1u);
 }
 /* Is user work of epoch stamp held here now? */
 static inline int cm5i_cn_holds(uint32_t stamp)
 {
-    if (cm5i_ctx.user_hold)
+    if (cm5i_depth.user_hold)
         return 1;
-    if (!cm5i_ctx.cn_hold)
+    if (!cm5i_depth.cn_hold)
         return 0;
     if (cm5i_ctx.host >= 0 && cm5i_ctx.rank == cm5i_ctx.host)
         return 1;

@@ -220,6 +220,7 @@ void cm5i_trace_flush(void)
     trace_hdr_t h = {.magic = TRACE_MAGIC, .rank = cm5i_ctx.rank, .n = n,
                      .recorded = tr.n, .t0 = tr.t0};
     char name[4096];
+    cm5_stats_t st;
     FILE *f;
 
     if (!trace_on || tr.flushed)
@@ -227,10 +228,11 @@ void cm5i_trace_flush(void)
     trace_on = 0;
     cm5i_unobserve(&trace_observer);
     tr.flushed = 1;
-    h.req_sent = cm5i_ctx.stats.requests_sent;
-    h.rep_sent = cm5i_ctx.stats.replies_sent;
-    h.req_handled = cm5i_ctx.stats.requests_handled;
-    h.rep_handled = cm5i_ctx.stats.replies_handled;
+    cm5_stats(&st);
+    h.req_sent = st.requests_sent;
+    h.rep_sent = st.replies_sent;
+    h.req_handled = st.requests_handled;
+    h.rep_handled = st.replies_handled;
     if (tr.n > n)
         cm5i_log(CM5I_LOG_WARN, "trace",
                  "%llu events dropped: the buffer holds %u; the trace has "

@@ -29,6 +29,8 @@
 #include "am_wire.h"
 #include "fabric/fab.h"
 
+static cm5_stats_t wait_count; /* this module's statistics (cm5_stats) */
+
 static struct {
     double spin_s;
     int yields;
@@ -82,6 +84,7 @@ cm5_status_t cm5i_wait_setup(void)
     size_t len = CM5_DOORBELL_SIZE(cm5i_ctx.nep);
     void *p;
 
+    cm5i_stats_part(&wait_count);
     waits.nfds = cm5i_fab_wait_fds(cm5i_ctx.fab, waits.fds);
     if (waits.nfds) {
         cm5i_log(CM5I_LOG_INFO, "wait",
@@ -203,7 +206,7 @@ static int wait_crowded(void)
 
 static void wait_sleep(cm5i_waiter_t *w, int chmask)
 {
-    cm5i_ctx.stats.sleeps++;
+    wait_count.sleeps++;
     if (waits.nfds) {
         wait_sleep_fds(chmask, waits.sleep_ms);
     } else if (waits.doorbell) {
@@ -322,30 +325,10 @@ void cm5i_probe_progress_of(const void *what)
     probe_last = cm5_rtime();
 }
 
-static uint64_t poll_handled(void)
-{
-    return cm5i_ctx.stats.requests_handled + cm5i_ctx.stats.replies_handled;
-}
-
-int cm5_poll(void)
-{
-    uint64_t before;
-
-    CM5I_GUARD();
-    cm5i_ensure_init();
-    before = poll_handled();
-    if (cm5i_ctx.in_handler) { /* handlers never nest in request handlers */
-        cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
-        return (int)(poll_handled() - before);
-    }
-    cm5i_probe_progress();
-    return (int)(poll_handled() - before);
-}
-
 /* Inside a handler only replies are served: request handlers never nest. */
 static int wait_mask(void)
 {
-    return cm5i_ctx.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
+    return cm5i_depth.in_handler ? CM5I_CH_BIT(CM5I_CH_REP) : CM5I_CH_ALL;
 }
 
 void cm5_wait_until(int (*pred)(void *arg), void *arg)

@@ -103,7 +103,7 @@ struct cm5i_fab {
  * - ofi_rxm allocates pools of FI_OFI_RXM_BUFFER_SIZE (16 KiB) buffers at
  *   fi_enable, ~140 MB per process with two endpoints, which makes a
  *   32-node tcp job on one host take 20 s to start.  Unless the user set
- *   it, we use 2 KiB: active messages are 48 bytes, and larger messages
+ *   it, we use 2 KiB: active messages are 56 bytes, and larger messages
  *   take rxm's segmentation and rendezvous paths anyway.
  * - ofi_rxd (udp) does not push back on a sender whose receiver is full:
  *   packets beyond its receive queue (and the kernel's socket buffer) are

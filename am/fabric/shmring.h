@@ -25,7 +25,7 @@
 
 typedef struct cm5i_ring cm5i_ring_t;
 
-/* Payload bytes of one slot (the 48-byte packet fits). */
+/* Payload bytes of one slot (the 56-byte packet fits). */
 #define CM5I_RING_MSG_MAX 56
 /* Longest record: a longer one (an eager message, its packet and body)
  * takes consecutive slots, its bytes running on across them. */

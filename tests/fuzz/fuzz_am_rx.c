@@ -12,9 +12,10 @@
  * am_handler.c but never called: a stub runs instead, and may reply.
  *
  * Besides the sanitizers, each step checks that a packet the node drops
- * (not 48 bytes, another job's key, a source outside the job, an unknown
- * type) changes nothing but the drop count, and that every handler the
- * decoder accepts is executable code of a loaded object.
+ * (shorter than 56 bytes, a body of the wrong length, another job's key,
+ * a source outside the job, an unknown type) changes nothing but the
+ * drop count, and that every handler the decoder accepts is executable
+ * code of a loaded object.
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -91,6 +92,7 @@ void cm5i_config_error(const char *fmt, ...) { (void)fmt; }
 size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab) { (void)fab; return 0; }
 const char *cm5i_fab_provider(const cm5i_fab_t *fab) { (void)fab; return "x"; }
 void cm5i_waiter_init(cm5i_waiter_t *w) { memset(w, 0, sizeof(*w)); }
+void cm5i_stats_part(const cm5_stats_t *part) { (void)part; }
 
 static int next_byte(void)
 {
@@ -158,7 +160,7 @@ static void fuzz_user(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
     (void)a2, (void)a3;
     user_calls++;
     /* A request handler may reply (and wait for a credit to do it). */
-    if ((a0 & 3) == 1 && cm5i_ctx.in_req_handler)
+    if ((a0 & 3) == 1 && cm5i_depth.in_req_handler)
         cm5_am_reply((int)(a1 % NODES), fuzz_user, a0 >> 2, 0, 0, 0);
 }
 
@@ -237,12 +239,14 @@ static void node_view(node_view_t *v)
     for (int c = 0; c < CM5I_NCH; c++)
         v->held[c] = held[c].tail - held[c].head;
     v->nflush = flow.nflush;
-    v->handled = user_calls + internal_calls + cm5i_ctx.stats.internal_handled;
+    v->handled = user_calls + internal_calls +
+                 packet_count.internal_handled +
+                 barrier_count.internal_handled + flow_count.internal_handled;
 }
 
 static void rx_checked(int ch, const void *buf, size_t len)
 {
-    uint64_t dropped = cm5i_ctx.stats.foreign_dropped;
+    uint64_t dropped = packet_count.foreign_dropped;
     node_view_t before, after;
 
     uint64_t calls = ++rx_calls;
@@ -250,7 +254,7 @@ static void rx_checked(int ch, const void *buf, size_t len)
     node_view(&before);
     cm5i_pkt_rx(NULL, ch, buf, len);
     /* (A handler it ran may have received, and dropped, others.) */
-    if (cm5i_ctx.stats.foreign_dropped == dropped || rx_calls != calls)
+    if (packet_count.foreign_dropped == dropped || rx_calls != calls)
         return;
     node_view(&after);
     if (memcmp(&before, &after, sizeof(before)) != 0)
@@ -294,17 +298,17 @@ static void fuzz_step(int op)
         cm5i_park_mask = (op >> 3) & CM5I_CH_ALL;
         break;
     case 4: /* a request handler runs (and drains replies) */
-        cm5i_ctx.in_handler++;
-        cm5i_ctx.in_req_handler = 1;
+        cm5i_depth.in_handler++;
+        cm5i_depth.in_req_handler = 1;
         cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
-        cm5i_ctx.in_req_handler = 0;
-        cm5i_ctx.in_handler--;
+        cm5i_depth.in_req_handler = 0;
+        cm5i_depth.in_handler--;
         break;
     case 5:
         cm5i_flow_flush(CM5I_CH_ALL);
         break;
     case 6:
-        if (cm5i_parked[ch] && !cm5i_ctx.cn_hold)
+        if (cm5i_parked[ch] && !cm5i_depth.cn_hold)
             cm5i_park_drain(ch);
         break;
     case 7:
