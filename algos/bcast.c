@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,18 +72,6 @@ void cm5_sched_mesh_default(int p, int *r, int *c)
     *c = p / best;
 }
 
-static cm5_status_t bc_bad(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return CM5_ERR_INVALID;
-}
-
 cm5_status_t cm5_sched_mesh_parse(const char *text, int p, int *r, int *c,
                                   char *err, size_t errlen)
 {
@@ -90,20 +79,20 @@ cm5_status_t cm5_sched_mesh_parse(const char *text, int p, int *r, int *c,
     char *end;
 
     if (!text || !*text)
-        return bc_bad(err, errlen, "mesh: empty (want RxC)");
+        return cm5s_invalid(err, errlen, "mesh: empty (want RxC)");
     errno = 0;
     a = strtol(text, &end, 10);
     if (*end != 'x' || end == text || errno)
-        return bc_bad(err, errlen, "mesh '%s' is not RxC", text);
+        return cm5s_invalid(err, errlen, "mesh '%s' is not RxC", text);
     text = end + 1;
     b = strtol(text, &end, 10);
     if (*end || end == text || errno)
-        return bc_bad(err, errlen, "mesh '%s' is not RxC", text);
+        return cm5s_invalid(err, errlen, "mesh '%s' is not RxC", text);
     if (a < 1 || b < 1 || a > INT_MAX || b > INT_MAX)
-        return bc_bad(err, errlen, "mesh %ld x %ld: both sides must be >= 1",
+        return cm5s_invalid(err, errlen, "mesh %ld x %ld: both sides must be >= 1",
                       a, b);
     if (a * b != p)
-        return bc_bad(err, errlen,
+        return cm5s_invalid(err, errlen,
                       "mesh %ld x %ld = %ld does not match the %d nodes", a,
                       b, a * b, p);
     *r = (int)a;
@@ -113,102 +102,72 @@ cm5_status_t cm5_sched_mesh_parse(const char *text, int p, int *r, int *c,
 
 /* ---- options -------------------------------------------------------------- */
 
-static cm5_status_t opt_bool(const char *v, int *out, const char *name,
-                             char *err, size_t errlen)
-{
-    if (strcmp(v, "0") && strcmp(v, "1"))
-        return bc_bad(err, errlen, "option %s: '%s' is not 0 or 1", name, v);
-    *out = v[0] == '1';
-    return CM5_OK;
-}
-
-static cm5_status_t opt_size(const char *v, size_t *out, size_t lo,
-                             const char *name, char *err, size_t errlen)
-{
-    unsigned long long u;
-    char *end;
-
-    errno = 0;
-    u = strtoull(v, &end, 0);
-    if (*v == '-' || !*v || *end || errno || u < lo || u > SIZE_MAX)
-        return bc_bad(err, errlen, "option %s: '%s' is not an integer >= %zu",
-                      name, v, lo);
-    *out = (size_t)u;
-    return CM5_OK;
-}
-
 /* mesh=RxC: the sides only (p is checked by the call). */
-static cm5_status_t opt_mesh(const char *v, cm5_sched_bcast_opts_t *o,
+static cm5_status_t opt_mesh(const cm5s_opt_t *d, const char *v, void *opts,
                              char *err, size_t errlen)
 {
-    int r, c;
+    cm5_sched_bcast_opts_t *o = opts;
     char *x = strchr(v, 'x');
+    int r, c;
     long p;
 
+    (void)d;
     if (!x)
-        return bc_bad(err, errlen, "option mesh: '%s' is not RxC", v);
+        return cm5s_invalid(err, errlen, "option mesh: '%s' is not RxC", v);
     p = strtol(v, NULL, 10) * strtol(x + 1, NULL, 10);
     if (p < 1 || p > INT_MAX ||
         cm5_sched_mesh_parse(v, (int)p, &r, &c, err, errlen) != CM5_OK)
-        return bc_bad(err, errlen, "option mesh: '%s' is not RxC (R, C >= 1)",
-                      v);
+        return cm5s_invalid(err, errlen,
+                            "option mesh: '%s' is not RxC (R, C >= 1)", v);
     o->mesh_r = r;
     o->mesh_c = c;
     return CM5_OK;
 }
 
-static cm5_status_t opt_choice(const char *v, const char *a, const char *b,
-                               int *out, const char *name, char *err,
-                               size_t errlen)
+static const char *const e_order[] = {"snake", "rowmajor", NULL};
+static const char *const e_ideal[] = {"left_diagonal", "prefix", NULL};
+static const char *const e_repos[] = {"br_lin", "br_xy_source", NULL};
+
+static cm5_status_t opt_repos(const cm5s_opt_t *d, const char *v, void *opts,
+                              char *err, size_t errlen)
 {
-    if (strcmp(v, a) == 0)
-        *out = 0;
-    else if (strcmp(v, b) == 0)
-        *out = 1;
-    else
-        return bc_bad(err, errlen, "option %s: '%s' is not %s or %s", name, v,
-                      a, b);
-    return CM5_OK;
+    cm5_sched_bcast_opts_t *o = opts;
+    int k = 0;
+    cm5s_opt_t e = *d;
+    cm5_status_t rc;
+
+    e.off = 0;
+    rc = cm5s_opt_enum(&e, v, &k, err, errlen);
+    if (rc == CM5_OK)
+        o->repos_alg = k ? CM5_SCHED_BC_BR_XY_SOURCE : CM5_SCHED_BC_BR_LIN;
+    return rc;
 }
 
-cm5_status_t cm5_sched_bcast_opts_set(cm5_sched_bcast_opts_t *o,
+#define BOFF(f) offsetof(cm5_sched_bcast_opts_t, f)
+
+/* Their help, with the values, is cm5_sched_bcast_opts_help's. */
+static const cm5s_opt_t bc_opts[] = {
+    {"elem_size", cm5s_opt_size, BOFF(elem_size), NULL, 1, 0, NULL},
+    {"mesh", opt_mesh, 0, NULL, 0, 0, NULL},
+    {"discover", cm5s_opt_bool, BOFF(discover), NULL, 0, 0, NULL},
+    {"recv_capacity", cm5s_opt_size, BOFF(recv_capacity), NULL, 0, 0,
+     NULL},
+    {"interrupts", cm5s_opt_bool, BOFF(interrupts), NULL, 0, 0, NULL},
+    {"br_lin_order", cm5s_opt_enum, BOFF(br_lin_rowmajor), e_order, 0, 0,
+     NULL},
+    {"repos_alg", opt_repos, 0, e_repos, 0, 0, NULL},
+    {"ideal_lin", cm5s_opt_enum, BOFF(ideal_lin_prefix), e_ideal, 0, 0,
+     NULL},
+};
+
+#define BC_NOPTS (sizeof(bc_opts) / sizeof(bc_opts[0]))
+
+cm5_status_t cm5_sched_bcast_opts_set(cm5_sched_bcast_opts_t *opts,
                                       const char *setting, char *err,
                                       size_t errlen)
 {
-    const char *eq = setting ? strchr(setting, '=') : NULL, *v;
-    char name[32];
-    int k;
-
-    if (!o || !eq || eq == setting || eq - setting >= (long)sizeof(name))
-        return bc_bad(err, errlen, "option '%s' is not name=value",
-                      setting ? setting : "(null)");
-    snprintf(name, sizeof(name), "%.*s", (int)(eq - setting), setting);
-    v = eq + 1;
-    if (!strcmp(name, "elem_size"))
-        return opt_size(v, &o->elem_size, 1, name, err, errlen);
-    if (!strcmp(name, "recv_capacity"))
-        return opt_size(v, &o->recv_capacity, 0, name, err, errlen);
-    if (!strcmp(name, "mesh"))
-        return opt_mesh(v, o, err, errlen);
-    if (!strcmp(name, "discover"))
-        return opt_bool(v, &o->discover, name, err, errlen);
-    if (!strcmp(name, "interrupts"))
-        return opt_bool(v, &o->interrupts, name, err, errlen);
-    if (!strcmp(name, "br_lin_order"))
-        return opt_choice(v, "snake", "rowmajor", &o->br_lin_rowmajor, name,
-                          err, errlen);
-    if (!strcmp(name, "ideal_lin"))
-        return opt_choice(v, "left_diagonal", "prefix", &o->ideal_lin_prefix,
-                          name, err, errlen);
-    if (!strcmp(name, "repos_alg")) {
-        cm5_status_t rc = opt_choice(v, "br_lin", "br_xy_source", &k, name,
-                                     err, errlen);
-
-        if (rc == CM5_OK)
-            o->repos_alg = k ? CM5_SCHED_BC_BR_XY_SOURCE : CM5_SCHED_BC_BR_LIN;
-        return rc;
-    }
-    return bc_bad(err, errlen, "unknown broadcast option '%s'", name);
+    return cm5s_opts_set(bc_opts, BC_NOPTS, opts, setting, "broadcast option",
+                         "", err, errlen);
 }
 
 const char *cm5_sched_bcast_opts_help(void)
@@ -239,17 +198,6 @@ cm5_sched_bcast_t cm5_sched_bcast_auto(int p, int r, int c,
 }
 
 /* ---- the call ------------------------------------------------------------- */
-
-void cm5s_bc_fatal(const cm5s_bc_xfer_t *x, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    cm5_fatal(x->call, "%s", msg);
-}
 
 /* The counts: given (checked against sendcount) or discovered with one
  * concatenate of every node's sendcount. */

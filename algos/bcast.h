@@ -26,8 +26,7 @@ typedef struct {
 void cm5s_bc_run(cm5s_bc_xfer_t *x, const cm5s_bc_plan_t *pl);
 
 /* Stop the job: "cm5[node] error <x->call>: <message>". */
-void cm5s_bc_fatal(const cm5s_bc_xfer_t *x, const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 2, 3)));
+#define cm5s_bc_fatal(x, ...) cm5s_die((x)->call, __VA_ARGS__)
 
 /* CMMD tags: CM5S_BC_TAG + call number (8 bits) << 12 + iteration. */
 #define CM5S_BC_TAG (CM5S_TAG_BASE + 0x10000000)

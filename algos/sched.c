@@ -97,56 +97,6 @@ cm5_status_t cm5_sched_alg_parse(const char *name, cm5_sched_alg_t *alg)
     return CM5_OK;
 }
 
-void cm5s_fatal(const cm5s_xfer_t *x, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    cm5_fatal(x ? x->call : "cm5_sched_alltoallv", "%s", msg);
-}
-
-/* ---- random numbers: splitmix64, one stream per (seed, stream) ---------- */
-
-void cm5s_rng_seed(cm5s_rng_t *r, uint64_t seed, uint64_t stream)
-{
-    r->s = seed * 0x9e3779b97f4a7c15ULL ^ (stream + 0x632be59bd9b4e019ULL);
-    (void)cm5s_rng_next(r);
-}
-
-uint64_t cm5s_rng_next(cm5s_rng_t *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-uint64_t cm5s_rng_below(cm5s_rng_t *r, uint64_t n)
-{
-    uint64_t lim = UINT64_MAX - UINT64_MAX % n, v;
-
-    do
-        v = cm5s_rng_next(r);
-    while (v >= lim);
-    return v % n;
-}
-
-void cm5s_rng_shuffle(cm5s_rng_t *r, int *v, int n)
-{
-    int i, j, t;
-
-    for (i = n - 1; i > 0; i--) {
-        j = (int)cm5s_rng_below(r, (uint64_t)i + 1);
-        t = v[i];
-        v[i] = v[j];
-        v[j] = t;
-    }
-}
-
 /* ---- recvcounts ------------------------------------------------------- */
 
 cm5_status_t cm5_sched_generate_recv(cm5_sched_recv_t method,
@@ -186,6 +136,91 @@ static void packed(int p, const size_t *count, size_t *displ)
     }
 }
 
+/* ---- the call, in its stages ------------------------------------------- */
+
+/* Stage 1: the arguments every algorithm needs (a fault stops the job). */
+static void sched_check(const cm5s_xfer_t *x, cm5_sched_alg_t alg,
+                        const size_t *sendcounts, const size_t *recvcounts,
+                        const size_t *rdispls)
+{
+    const cm5_sched_opts_t *o = x->o;
+
+    if (!sendcounts || !recvcounts)
+        cm5s_fatal(x, "%s is NULL", sendcounts ? "recvcounts" : "sendcounts");
+    if (o->elem_size == 0)
+        cm5s_fatal(x, "opts->elem_size is 0");
+    if (o->recv != CM5_SCHED_RECV_GIVEN && rdispls)
+        cm5s_fatal(x, "rdispls must be NULL when recvcounts are discovered "
+                      "(opts->recv %d)",
+                   (int)o->recv);
+    if (alg == CM5_SCHED_A4 && o->a4_unordered && rdispls)
+        cm5s_fatal(x, "a4_unordered=1 packs the records in arrival order: "
+                      "rdispls must be NULL");
+}
+
+/* Stage 2: recvcounts, when the call discovers them (Generate_Recv or
+ * the concatenate); they must fit in opts->recv_capacity. */
+static void sched_discover(const cm5s_xfer_t *x, const size_t *sendcounts,
+                           size_t *recvcounts)
+{
+    size_t total = 0;
+
+    if (x->o->recv == CM5_SCHED_RECV_GIVEN)
+        return;
+    cm5_sched_generate_recv(x->o->recv, sendcounts, recvcounts);
+    for (int i = 0; i < x->p; i++)
+        total += recvcounts[i];
+    if (total > x->o->recv_capacity)
+        cm5s_fatal(x,
+                   "node %d receives %zu elements, more than "
+                   "opts->recv_capacity (%zu)",
+                   x->me, total, x->o->recv_capacity);
+}
+
+/* Stage 3: the layout the algorithm sees: counts and displacements of
+ * its own (packed when not given), the self entry copied locally and
+ * zeroed.  sc, rc, sd, rd: p entries each. */
+static void sched_layout(cm5s_xfer_t *x, int unordered, const void *sendbuf,
+                         const size_t *sendcounts, const size_t *sdispls,
+                         void *recvbuf, const size_t *recvcounts,
+                         const size_t *rdispls, size_t *sc, size_t *rc,
+                         size_t *sd, size_t *rd)
+{
+    int p = x->p, me = x->me;
+    size_t esz = x->o->elem_size;
+
+    memcpy(sc, sendcounts, (size_t)p * sizeof(size_t));
+    memcpy(rc, recvcounts, (size_t)p * sizeof(size_t));
+    if (sdispls)
+        memcpy(sd, sdispls, (size_t)p * sizeof(size_t));
+    else
+        packed(p, sc, sd);
+    if (rdispls)
+        memcpy(rd, rdispls, (size_t)p * sizeof(size_t));
+    else
+        packed(p, rc, rd);
+    if ((sc[me] || rc[me]) && (!sendbuf || !recvbuf))
+        cm5s_fatal(x, "%s is NULL", sendbuf ? "recvbuf" : "sendbuf");
+    if (sc[me] != rc[me])
+        cm5s_fatal(x,
+                   "node %d sends itself %zu elements but expects %zu from "
+                   "itself",
+                   me, sc[me], rc[me]);
+    /* Unordered A4: this node's own records first, the others after. */
+    if (sc[me])
+        memmove((char *)recvbuf + (unordered ? 0 : rd[me]) * esz,
+                (const char *)sendbuf + sd[me] * esz, sc[me] * esz);
+    x->rfirst = unordered ? sc[me] : 0;
+    sc[me] = rc[me] = 0;
+    x->esz = esz;
+    x->sbuf = sendbuf;
+    x->scount = sc;
+    x->sdispl = sd;
+    x->rbuf = recvbuf;
+    x->rcount = rc;
+    x->rdispl = rd;
+}
+
 cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
                                  const size_t *sendcounts,
                                  const size_t *sdispls, void *recvbuf,
@@ -197,10 +232,9 @@ cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
     cm5_sched_stats_t local_stats;
     cm5s_xfer_t x;
     char call[64];
-    size_t *sc, *rc, *sd, *rd, total = 0;
-    int p = CMMD_partition_size(), me = CMMD_self_address(), i;
-    int irq_was = 0, unordered;
-    double t0, t1;
+    size_t *sc;
+    int irq_was = 0;
+    double t0;
 
     if ((int)alg < 0 || alg >= CM5_SCHED_NALGS)
         cm5_fatal("cm5_sched_alltoallv", "unknown algorithm %d", (int)alg);
@@ -214,79 +248,24 @@ cm5_status_t cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
     memset(stats, 0, sizeof(*stats));
     memset(&x, 0, sizeof(x));
     x.call = call;
-    if (!sendcounts || !recvcounts)
-        cm5s_fatal(&x, "%s is NULL", sendcounts ? "recvcounts" : "sendcounts");
-    if (opts->elem_size == 0)
-        cm5s_fatal(&x, "opts->elem_size is 0");
-    if (opts->recv != CM5_SCHED_RECV_GIVEN && rdispls)
-        cm5s_fatal(&x, "rdispls must be NULL when recvcounts are discovered "
-                       "(opts->recv %d)",
-                   (int)opts->recv);
-    unordered = alg == CM5_SCHED_A4 && opts->a4_unordered;
-    if (unordered && rdispls)
-        cm5s_fatal(&x, "a4_unordered=1 packs the records in arrival order: "
-                       "rdispls must be NULL");
-
-    sc = calloc((size_t)p * 4, sizeof(size_t));
+    x.o = opts;
+    x.st = stats;
+    x.p = CMMD_partition_size();
+    x.me = CMMD_self_address();
+    sched_check(&x, alg, sendcounts, recvcounts, rdispls);
+    sc = calloc((size_t)x.p * 4, sizeof(size_t));
     if (!sc)
-        cm5s_fatal(&x, "out of memory for %d counts", p);
-    rc = sc + p;
-    sd = rc + p;
-    rd = sd + p;
+        cm5s_fatal(&x, "out of memory for %d counts", x.p);
 
     if (opts->interrupts)
         irq_was = CMAML_enable_interrupts();
     t0 = cm5_wtime();
-    if (opts->recv != CM5_SCHED_RECV_GIVEN) {
-        cm5_sched_generate_recv(opts->recv, sendcounts, recvcounts);
-        for (i = 0; i < p; i++)
-            total += recvcounts[i];
-        if (total > opts->recv_capacity)
-            cm5s_fatal(&x,
-                       "node %d receives %zu elements, more than "
-                       "opts->recv_capacity (%zu)",
-                       me, total, opts->recv_capacity);
-    }
-    t1 = cm5_wtime();
-    stats->recv_s = t1 - t0;
-
-    memcpy(sc, sendcounts, (size_t)p * sizeof(size_t));
-    memcpy(rc, recvcounts, (size_t)p * sizeof(size_t));
-    if (sdispls)
-        memcpy(sd, sdispls, (size_t)p * sizeof(size_t));
-    else
-        packed(p, sc, sd);
-    if (rdispls)
-        memcpy(rd, rdispls, (size_t)p * sizeof(size_t));
-    else
-        packed(p, rc, rd);
-    if ((sc[me] || rc[me]) && (!sendbuf || !recvbuf))
-        cm5s_fatal(&x, "%s is NULL", sendbuf ? "recvbuf" : "sendbuf");
-    if (sc[me] != rc[me])
-        cm5s_fatal(&x,
-                   "node %d sends itself %zu elements but expects %zu from "
-                   "itself",
-                   me, sc[me], rc[me]);
-    /* Unordered A4: this node's own records first, the others after. */
-    if (sc[me])
-        memmove((char *)recvbuf + (unordered ? 0 : rd[me]) * opts->elem_size,
-                (const char *)sendbuf + sd[me] * opts->elem_size,
-                sc[me] * opts->elem_size);
-    x.rfirst = unordered ? sc[me] : 0;
-    sc[me] = rc[me] = 0;
-
-    x.p = p;
-    x.me = me;
-    x.o = opts;
-    x.esz = opts->elem_size;
-    x.sbuf = sendbuf;
-    x.scount = sc;
-    x.sdispl = sd;
-    x.rbuf = recvbuf;
-    x.rcount = rc;
-    x.rdispl = rd;
-    x.st = stats;
-    if (p > 1)
+    sched_discover(&x, sendcounts, recvcounts);
+    stats->recv_s = cm5_wtime() - t0;
+    sched_layout(&x, alg == CM5_SCHED_A4 && opts->a4_unordered, sendbuf,
+                 sendcounts, sdispls, recvbuf, recvcounts, rdispls, sc,
+                 sc + x.p, sc + 2 * x.p, sc + 3 * x.p);
+    if (x.p > 1)
         alg_run[alg](&x);
     stats->total_s = cm5_wtime() - t0;
     stats->comm_s =

@@ -19,6 +19,8 @@
 
 #include <cm5/sched.h>
 
+#include "common.h"
+
 typedef struct {
     int p, me;                   /* partition size, this node */
     const cm5_sched_opts_t *o;   /* never NULL */
@@ -52,27 +54,14 @@ void cm5s_run_a2(cm5s_xfer_t *x);
 void cm5s_run_a3(cm5s_xfer_t *x);
 void cm5s_run_a4(cm5s_xfer_t *x);
 
+/* Stop the job: "cm5[node] error <x->call>: <message>". */
+#define cm5s_fatal(x, ...) cm5s_die((x)->call, __VA_ARGS__)
+
 /* Generate_Recv (wang1993 Fig. 1) and the concatenate method; counts
  * include the self entry. */
 void cm5s_recv_am(int p, int me, const size_t *sendcounts, size_t *recvcounts);
 void cm5s_recv_concat(int p, int me, const size_t *sendcounts,
                       size_t *recvcounts);
-
-/* Stop the job: "cm5[node] error <x->call>: <message>". */
-void cm5s_fatal(const cm5s_xfer_t *x, const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 2, 3)));
-
-/* Deterministic per-call random numbers (splitmix64 / xoshiro-like):
- * the same seed gives the same stream on every node. */
-typedef struct {
-    uint64_t s;
-} cm5s_rng_t;
-void cm5s_rng_seed(cm5s_rng_t *r, uint64_t seed, uint64_t stream);
-uint64_t cm5s_rng_next(cm5s_rng_t *r);
-/* Uniform in [0, n), n > 0. */
-uint64_t cm5s_rng_below(cm5s_rng_t *r, uint64_t n);
-/* Random permutation of v[0..n). */
-void cm5s_rng_shuffle(cm5s_rng_t *r, int *v, int n);
 
 /* Call tags used by the algorithms on CMMD (CMMD tags are >= 0; each
  * algorithm uses its own range so that stray messages are caught):

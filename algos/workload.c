@@ -28,109 +28,6 @@
 
 #define AT(w, i, j) ((w)->com[(size_t)(i) * (size_t)(w)->nodes + (size_t)(j)])
 
-/* ---- spec parsing ----------------------------------------------------- */
-
-cm5_status_t cm5s_wl_fail(cm5s_wl_args_t *a, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (a->err && a->errlen)
-        snprintf(a->err, a->errlen, "workload '%.200s': %s", a->spec, msg);
-    return CM5_ERR_INVALID;
-}
-
-static int wl_find(cm5s_wl_args_t *a, const char *key)
-{
-    int i;
-
-    for (i = 0; i < a->nkv; i++)
-        if (!strcmp(a->kv[i].key, key)) {
-            a->kv[i].used = 1;
-            return i;
-        }
-    return -1;
-}
-
-const char *cm5s_wl_str(cm5s_wl_args_t *a, const char *key)
-{
-    int i = wl_find(a, key);
-
-    return i < 0 ? NULL : a->kv[i].val;
-}
-
-cm5_status_t cm5s_wl_int(cm5s_wl_args_t *a, const char *key, long lo, long hi,
-                         long def, int required, long *out)
-{
-    const char *s = cm5s_wl_str(a, key);
-    char *end;
-    long v;
-
-    if (!s) {
-        if (required)
-            return cm5s_wl_fail(a, "%s needs %s=N", a->kind, key);
-        *out = def;
-        return CM5_OK;
-    }
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (!*s || *end || errno)
-        return cm5s_wl_fail(a, "%s=%s is not an integer", key, s);
-    if (v < lo || v > hi)
-        return cm5s_wl_fail(a, "%s=%ld is out of range [%ld, %ld]", key, v, lo,
-                            hi);
-    *out = v;
-    return CM5_OK;
-}
-
-/* Split "key=value,key=value" (after an optional positional first item
- * when want_pos) into a->kv. */
-static cm5_status_t wl_split(cm5s_wl_args_t *a, const char *s, int want_pos)
-{
-    while (s && *s) {
-        const char *comma = strchr(s, ','), *eq;
-        size_t n = comma ? (size_t)(comma - s) : strlen(s), kl;
-
-        eq = memchr(s, '=', n);
-        if (want_pos && !eq) {
-            if (n >= sizeof(a->pos))
-                return cm5s_wl_fail(a, "name too long");
-            memcpy(a->pos, s, n);
-            a->pos[n] = 0;
-        } else if (!eq || eq == s) {
-            return cm5s_wl_fail(a, "'%.*s' is not key=value", (int)n, s);
-        } else {
-            kl = (size_t)(eq - s);
-            if (a->nkv == CM5S_WL_MAXKV || kl >= sizeof(a->kv[0].key) ||
-                n - kl - 1 >= sizeof(a->kv[0].val))
-                return cm5s_wl_fail(a, "too many or too long parameters");
-            memcpy(a->kv[a->nkv].key, s, kl);
-            a->kv[a->nkv].key[kl] = 0;
-            memcpy(a->kv[a->nkv].val, eq + 1, n - kl - 1);
-            a->kv[a->nkv].val[n - kl - 1] = 0;
-            a->kv[a->nkv++].used = 0;
-        }
-        want_pos = 0;
-        s = comma ? comma + 1 : NULL;
-    }
-    return CM5_OK;
-}
-
-/* A parameter nobody asked for is a typo: say which. */
-static cm5_status_t wl_leftover(cm5s_wl_args_t *a, const char *known)
-{
-    int i;
-
-    for (i = 0; i < a->nkv; i++)
-        if (!a->kv[i].used)
-            return cm5s_wl_fail(a, "unknown parameter '%s' for %s (known: %s)",
-                                a->kv[i].key, a->kind, known);
-    return CM5_OK;
-}
-
 static cm5_status_t wl_alloc(cm5s_wl_args_t *a, cm5_workload_t *w)
 {
     w->com = calloc((size_t)w->nodes * (size_t)w->nodes, sizeof(size_t));
@@ -249,7 +146,7 @@ static cm5_status_t wl_density(cm5s_wl_args_t *a, cm5s_rng_t *r, int nonuniform,
              strcmp(gen, "disjoint_derangements"))
         return cm5s_wl_fail(a, "gen=%s: expected derangements or circulant",
                             gen);
-    if ((rc = wl_leftover(a, "d, gen")) != CM5_OK ||
+    if ((rc = cm5s_wl_leftover(a, "d, gen")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     if (circ)
@@ -323,7 +220,7 @@ static cm5_status_t wl_kl(cm5s_wl_args_t *a, cm5s_rng_t *r, cm5_workload_t *w)
         (rc = wl_heavy(a, k, &h)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "t", 1, WL_MAX_SIZE, 65536, 0, &t)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "relabel", 0, 1, 0, 0, &rel)) != CM5_OK ||
-        (rc = wl_leftover(a, "k, l, t, relabel")) != CM5_OK)
+        (rc = cm5s_wl_leftover(a, "k, l, t, relabel")) != CM5_OK)
         return rc;
     s = k - h;
     th = (long)((double)t * (double)s / (double)k + 0.5);
@@ -395,7 +292,7 @@ static cm5_status_t wl_pattern(cm5s_wl_args_t *a, cm5s_rng_t *r, int two,
     if ((rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1024, 0, &mmax)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "small", 0, 1L << 30, 8, 0, &small)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "elem", 1, 1L << 20, 48, 0, &elem)) != CM5_OK ||
-        (rc = wl_leftover(a, "m, small, elem")) != CM5_OK)
+        (rc = cm5s_wl_leftover(a, "m, small, elem")) != CM5_OK)
         return rc;
     if (elem != 48 && elem != 22)
         return cm5s_wl_fail(a, "elem=%ld: liu2002 used 48 (T3D) or 22 (SP2)",
@@ -436,7 +333,7 @@ static cm5_status_t wl_random(cm5s_wl_args_t *a, cm5s_rng_t *r,
     if ((rc = cm5s_wl_int(a, "d", 0, p > 1 ? p - 1 : 0, p / 2, 0, &d)) !=
             CM5_OK ||
         (rc = cm5s_wl_int(a, "max", 1, WL_MAX_SIZE, 64, 0, &mx)) != CM5_OK ||
-        (rc = wl_leftover(a, "d, max")) != CM5_OK ||
+        (rc = cm5s_wl_leftover(a, "d, max")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     /* Each off-diagonal entry is nonzero with probability d / (p-1). */
@@ -455,7 +352,7 @@ static cm5_status_t wl_hotspot(cm5s_wl_args_t *a, cm5_workload_t *w)
     cm5_status_t rc;
 
     if ((rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1024, 0, &m)) != CM5_OK ||
-        (rc = wl_leftover(a, "m")) != CM5_OK || (rc = wl_alloc(a, w)) != CM5_OK)
+        (rc = cm5s_wl_leftover(a, "m")) != CM5_OK || (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     for (i = 1; i < w->nodes; i++)
         AT(w, i, 0) = (size_t)m;
@@ -473,7 +370,7 @@ static cm5_status_t wl_contention(cm5s_wl_args_t *a, cm5_workload_t *w)
 
     if ((rc = cm5s_wl_int(a, "k", 0, w->nodes - 1, w->nodes - 1, 0, &k)) != CM5_OK ||
         (rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1, 0, &m)) != CM5_OK ||
-        (rc = wl_leftover(a, "k, m")) != CM5_OK ||
+        (rc = cm5s_wl_leftover(a, "k, m")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     for (i = 0; i < k; i++)
@@ -491,7 +388,7 @@ static cm5_status_t wl_permutation(cm5s_wl_args_t *a, cm5s_rng_t *r,
     cm5_status_t rc;
 
     if ((rc = cm5s_wl_int(a, "max", 1, WL_MAX_SIZE, 1024, 0, &mx)) != CM5_OK ||
-        (rc = wl_leftover(a, "max")) != CM5_OK ||
+        (rc = cm5s_wl_leftover(a, "max")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     perm = malloc(sizeof(int) * p);
@@ -591,7 +488,7 @@ cm5_status_t cm5_workload_make(const char *spec, int p, uint64_t seed,
         if (strlen(colon + 1) >= sizeof(a.pos))
             return cm5s_wl_fail(&a, "file name too long");
         strcpy(a.pos, colon + 1);
-    } else if ((rc = wl_split(&a, colon ? colon + 1 : NULL, id == 10)) !=
+    } else if ((rc = cm5s_wl_split(&a, colon ? colon + 1 : NULL, id == 10)) !=
                CM5_OK) {
         return rc;
     }
@@ -642,14 +539,3 @@ const char *cm5_workload_help(void)
            "line, separated by commas or blanks\n";
 }
 
-/* ---- for the broadcast workloads (workload_bcast.c) -------------------- */
-
-cm5_status_t cm5s_wl_split(cm5s_wl_args_t *a, const char *s, int want_pos)
-{
-    return wl_split(a, s, want_pos);
-}
-
-cm5_status_t cm5s_wl_leftover(cm5s_wl_args_t *a, const char *known)
-{
-    return wl_leftover(a, known);
-}

@@ -23,6 +23,8 @@ static function, and the one that calls it names only the registry.
 
 A module is a source file of am/ (am/fabric/fab.c is "fabric/fab"); an
 object left in the build tree by a source that is gone does not count.
+CM5_GRAPH_DIR=algos CM5_GRAPH_LIB=libcm5sched_la draws another library
+(the scheduling algorithms) the same way.
 """
 
 import collections
@@ -33,18 +35,22 @@ import subprocess
 import sys
 
 
+DIR = os.environ.get("CM5_GRAPH_DIR", "am")
+LIB = os.environ.get("CM5_GRAPH_LIB", "libcm5fab_la")
+
+
 def objects(src, build):
     """{module: object file}, PIC objects first (libtool's .libs)."""
     found = {}
-    for pat in ("am/**/.libs/libcm5fab_la-*.o", "am/**/libcm5fab_la-*.o"):
+    for pat in (DIR + "/**/.libs/" + LIB + "-*.o", DIR + "/**/" + LIB + "-*.o"):
         for o in sorted(glob.glob(os.path.join(build, pat), recursive=True)):
             d = os.path.dirname(o)
             if d.endswith("/.libs"):
                 d = d[:-6]
-            rel = os.path.relpath(d, os.path.join(build, "am"))
-            name = re.sub(r".*libcm5fab_la-", "", o)[:-2]
+            rel = os.path.relpath(d, os.path.join(build, DIR))
+            name = re.sub(r".*" + LIB + "-", "", o)[:-2]
             mod = name if rel == "." else rel + "/" + name
-            if os.path.exists(os.path.join(src, "am", mod + ".c")):
+            if os.path.exists(os.path.join(src, DIR, mod + ".c")):
                 found.setdefault(mod, o)
     return found
 
@@ -103,7 +109,7 @@ def sccs(nodes, edges):
 
 def include_graph(src):
     """{module: {module it includes the header of: {header}}}."""
-    am = os.path.join(src, "am")
+    am = os.path.join(src, DIR)
     files = [os.path.relpath(f, am)
              for f in glob.glob(os.path.join(am, "**", "*.[ch]"),
                                 recursive=True)
@@ -129,7 +135,7 @@ def main():
         return
     mods, edges = graph(src, build)
     if not mods:
-        print("no objects of libcm5fab under %s/am" % build,
+        print("no objects of %s under %s/%s" % (LIB, build, DIR),
               file=sys.stderr)
         sys.exit(2)
     if what == "edges":
