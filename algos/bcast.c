@@ -7,8 +7,8 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,12 +89,12 @@ cm5_status_t cm5_sched_mesh_parse(const char *text, int p, int *r, int *c,
     if (*end || end == text || errno)
         return cm5s_invalid(err, errlen, "mesh '%s' is not RxC", text);
     if (a < 1 || b < 1 || a > INT_MAX || b > INT_MAX)
-        return cm5s_invalid(err, errlen, "mesh %ld x %ld: both sides must be >= 1",
-                      a, b);
+        return cm5s_invalid(err, errlen,
+                            "mesh %ld x %ld: both sides must be >= 1", a, b);
     if (a * b != p)
         return cm5s_invalid(err, errlen,
-                      "mesh %ld x %ld = %ld does not match the %d nodes", a,
-                      b, a * b, p);
+                            "mesh %ld x %ld = %ld does not match the %d nodes",
+                            a, b, a * b, p);
     *r = (int)a;
     *c = (int)b;
     return CM5_OK;
@@ -150,14 +150,11 @@ static const cm5s_opt_t bc_opts[] = {
     {"elem_size", cm5s_opt_size, BOFF(elem_size), NULL, 1, 0, NULL},
     {"mesh", opt_mesh, 0, NULL, 0, 0, NULL},
     {"discover", cm5s_opt_bool, BOFF(discover), NULL, 0, 0, NULL},
-    {"recv_capacity", cm5s_opt_size, BOFF(recv_capacity), NULL, 0, 0,
-     NULL},
+    {"recv_capacity", cm5s_opt_size, BOFF(recv_capacity), NULL, 0, 0, NULL},
     {"interrupts", cm5s_opt_bool, BOFF(interrupts), NULL, 0, 0, NULL},
-    {"br_lin_order", cm5s_opt_enum, BOFF(br_lin_rowmajor), e_order, 0, 0,
-     NULL},
+    {"br_lin_order", cm5s_opt_enum, BOFF(br_lin_rowmajor), e_order, 0, 0, NULL},
     {"repos_alg", opt_repos, 0, e_repos, 0, 0, NULL},
-    {"ideal_lin", cm5s_opt_enum, BOFF(ideal_lin_prefix), e_ideal, 0, 0,
-     NULL},
+    {"ideal_lin", cm5s_opt_enum, BOFF(ideal_lin_prefix), e_ideal, 0, 0, NULL},
 };
 
 #define BC_NOPTS (sizeof(bc_opts) / sizeof(bc_opts[0]))

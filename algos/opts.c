@@ -56,9 +56,8 @@ static cm5_status_t set_engine(const cm5s_opt_t *d, const char *v, void *opts,
     else if (strcmp(v, "drsn") == 0)
         o->twostage_engine = CM5_SCHED_DRSN;
     else
-        return cm5s_invalid(err, errlen,
-                            "option twostage_engine: '%s' is not lp or drsn",
-                            v);
+        return cm5s_invalid(
+            err, errlen, "option twostage_engine: '%s' is not lp or drsn", v);
     return CM5_OK;
 }
 
@@ -70,9 +69,18 @@ static const char *const e_a4[] = {"b", "n1", "n2", NULL};
 static const char *const e_release[] = {"receiver", "sender", NULL};
 static const char *const e_a2[] = {"ranka", "bader", NULL};
 
-#define BOOL(n, f, h) {n, cm5s_opt_bool, OFF(f), NULL, 0, 0, h}
-#define ENUM(n, f, e, h) {n, cm5s_opt_enum, OFF(f), e, 0, 0, h}
-#define DBL(n, f, h) {n, cm5s_opt_double, OFF(f), NULL, 0, 0, h}
+#define BOOL(n, f, h)                                                          \
+    {                                                                          \
+        n, cm5s_opt_bool, OFF(f), NULL, 0, 0, h                                \
+    }
+#define ENUM(n, f, e, h)                                                       \
+    {                                                                          \
+        n, cm5s_opt_enum, OFF(f), e, 0, 0, h                                   \
+    }
+#define DBL(n, f, h)                                                           \
+    {                                                                          \
+        n, cm5s_opt_double, OFF(f), NULL, 0, 0, h                              \
+    }
 
 static const cm5s_opt_t opts[] = {
     {"elem_size", cm5s_opt_size, OFF(elem_size), NULL, 1, 0,

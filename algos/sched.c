@@ -150,8 +150,9 @@ static void sched_check(const cm5s_xfer_t *x, cm5_sched_alg_t alg,
     if (o->elem_size == 0)
         cm5s_fatal(x, "opts->elem_size is 0");
     if (o->recv != CM5_SCHED_RECV_GIVEN && rdispls)
-        cm5s_fatal(x, "rdispls must be NULL when recvcounts are discovered "
-                      "(opts->recv %d)",
+        cm5s_fatal(x,
+                   "rdispls must be NULL when recvcounts are discovered "
+                   "(opts->recv %d)",
                    (int)o->recv);
     if (alg == CM5_SCHED_A4 && o->a4_unordered && rdispls)
         cm5s_fatal(x, "a4_unordered=1 packs the records in arrival order: "

@@ -352,7 +352,8 @@ static cm5_status_t wl_hotspot(cm5s_wl_args_t *a, cm5_workload_t *w)
     cm5_status_t rc;
 
     if ((rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1024, 0, &m)) != CM5_OK ||
-        (rc = cm5s_wl_leftover(a, "m")) != CM5_OK || (rc = wl_alloc(a, w)) != CM5_OK)
+        (rc = cm5s_wl_leftover(a, "m")) != CM5_OK ||
+        (rc = wl_alloc(a, w)) != CM5_OK)
         return rc;
     for (i = 1; i < w->nodes; i++)
         AT(w, i, 0) = (size_t)m;
@@ -368,7 +369,8 @@ static cm5_status_t wl_contention(cm5s_wl_args_t *a, cm5_workload_t *w)
     int i;
     cm5_status_t rc;
 
-    if ((rc = cm5s_wl_int(a, "k", 0, w->nodes - 1, w->nodes - 1, 0, &k)) != CM5_OK ||
+    if ((rc = cm5s_wl_int(a, "k", 0, w->nodes - 1, w->nodes - 1, 0, &k)) !=
+            CM5_OK ||
         (rc = cm5s_wl_int(a, "m", 0, WL_MAX_SIZE, 1, 0, &m)) != CM5_OK ||
         (rc = cm5s_wl_leftover(a, "k, m")) != CM5_OK ||
         (rc = wl_alloc(a, w)) != CM5_OK)
@@ -538,4 +540,3 @@ const char *cm5_workload_help(void)
            "csv:FILE  a p x p matrix of non-negative integers, one row per "
            "line, separated by commas or blanks\n";
 }
-

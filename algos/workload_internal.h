@@ -13,7 +13,6 @@
 
 #include "common.h"
 
-
 /* The generators with a file of their own; each fills w->com (malloc'd)
  * and w->name and returns CM5_OK, or fails through cm5s_wl_fail. */
 cm5_status_t cm5s_wl_csv(cm5s_wl_args_t *a, int p, cm5_workload_t *w);
@@ -25,6 +24,5 @@ cm5_status_t cm5s_wl_mesh(cm5s_wl_args_t *a, int p, uint64_t seed,
 int cm5s_wl_metis(int n, const int32_t *xadj, const int32_t *adj, int nparts,
                   int seed, int ufactor, int32_t *part, char *err,
                   size_t errlen);
-
 
 #endif /* CM5S_WORKLOAD_INTERNAL_H */

@@ -18,10 +18,7 @@ cm5i_ctx_t cm5i_ctx;
 
 static cm5_status_t (*ctx_starter)(void);
 
-void cm5i_ctx_starter(cm5_status_t (*fn)(void))
-{
-    ctx_starter = fn;
-}
+void cm5i_ctx_starter(cm5_status_t (*fn)(void)) { ctx_starter = fn; }
 
 void cm5i_lazy_init(void)
 {
@@ -49,10 +46,7 @@ void cm5i_exit_hook(void)
     on_exit(ctx_on_exit, NULL);
 }
 
-int cm5i_ctx_exit_status(void)
-{
-    return ctx_exit_status;
-}
+int cm5i_ctx_exit_status(void) { return ctx_exit_status; }
 
 int cm5_rank(void)
 {

@@ -18,11 +18,11 @@ static struct {
     int n;
 } ev;
 
-#define EV_EACH(fn, ...)                                                      \
-    do {                                                                      \
-        for (int i_ = 0; i_ < ev.n; i_++)                                     \
-            if (ev.obs[i_]->fn)                                               \
-                ev.obs[i_]->fn(__VA_ARGS__);                                  \
+#define EV_EACH(fn, ...)                                                       \
+    do {                                                                       \
+        for (int i_ = 0; i_ < ev.n; i_++)                                      \
+            if (ev.obs[i_]->fn)                                                \
+                ev.obs[i_]->fn(__VA_ARGS__);                                   \
     } while (0)
 
 static void ev_call_enter(void)
@@ -48,8 +48,7 @@ static void ev_update(void)
     for (int i = 0; i < ev.n; i++) {
         const cm5i_observer_t *o = ev.obs[i];
 
-        m |= (o->send ? CM5I_EV_SEND : 0) |
-             (o->am_send ? CM5I_EV_AM_SEND : 0) |
+        m |= (o->send ? CM5I_EV_SEND : 0) | (o->am_send ? CM5I_EV_AM_SEND : 0) |
              (o->am_sent ? CM5I_EV_AM_SENT : 0) |
              (o->arrive ? CM5I_EV_ARRIVE : 0) |
              (o->deliver ? CM5I_EV_DELIVER : 0) |
@@ -128,10 +127,7 @@ void cm5i_ev_deliver_(int ch, const cm5i_pkt_t *pkt)
     EV_EACH(deliver, ch, pkt);
 }
 
-void cm5i_ev_delivered_(int ch)
-{
-    EV_EACH(delivered, ch);
-}
+void cm5i_ev_delivered_(int ch) { EV_EACH(delivered, ch); }
 
 int cm5i_ev_probe_(void)
 {
@@ -143,37 +139,22 @@ int cm5i_ev_probe_(void)
     return spin;
 }
 
-void cm5i_ev_cn_enter_(void)
-{
-    EV_EACH(cn_enter);
-}
+void cm5i_ev_cn_enter_(void) { EV_EACH(cn_enter); }
 
 void cm5i_ev_cn_end_(cm5i_cn_kind_t kind, size_t n)
 {
     EV_EACH(cn_end, kind, n);
 }
 
-void cm5i_ev_barrier_start_(void)
-{
-    EV_EACH(barrier_start);
-}
+void cm5i_ev_barrier_start_(void) { EV_EACH(barrier_start); }
 
 void cm5i_ev_barrier_round_(uint32_t epoch, int round)
 {
     EV_EACH(barrier_round, epoch, round);
 }
 
-void cm5i_ev_barrier_done_(void)
-{
-    EV_EACH(barrier_done);
-}
+void cm5i_ev_barrier_done_(void) { EV_EACH(barrier_done); }
 
-void cm5i_ev_bulk_start_(const cm5i_ev_bulk_t *b)
-{
-    EV_EACH(bulk_start, b);
-}
+void cm5i_ev_bulk_start_(const cm5i_ev_bulk_t *b) { EV_EACH(bulk_start, b); }
 
-void cm5i_ev_bulk_end_(const cm5i_ev_bulk_t *b)
-{
-    EV_EACH(bulk_end, b);
-}
+void cm5i_ev_bulk_end_(const cm5i_ev_bulk_t *b) { EV_EACH(bulk_end, b); }

@@ -67,10 +67,10 @@ typedef struct cm5i_observer {
 
 /* The clock an observer keeps: the words of packets and messages. */
 typedef struct cm5i_clock {
-    uint64_t (*now)(void);            /* the node's clock */
-    void (*stamp_next)(uint64_t w);   /* the next packet sent carries w */
-    uint64_t (*rx_word)(void);        /* the packet being dispatched's */
-    void (*reach)(uint64_t w);        /* the clock reaches w */
+    uint64_t (*now)(void);          /* the node's clock */
+    void (*stamp_next)(uint64_t w); /* the next packet sent carries w */
+    uint64_t (*rx_word)(void);      /* the packet being dispatched's */
+    void (*reach)(uint64_t w);      /* the clock reaches w */
     uint64_t (*cn_price)(cm5i_cn_kind_t kind, size_t n);
     /* A bulk transfer of len bytes (cmmd: a CMMD message, else an scopy)
      * is sent: the sender pays; returns the word of its announcement.
@@ -142,10 +142,10 @@ void cm5i_ev_bulk_end_(const cm5i_ev_bulk_t *b);
 #define CM5I_EV_BIT_barrier_done CM5I_EV_BARRIER_DONE
 #define CM5I_EV_BIT_bulk_start CM5I_EV_BULK_START
 #define CM5I_EV_BIT_bulk_end CM5I_EV_BULK_END
-#define CM5I_EV(ev, ...)                                                      \
-    do {                                                                      \
-        if (CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_BIT_##ev))                   \
-            cm5i_ev_##ev##_(__VA_ARGS__);                                     \
+#define CM5I_EV(ev, ...)                                                       \
+    do {                                                                       \
+        if (CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_BIT_##ev))                    \
+            cm5i_ev_##ev##_(__VA_ARGS__);                                      \
     } while (0)
 /* A probe: 1 when an observer wants the loop to spin. */
 static inline int cm5i_ev_probe(void)

@@ -11,11 +11,11 @@
 #include "cm5/cm5.h"
 
 /* Flow control (am_flow.c): the only owner of the credits. */
-void cm5i_flow_config(void);      /* read CM5_AM_CREDITS */
-uint16_t cm5i_flow_window(void);  /* counted packets per peer and channel */
+void cm5i_flow_config(void);        /* read CM5_AM_CREDITS */
+uint16_t cm5i_flow_window(void);    /* counted packets per peer and channel */
 cm5_status_t cm5i_flow_setup(void); /* fit the window, size the arrays */
 void cm5i_flow_teardown(void);
-int cm5i_flow_has(int ch, int node);  /* a credit to send to node on ch */
+int cm5i_flow_has(int ch, int node);   /* a credit to send to node on ch */
 void cm5i_flow_take(int ch, int node); /* spend it */
 void cm5i_flow_returned(int src, const cm5i_pkt_t *pkt);
 void cm5i_flow_owe(int ch, int src);

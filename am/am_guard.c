@@ -14,8 +14,8 @@ int cm5i_guard_watched;
 cm5i_depth_t cm5i_depth;
 
 static struct {
-    void (*acquire)(void), (*leave)(void);     /* the interrupts */
-    void (*enter)(void), (*leave_call)(void);  /* the observer */
+    void (*acquire)(void), (*leave)(void);    /* the interrupts */
+    void (*enter)(void), (*leave_call)(void); /* the observer */
 } guard;
 
 void cm5i_guard_irq(void (*acquire)(void), void (*leave)(void))

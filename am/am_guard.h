@@ -65,14 +65,15 @@ static inline void cm5i_guard_leave(int *unused)
 {
     (void)unused;
     if (cm5i_rt_depth == 1 &&
-        CM5I_UNLIKELY(cm5i_irq_pending || cm5i_irq_owned | cm5i_guard_watched)) {
+        CM5I_UNLIKELY(cm5i_irq_pending ||
+                      cm5i_irq_owned | cm5i_guard_watched)) {
         cm5i_guard_leave_slow();
         return;
     }
     cm5i_rt_depth--;
 }
-#define CM5I_GUARD()                                                          \
-    int cm5i_guard_ __attribute__((cleanup(cm5i_guard_leave), unused)) =      \
+#define CM5I_GUARD()                                                           \
+    int cm5i_guard_ __attribute__((cleanup(cm5i_guard_leave), unused)) =       \
         cm5i_guard_enter()
 
 #endif

@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "am_config.h"
 #include "am_alive.h"
 #include "am_barrier.h"
 #include "am_coll.h"
+#include "am_config.h"
 #include "am_ctx.h"
 #include "am_flow.h"
 #include "am_guard.h"
@@ -34,12 +34,12 @@
 #include "am_poll.h"
 #include "am_progress.h"
 #include "am_sweep.h"
+#include "am_trace.h"
 #include "am_util.h"
 #include "am_wait.h"
 #include "am_wire.h"
 #include "boot/boot.h"
 #include "fabric/fab.h"
-#include "am_trace.h"
 
 /* This node has failed (and said why): let the launcher stop the job.
  * No collective shut-down: cm5run (or the PMIx launcher) sees the status
@@ -54,7 +54,6 @@ static void ctx_die(const char *why)
     cm5i_boot_abort(&cm5i_ctx.boot, 1, why);
     _exit(1);
 }
-
 
 /* Does libfabric's FI_PROVIDER filter ("a,b" or "^a,b") let NAME in? */
 static int ctx_fi_provider_allows(const char *filter, const char *name)
@@ -98,12 +97,12 @@ static const char *ctx_pick_provider(const char *api)
                  "all nodes on one host: using the shm provider");
         return "shm";
     }
-    cm5i_log(CM5I_LOG_INFO, "init",
-             "nodes on several hosts: using the tcp provider (set "
-             CM5_ENV_PROVIDER " to choose another)");
+    cm5i_log(
+        CM5I_LOG_INFO, "init",
+        "nodes on several hosts: using the tcp provider (set " CM5_ENV_PROVIDER
+        " to choose another)");
     return "tcp";
 }
-
 
 static int ctx_interrupts; /* CM5_INTERRUPTS: enable them at start-up */
 
@@ -112,8 +111,7 @@ static void ctx_path_config(void)
 {
     const char *v = cm5i_config_str(CM5_ENV_SHM);
 
-    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 &&
-        strcmp(v, "auto") != 0)
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 && strcmp(v, "auto") != 0)
         cm5i_config_error(CM5_ENV_SHM "=%s: expected off, auto or on", v);
     v = cm5i_config_str(CM5_ENV_CMA);
     if (strcmp(v, "off") != 0 && strcmp(v, "auto") != 0)
@@ -128,7 +126,8 @@ static void ctx_read_config(void)
 
     if (lvl && cm5i_log_parse_level(lvl) < 0)
         cm5i_config_error(CM5_ENV_LOG_LEVEL "=%s: expected none, error, "
-                          "warn, info or debug", lvl);
+                                            "warn, info or debug",
+                          lvl);
     else if (lvl)
         cm5i_log_level = cm5i_log_parse_level(lvl);
     cm5i_flow_config();
@@ -238,11 +237,10 @@ static cm5_status_t ctx_open_fabric(const char *provider)
                      (cm5i_flow_window() + CM5I_UNCOUNTED_SLACK) *
                      sizeof(cm5i_pkt_t) +
                  cm5i_msg_rx_bytes();
-    if (ctx_check_room(CTX_ROOM_BASE + (p.provider &&
-                                        strcmp(p.provider, "shm") == 0
-                                            ? (size_t)cm5i_ctx.nep *
-                                                  CTX_ROOM_SHM_PER_EP
-                                            : 0),
+    if (ctx_check_room(CTX_ROOM_BASE +
+                           (p.provider && strcmp(p.provider, "shm") == 0
+                                ? (size_t)cm5i_ctx.nep * CTX_ROOM_SHM_PER_EP
+                                : 0),
                        "opening the endpoints") != CM5_OK)
         return CM5_ERR_NO_MEMORY;
     return cm5i_fab_open(&p, &cm5i_ctx.fab);
@@ -337,12 +335,11 @@ static void ctx_log_started(double t0, double t1)
     cm5i_log(CM5I_LOG_INFO, "init",
              "%s %d of %d%s, bootstrap %s, provider %s; endpoints opened in "
              "%.3f s, addresses exchanged in %.3f s",
-             cm5i_ctx.rank == cm5i_ctx.host ? "host program, endpoint"
-                                            : "node",
+             cm5i_ctx.rank == cm5i_ctx.host ? "host program, endpoint" : "node",
              cm5i_ctx.rank, cm5i_ctx.size,
              cm5i_ctx.host >= 0 ? " nodes and a host" : "",
-             cm5i_ctx.boot.method,
-             cm5i_ctx.provider, t1 - t0, cm5_rtime() - t1);
+             cm5i_ctx.boot.method, cm5i_ctx.provider, t1 - t0,
+             cm5_rtime() - t1);
 }
 
 /* Every step that fails undoes the ones before it, in reverse order: a
@@ -373,8 +370,7 @@ static cm5_status_t ctx_start(const char *provider)
      * hook runs before the held packets'). */
     if ((st = cm5i_progress_setup()) != CM5_OK ||
         (st = cm5i_flow_setup()) != CM5_OK ||
-        (st = cm5i_poll_setup()) != CM5_OK ||
-        (st = cm5i_pkt_setup()) != CM5_OK)
+        (st = cm5i_poll_setup()) != CM5_OK || (st = cm5i_pkt_setup()) != CM5_OK)
         goto err_flow;
     if ((st = cm5i_alive_open()) != CM5_OK)
         goto err_alive;
@@ -453,10 +449,7 @@ cm5_status_t cm5_init(const char *provider)
     return st;
 }
 
-static cm5_status_t ctx_lazy_start(void)
-{
-    return cm5_init(NULL);
-}
+static cm5_status_t ctx_lazy_start(void) { return cm5_init(NULL); }
 
 /* Before any other constructor of the library (and every one of the
  * program's): the modules below start the node through am_ctx.c and die
@@ -553,4 +546,3 @@ cm5_status_t cm5_partition_resize(int size)
     cm5i_alive_resize(size);
     return CM5_OK;
 }
-

@@ -61,7 +61,6 @@
 #include "am_wire.h"
 #include "fabric/fab.h"
 
-
 enum { OWN_NONE, OWN_MAIN, OWN_THREAD };
 /* Answers of the signal handler to the thread's request. */
 enum { IRQ_IDLE, IRQ_ASKED, IRQ_RUNNING, IRQ_DONE, IRQ_HELD, IRQ_REFUSED };

@@ -33,15 +33,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "am_config.h"
 #include "am_barrier.h"
+#include "am_config.h"
 #include "am_ctx.h"
 #include "am_event.h"
 #include "am_guard.h"
-#include "am_util.h"
-#include "am_wire.h"
 #include "am_model.h"
 #include "am_model_calc.h"
+#include "am_util.h"
+#include "am_wire.h"
 
 #define MODEL_ROUNDS 32     /* barrier rounds (am_barrier.c) */
 #define MODEL_RXQ 128       /* receipts kept in the schedule */
@@ -209,8 +209,8 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
     } else if (model.stamp_set) {
         pkt->vt = model.stamp;
         model.stamp_set = 0;
-    } else if (!cm5i_depth.cn_hold && (pkt->type == CM5I_PKT_USER ||
-                                     pkt->type == CM5I_PKT_RPC))
+    } else if (!cm5i_depth.cn_hold &&
+               (pkt->type == CM5I_PKT_USER || pkt->type == CM5I_PKT_RPC))
         pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
     else
         pkt->vt = CM5I_VT_NONE;
@@ -237,10 +237,7 @@ static void model_deliver(int ch, const cm5i_pkt_t *pkt)
                         1, 0);
 }
 
-static uint64_t model_rx_word(void)
-{
-    return model.rx_vt;
-}
+static uint64_t model_rx_word(void) { return model.rx_vt; }
 
 /* ---- messages and scopy ---- */
 
@@ -274,8 +271,7 @@ static void model_rx_trim(void)
  * (cm5i_model_msg_seen), or now when its completion runs user code (join:
  * a callback, an rport's handler).  *end: when the node has it. */
 static uint64_t model_bulk_landed(int src, uint64_t d0, uint64_t post,
-                                  size_t len, int cmmd, int join,
-                                  uint64_t *end)
+                                  size_t len, int cmmd, int join, uint64_t *end)
 {
     cm5i_rxjob_t j;
     size_t at;
@@ -358,20 +354,14 @@ static void model_reach(uint64_t vt)
 
 /* ---- control network ---- */
 
-static uint64_t model_now(void)
-{
-    return model.v.clock;
-}
+static uint64_t model_now(void) { return model.v.clock; }
 
 static uint64_t model_cn_price(cm5i_cn_kind_t kind, size_t n)
 {
     return cm5i_model_cn_cost(&model.p, kind, n);
 }
 
-static void model_cn_enter(void)
-{
-    model.cn_entry = model.v.clock;
-}
+static void model_cn_enter(void) { model.cn_entry = model.v.clock; }
 
 static void model_cn_end(cm5i_cn_kind_t kind, size_t n)
 {

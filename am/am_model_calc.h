@@ -17,7 +17,7 @@
 
 /* A model's costs, in nanoseconds. */
 typedef struct {
-    char name[8];   /* "cm5" or "logp" */
+    char name[8];    /* "cm5" or "logp" */
     int64_t os, orr; /* send, receive overhead per 16-byte packet */
     int64_t L;       /* network latency */
     int64_t g;       /* gap: least time per packet at an input link */
@@ -46,7 +46,7 @@ typedef struct {
  * depend on the host's interleaving (doc/model.md). */
 typedef struct {
     uint64_t d0, s0, npk, os, q, extra; /* d0: its stamp (the key) */
-    uint64_t start; /* its first packet leaves the sender */
+    uint64_t start;                     /* its first packet leaves the sender */
     int src;
     uint64_t end;  /* computed: the node has the message */
     uint64_t left; /* computed: its last packet left the sender (at the
@@ -57,9 +57,9 @@ typedef struct {
 /* Control-network operations, for their cost. */
 typedef enum {
     CM5I_CN_BARRIER,
-    CM5I_CN_REDUCE, /* integer reductions and scans: n = elements */
+    CM5I_CN_REDUCE,    /* integer reductions and scans: n = elements */
     CM5I_CN_REDUCE_FP, /* floating-point ones */
-    CM5I_CN_BCAST   /* broadcast, concatenation: n = bytes */
+    CM5I_CN_BCAST      /* broadcast, concatenation: n = bytes */
 } cm5i_cn_kind_t;
 
 /* Parse CM5_MODEL_CPU_SCALE or CM5_MODEL_CPU_FLOOR: 0 and *v when s is
@@ -86,8 +86,8 @@ uint64_t cm5i_model_send(const cm5i_model_params_t *p, cm5i_vnode_t *n,
  * it carries already, the node pays npk * orr.  Returns the time the
  * last packet left its sender (held back by the network when the link
  * was busy): a blocking sender's clock waits for it. */
-uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
-                         int lv, uint64_t d0, uint64_t npk, int64_t extra);
+uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
+                         uint64_t d0, uint64_t npk, int64_t extra);
 /* A CMMD message's rendezvous: its RTS left at d0, the receive was
  * posted at post; the receiver answers (or), its CTS travels (L), the
  * sender takes it (or).  Returns when the first data packet leaves. */
@@ -107,8 +107,7 @@ uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t);
 size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
                             const cm5i_rxjob_t *j);
 /* What a control-network operation costs. */
-uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,
-                            cm5i_cn_kind_t kind, size_t n);
-
+uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p, cm5i_cn_kind_t kind,
+                            size_t n);
 
 #endif

@@ -380,10 +380,12 @@ static void msg_eager_give(int node, size_t len)
 static void msg_event(cm5_msg_h m, int end)
 {
     if (CM5I_UNLIKELY(cm5i_ev_mask & (CM5I_EV_BULK_START | CM5I_EV_BULK_END))) {
-        cm5i_ev_bulk_t b = {.is_send = m->is_send, .node = m->node,
+        cm5i_ev_bulk_t b = {.is_send = m->is_send,
+                            .node = m->node,
                             .tag = m->tag,
                             .bytes = end ? m->bytes : m->size,
-                            .slot = m->slot, .gen = m->gen};
+                            .slot = m->slot,
+                            .gen = m->gen};
 
         if (end)
             CM5I_EV(bulk_end, &b);
@@ -474,9 +476,8 @@ static void msg_accept(cm5_msg_h m)
         uint32_t how = m->status == CM5_OK ? 0 : MSG_REFUSED;
 
         if (CM5I_UNLIKELY(cm5i_clock != NULL) && m->status == CM5_OK)
-            cm5i_clock->bulk_landed(node, m->vt, m->post_vt, 0,
-                                    m->rport < 0, m->rport >= 0 || m->done,
-                                    &m->fin_vt);
+            cm5i_clock->bulk_landed(node, m->vt, m->post_vt, 0, m->rport < 0,
+                                    m->rport >= 0 || m->done, &m->fin_vt);
         msg_finish(m);
         msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen,
                           how, 0);
@@ -589,7 +590,8 @@ static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
  * is off). */
 static uint64_t msg_rx_vt(void)
 {
-    return CM5I_UNLIKELY(cm5i_clock != NULL) ? cm5i_clock->rx_word() : CM5I_VT_NONE;
+    return CM5I_UNLIKELY(cm5i_clock != NULL) ? cm5i_clock->rx_word()
+                                             : CM5I_VT_NONE;
 }
 
 /* A message was announced (data: an eager one's bytes): the oldest

@@ -22,10 +22,9 @@ size_t cm5i_msg_ring_bytes(void);
 /* Messages with the runtime's own (negative) tags, which user receives,
  * wildcards included, never match. */
 cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
-                           unsigned flags, cm5_msg_done_func_t done,
-                           void *arg, cm5_msg_h *out);
-cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
-                           cm5_msg_done_func_t done, void *arg,
+                           unsigned flags, cm5_msg_done_func_t done, void *arg,
                            cm5_msg_h *out);
+cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
+                           cm5_msg_done_func_t done, void *arg, cm5_msg_h *out);
 
 #endif

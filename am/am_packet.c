@@ -46,7 +46,6 @@ static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
                                             : cm5i_handler_decode(ref));
 }
 
-
 static void am_run_user(int ch, const cm5i_pkt_t *pkt)
 {
     cm5_am_handler_func_t h = am_handler(pkt);
@@ -544,9 +543,10 @@ void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)
     cm5i_flow_owe(ch, pkt->src);
 }
 
-/* *tseq: the packet's number in the trace (0 when not tracing). */
-static cm5_status_t am_user(int ch, int type, int node,
-                            cm5_am_handler_func_t h, const uint32_t arg[4])
+/* A user active message (request, reply or RPC) of type to node on ch;
+ * its observers may number it (the trace's arrows) and see it leave. */
+static cm5_status_t am_user(int ch, int type, int node, cm5_am_handler_func_t h,
+                            const uint32_t arg[4])
 {
     cm5i_pkt_t pkt = {.type = (uint8_t)type};
     cm5i_href_t ref;

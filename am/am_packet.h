@@ -71,11 +71,11 @@ void cm5i_pkt_parker(void (*park)(int ch, const cm5i_pkt_t *pkt));
 
 int cm5i_cn_enter(int begins);
 void cm5i_cn_leave(int *held_here);
-#define CM5I_CN_HOLD()                                                        \
-    int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =            \
+#define CM5I_CN_HOLD()                                                         \
+    int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =             \
         cm5i_cn_enter(0)
-#define CM5I_CN_HOLD_OP()                                                     \
-    int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =            \
+#define CM5I_CN_HOLD_OP()                                                      \
+    int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =             \
         cm5i_cn_enter(1)
 
 /* Run the user work the interrupt thread held (handlers of arrived

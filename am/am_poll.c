@@ -113,10 +113,7 @@ typedef struct {
     double last;
 } poll_pace_t;
 
-static uint64_t poll_handled(void)
-{
-    return cm5i_am_handled();
-}
+static uint64_t poll_handled(void) { return cm5i_am_handled(); }
 
 static int poll_channel(poll_pace_t *p, int ch)
 {

@@ -38,10 +38,7 @@ static struct {
     cm5i_fab_rx_func_t decoder;
 } prog;
 
-void cm5i_progress_decoder(cm5i_fab_rx_func_t fn)
-{
-    prog.decoder = fn;
-}
+void cm5i_progress_decoder(cm5i_fab_rx_func_t fn) { prog.decoder = fn; }
 
 void cm5i_progress_hook(int phase, cm5i_hook_func_t fn)
 {

@@ -27,12 +27,12 @@
 #include <unistd.h>
 
 #include "am_config.h"
-#include "am_handler.h"
 #include "am_ctx.h"
 #include "am_event.h"
 #include "am_guard.h"
-#include "am_wire.h"
+#include "am_handler.h"
 #include "am_util.h"
+#include "am_wire.h"
 
 #define TRACE_CAP (1u << 18) /* events per node: 8 MiB, touched as used */
 #define TRACE_MAGIC 0x63356d74u
@@ -153,15 +153,9 @@ static void trace_bulk(int end, const cm5i_ev_bulk_t *b)
     e->b = b->gen;
 }
 
-static void trace_bulk_start(const cm5i_ev_bulk_t *b)
-{
-    trace_bulk(0, b);
-}
+static void trace_bulk_start(const cm5i_ev_bulk_t *b) { trace_bulk(0, b); }
 
-static void trace_bulk_end(const cm5i_ev_bulk_t *b)
-{
-    trace_bulk(1, b);
-}
+static void trace_bulk_end(const cm5i_ev_bulk_t *b) { trace_bulk(1, b); }
 
 static const cm5i_observer_t trace_observer = {
     .am_send = trace_am_send,

@@ -36,8 +36,8 @@ void cm5i_vlog(int level, const char *subsys, const char *fmt, va_list ap)
         return;
     /* Before the bootstrap says which node this is: "cm5[?:PID]". */
     if (cm5i_log_rank >= 0 && cm5i_log_rank == cm5i_log_host)
-        n = snprintf(line, sizeof(line), "cm5[host:%d] %s %s: ",
-                     (int)getpid(), log_names[level], subsys);
+        n = snprintf(line, sizeof(line), "cm5[host:%d] %s %s: ", (int)getpid(),
+                     log_names[level], subsys);
     else if (cm5i_log_rank >= 0)
         n = snprintf(line, sizeof(line), "cm5[%d:%d] %s %s: ", cm5i_log_rank,
                      (int)getpid(), log_names[level], subsys);
@@ -68,10 +68,7 @@ void cm5i_log(int level, const char *subsys, const char *fmt, ...)
 
 static void (*util_die_fn)(const char *why);
 
-void cm5i_die_register(void (*fn)(const char *why))
-{
-    util_die_fn = fn;
-}
+void cm5i_die_register(void (*fn)(const char *why)) { util_die_fn = fn; }
 
 void cm5i_die(const char *why)
 {
@@ -86,8 +83,8 @@ void cm5_fatal(const char *call, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    cm5i_log_level = cm5i_log_level < CM5I_LOG_ERROR ? CM5I_LOG_ERROR
-                                                     : cm5i_log_level;
+    cm5i_log_level =
+        cm5i_log_level < CM5I_LOG_ERROR ? CM5I_LOG_ERROR : cm5i_log_level;
     cm5i_vlog(CM5I_LOG_ERROR, call, fmt, ap);
     va_end(ap);
     cm5i_die("cm5fab: a node failed (see above)");

@@ -41,14 +41,14 @@ void cm5i_vlog(int level, const char *subsys, const char *fmt, va_list ap);
 int cm5i_log_parse_level(const char *s);
 
 /* Append item to the queue (head, tail) linked by item->next. */
-#define CM5I_QUEUE_APPEND(head, tail, item)                                   \
-    do {                                                                      \
-        (item)->next = NULL;                                                  \
-        if (tail)                                                             \
-            (tail)->next = (item);                                            \
-        else                                                                  \
-            (head) = (item);                                                  \
-        (tail) = (item);                                                      \
+#define CM5I_QUEUE_APPEND(head, tail, item)                                    \
+    do {                                                                       \
+        (item)->next = NULL;                                                   \
+        if (tail)                                                              \
+            (tail)->next = (item);                                             \
+        else                                                                   \
+            (head) = (item);                                                   \
+        (tail) = (item);                                                       \
     } while (0)
 
 /* This node has failed and said why: run the die function (registered

@@ -36,8 +36,8 @@ typedef struct {
     uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
     uint32_t tseq; /* with CM5_TRACE: the sender's number for this user
                       active message (its trace arrow), from 1; else 0 */
-    uint64_t vt; /* the clock's word (am_event.h): virtual time's send
-                    time, or CM5I_VT_NONE */
+    uint64_t vt;   /* the clock's word (am_event.h): virtual time's send
+                      time, or CM5I_VT_NONE */
 } cm5i_pkt_t;
 /* A packet (or message) without a word for the clock (am_event.h): one
  * virtual time does not charge. */
@@ -48,7 +48,7 @@ typedef struct {
 
 /* The address record of a node in the exchange; the uncounted packets
  * (credit and barrier) a peer may have in flight beyond the window. */
-#define CM5I_ADDR_REC                                                         \
+#define CM5I_ADDR_REC                                                          \
     (CM5I_NCH * (2 + CM5I_FAB_NAME_MAX) + 2 + CM5I_FAB_RING_REC + 8)
 #define CM5I_UNCOUNTED_SLACK 8 /* credit and barrier packets per peer */
 

@@ -347,9 +347,10 @@ static int point(const args_t *a, const cm5_workload_bcast_t *w, int matrix,
             bad = one_run(&pt, a->algs[k], ++*run, d, c, &iters);
             if (me == 0 && rep >= 0 && !bad)
                 printf("\"%s\",%d,%d,%dx%d,%d,%s,%zu,%d,%.9f,%.9f,%.9f,%d,"
-                       "%llu,%llu\n", w->name, matrix, P, w->rows, w->cols, w->sources,
-                       cm5_sched_bcast_name(a->algs[k]), unit, rep, d[0],
-                       d[1], d[2], iters, (unsigned long long)c[0],
+                       "%llu,%llu\n",
+                       w->name, matrix, P, w->rows, w->cols, w->sources,
+                       cm5_sched_bcast_name(a->algs[k]), unit, rep, d[0], d[1],
+                       d[2], iters, (unsigned long long)c[0],
                        (unsigned long long)c[1]);
         }
     if (me == 0)

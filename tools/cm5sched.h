@@ -101,7 +101,7 @@ struct family {
     void (*run)(void *pt, int alg, int rep, uint64_t run, result_t *r);
 };
 
-extern int P, me;
+extern int cs_nodes, cs_self;
 extern const family_t personalized, broadcast;
 
 /* cm5sched_opts.c */
@@ -116,7 +116,7 @@ void parse_args(args_t *a, int argc, char **argv);
 /* cm5sched_runs.c: data patterns, checks and results, for both families */
 uint64_t mix(uint64_t z);
 uint64_t pat_key(int src, int dst, uint64_t run);
-void fill(unsigned char *b, size_t n, uint64_t key);
+void cs_fill(unsigned char *b, size_t n, uint64_t key);
 void check_data(const char *where, const unsigned char *b, size_t n,
                 uint64_t key, const char *fmt, int x, int y);
 void check_counts(const char *where, const size_t *rc, const size_t *want);
@@ -129,6 +129,6 @@ void csv_header(FILE *f, const family_t *fam);
 void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
              const result_t *r);
 void print_table(const args_t *a, int wi, const work_t *w, cell_t *cells);
-int plot(const args_t *a, const work_t *w, cell_t *cells);
+int cs_plot(const args_t *a, const work_t *w, cell_t *cells);
 
 #endif /* CM5SCHED_H */

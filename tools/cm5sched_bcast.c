@@ -37,20 +37,23 @@ static void *point_new(const args_t *a, const void *wv, const char *wname,
     int j;
 
     *pt = (point_t){a, w, matrix, unit, 0, NULL, NULL, NULL};
-    for (j = 0; j < P; j++)
+    for (j = 0; j < cs_nodes; j++)
         pt->tot += w->len[j];
     if (pt->tot && unit > (SIZE_MAX - GUARD) / pt->tot)
         CMMD_error("cm5sched: distribution %s at size %zu does not fit in "
                    "memory", wname, unit);
-    pt->rc = xcalloc((size_t)P, sizeof(size_t));
-    pt->sb = malloc(w->len[me] * unit + 1);
+    pt->rc = xcalloc((size_t)cs_nodes, sizeof(size_t));
+    pt->sb = malloc(w->len[cs_self] * unit + 1);
     pt->rb = malloc(pt->tot * unit + GUARD);
     if (!pt->sb || !pt->rb)
         CMMD_error("cm5sched: distribution %s at size %zu: node %d cannot "
-                   "allocate %zu bytes", wname, unit, me, pt->tot * unit);
+                   "allocate %zu bytes",
+                   wname, unit, cs_self, pt->tot * unit);
     *info = (point_info_t){wname, matrix, w->seed, unit, 1, pt->tot, ""};
-    snprintf(info->extra, sizeof(info->extra), "%dx%d,%d,%s", w->rows, w->cols,
-             w->sources, alg_name(cm5_sched_bcast_auto(P, w->rows, w->cols, w->len)));
+    snprintf(
+        info->extra, sizeof(info->extra), "%dx%d,%d,%s", w->rows, w->cols,
+        w->sources,
+        alg_name(cm5_sched_bcast_auto(cs_nodes, w->rows, w->cols, w->len)));
     return pt;
 }
 
@@ -74,10 +77,10 @@ static void verify(const point_t *pt, int alg, int rep, uint64_t run)
     snprintf(where, sizeof(where), "%s, distribution %s, size %zu, rep %d",
              alg_name(alg), pt->w->name, pt->unit, rep);
     check_counts(where, pt->rc, pt->w->len);
-    for (j = 0; j < P; j++, off += n) {
+    for (j = 0; j < cs_nodes; j++, off += n) {
         n = pt->w->len[j] * pt->unit;
         check_data(where, pt->rb + off, n, key_of(j, run),
-                   "of source %d's message on node %d", j, me);
+                   "of source %d's message on node %d", j, cs_self);
     }
     check_guard(where, pt->rb + off);
 }
@@ -88,18 +91,18 @@ static void run(void *p, int alg, int rep, uint64_t run, result_t *r)
     cm5_sched_bcast_opts_t o = pt->a->bo;
     cm5_sched_stats_t st;
 
-    fill(pt->sb, pt->w->len[me] * pt->unit, key_of(me, run));
+    cs_fill(pt->sb, pt->w->len[cs_self] * pt->unit, key_of(cs_self, run));
     memset(pt->rb, GUARD_BYTE, pt->tot * pt->unit + GUARD);
-    memcpy(pt->rc, pt->w->len, (size_t)P * sizeof(size_t));
+    memcpy(pt->rc, pt->w->len, (size_t)cs_nodes * sizeof(size_t));
     if (o.discover) {
-        memset(pt->rc, 0xff, (size_t)P * sizeof(size_t));
+        memset(pt->rc, 0xff, (size_t)cs_nodes * sizeof(size_t));
         o.recv_capacity = pt->tot;
     }
     o.elem_size = pt->unit;
     o.mesh_r = pt->w->rows;
     o.mesh_c = pt->w->cols;
     CMMD_sync_with_nodes(); /* everyone starts together */
-    cm5_sched_allgatherv((cm5_sched_bcast_t)alg, pt->sb, pt->w->len[me],
+    cm5_sched_allgatherv((cm5_sched_bcast_t)alg, pt->sb, pt->w->len[cs_self],
                          pt->rb, pt->rc, NULL, &o, &st);
     corrupt(pt->rb, pt->tot * pt->unit);
     verify(pt, alg, rep, run);
@@ -193,9 +196,9 @@ static void setup(args_t *a)
     char err[256];
 
     if (!a->mesh)
-        cm5_sched_mesh_default(P, &a->mesh_r, &a->mesh_c);
-    else if (cm5_sched_mesh_parse(a->mesh, P, &a->mesh_r, &a->mesh_c, err,
-                                  sizeof(err)) != CM5_OK)
+        cm5_sched_mesh_default(cs_nodes, &a->mesh_r, &a->mesh_c);
+    else if (cm5_sched_mesh_parse(a->mesh, cs_nodes, &a->mesh_r, &a->mesh_c,
+                                  err, sizeof(err)) != CM5_OK)
         usage_error("--mesh: %s", err);
     if (a->nwork == 0)
         a->work[a->nwork++] = "equal";

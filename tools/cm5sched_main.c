@@ -23,7 +23,7 @@
 
 #include "cm5sched.h"
 
-int P, me;
+int cs_nodes, cs_self;
 
 /* What the loop carries from point to point. */
 typedef struct {
@@ -56,12 +56,13 @@ static void check_args(loop_t *l)
         l->w[wi] = (work_t){strdup(pi.wname), pi.elem, SIZE_MAX, 0};
         a->fam->work_free(w);
     }
-    if (me == 0 && a->plot && system("command -v gnuplot >/dev/null 2>&1")) {
+    if (cs_self == 0 && a->plot &&
+        system("command -v gnuplot >/dev/null 2>&1")) {
         fprintf(stderr, "cm5sched: --plot needs gnuplot, which is not in "
                         "PATH\n");
         bad = 1;
     }
-    if (me == 0 && !bad && a->csv && !(l->csv = fopen(a->csv, "w"))) {
+    if (cs_self == 0 && !bad && a->csv && !(l->csv = fopen(a->csv, "w"))) {
         fprintf(stderr, "cm5sched: --csv %s: %s\n", a->csv, strerror(errno));
         bad = 1;
     }
@@ -109,7 +110,7 @@ static void run_alg(loop_t *l, void *pt, const point_info_t *pi, int wi,
     int rep;
 
     l->done++;
-    if (me == 0 && a->progress) {
+    if (cs_self == 0 && a->progress) {
         fprintf(stderr, "[%ld/%ld] %s size %zu (%s, matrix %d)\n", l->done,
                 l->total, an, a->size[s], l->w[wi].name, pi->matrix);
         fflush(stderr);
@@ -118,7 +119,7 @@ static void run_alg(loop_t *l, void *pt, const point_info_t *pi, int wi,
         result_t r;
 
         a->fam->run(pt, a->alg[k], rep, ++l->run, &r);
-        if (me != 0 || rep < 0)
+        if (cs_self != 0 || rep < 0)
             continue;
         if (l->csv)
             csv_row(l->csv, pi, an, rep, &r);
@@ -153,7 +154,7 @@ static void run_workload(loop_t *l, int wi)
         }
         a->fam->work_free(w);
     }
-    if (me == 0 && !a->quiet) {
+    if (cs_self == 0 && !a->quiet) {
         print_table(a, wi, &l->w[wi], l->cells);
         fflush(stdout);
     }
@@ -165,13 +166,13 @@ static int finish(loop_t *l)
     const args_t *a = l->a;
     int bad = 0, k;
 
-    if (me == 0) {
+    if (cs_self == 0) {
         if (l->csv && fclose(l->csv) != 0) {
             fprintf(stderr, "cm5sched: --csv %s: %s\n", a->csv,
                     strerror(errno));
             bad = 1;
         }
-        if (a->plot && plot(a, l->w, l->cells) != 0) {
+        if (a->plot && cs_plot(a, l->w, l->cells) != 0) {
             fprintf(stderr, "cm5sched: --plot %s: gnuplot failed\n", a->plot);
             bad = 1;
         }
@@ -190,8 +191,8 @@ int main(int argc, char **argv)
     loop_t l;
     int wi, bad;
 
-    P = CMMD_partition_size();
-    me = CMMD_self_address();
+    cs_nodes = CMMD_partition_size();
+    cs_self = CMMD_self_address();
     parse_args(&a, argc, argv);
     memset(&l, 0, sizeof(l));
     l.a = &a;

@@ -28,7 +28,7 @@ void usage_error(const char *fmt, ...)
     va_list ap;
     char msg[512];
 
-    if (me == 0) {
+    if (cs_self == 0) {
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
@@ -167,7 +167,7 @@ static void set_exit(args_t *a, const cli_opt_t *d, const char *v)
     (void)a, (void)v;
     if (strcmp(d->name, "--help") == 0)
         help();
-    else if (me == 0)
+    else if (cs_self == 0)
         printf("cm5sched (cm5fab %s) %s\n", PACKAGE_VERSION, CMMD_version());
     exit(0);
 }
@@ -363,7 +363,7 @@ static void help(void)
     char head[64];
     size_t k;
 
-    if (me != 0)
+    if (cs_self != 0)
         return;
     printf("usage: cm5run -n P cm5sched [OPTIONS]\n\n"
            "Runs personalized-communication algorithms on workloads over a "

@@ -51,7 +51,7 @@ static size_t pattern(unsigned char *b, size_t n, uint64_t key, int check,
     return k;
 }
 
-void fill(unsigned char *b, size_t n, uint64_t key)
+void cs_fill(unsigned char *b, size_t n, uint64_t key)
 {
     unsigned char w;
 
@@ -78,10 +78,10 @@ void check_counts(const char *where, const size_t *rc, const size_t *want)
 {
     int j;
 
-    for (j = 0; j < P; j++)
+    for (j = 0; j < cs_nodes; j++)
         if (rc[j] != want[j])
             CMMD_error("cm5sched: %s: node %d: recvcounts[%d] is %zu, not %zu",
-                       where, me, j, rc[j], want[j]);
+                       where, cs_self, j, rc[j], want[j]);
 }
 
 /* g: the GUARD bytes just past the received data. */
@@ -92,7 +92,8 @@ void check_guard(const char *where, const unsigned char *g)
     for (k = 0; k < GUARD; k++)
         if (g[k] != GUARD_BYTE)
             CMMD_error("cm5sched: %s: node %d: byte %d past the received data "
-                       "was overwritten", where, me, k);
+                       "was overwritten",
+                       where, cs_self, k);
 }
 
 /* CM5SCHED_TEST_CORRUPT=NODE:OFFSET flips one received byte on NODE
@@ -103,7 +104,7 @@ void corrupt(unsigned char *rb, size_t n)
     unsigned long long off;
     int node;
 
-    if (v && sscanf(v, "%d:%llu", &node, &off) == 2 && node == me &&
+    if (v && sscanf(v, "%d:%llu", &node, &off) == 2 && node == cs_self &&
         off < n)
         rb[off] ^= 0x40;
 }
@@ -157,27 +158,28 @@ static void *point_new(const args_t *a, const void *wv, const char *wname,
     int j;
 
     *pt = (point_t){.a = a, .w = w, .matrix = matrix, .unit = unit, .esz = esz};
-    pt->sc = xcalloc((size_t)P * 3, sizeof(size_t));
-    pt->rc = pt->sc + P;
-    pt->want_rc = pt->rc + P;
-    for (j = 0; j < P; j++) {
-        pt->stot += pt->sc[j] = w->com[(size_t)me * P + j];
-        pt->rtot += pt->want_rc[j] = w->com[(size_t)j * P + me];
+    pt->sc = xcalloc((size_t)cs_nodes * 3, sizeof(size_t));
+    pt->rc = pt->sc + cs_nodes;
+    pt->want_rc = pt->rc + cs_nodes;
+    for (j = 0; j < cs_nodes; j++) {
+        pt->stot += pt->sc[j] = w->com[(size_t)cs_self * cs_nodes + j];
+        pt->rtot += pt->want_rc[j] = w->com[(size_t)j * cs_nodes + cs_self];
     }
     /* The traffic bound: the most units a node sends or receives. */
     t[0] = pt->stot > pt->rtot ? pt->stot : pt->rtot;
-    t[0] -= w->com[(size_t)me * P + me];
+    t[0] -= w->com[(size_t)cs_self * cs_nodes + cs_self];
     CMMD_reduce_v(t, t, CMMD_combiner_umax, sizeof(uint64_t), 1);
     if ((pt->stot && esz > SIZE_MAX / pt->stot) ||
         (pt->rtot && esz > (SIZE_MAX - GUARD) / pt->rtot))
         CMMD_error("cm5sched: workload %s at size %zu: node %d's data "
-                   "does not fit in memory", w->name, unit, me);
+                   "does not fit in memory",
+                   w->name, unit, cs_self);
     pt->sb = malloc(pt->stot * esz + 1);
     pt->rb = malloc(pt->rtot * esz + GUARD);
     if (!pt->sb || !pt->rb)
         CMMD_error("cm5sched: workload %s at size %zu: node %d cannot "
-                   "allocate %zu + %zu bytes", w->name, unit, me,
-                   pt->stot * esz, pt->rtot * esz);
+                   "allocate %zu + %zu bytes",
+                   w->name, unit, cs_self, pt->stot * esz, pt->rtot * esz);
     *info = (point_info_t){wname, matrix, w->seed, unit, w->elem_size, t[0],
                            ""};
     return pt;
@@ -206,18 +208,18 @@ static int rec_cmp(const void *x, const void *y)
 static size_t verify_unordered(const point_t *pt, const char *where,
                                uint64_t run)
 {
-    size_t esz = pt->esz, own = pt->want_rc[me] * esz;
+    size_t esz = pt->esz, own = pt->want_rc[cs_self] * esz;
     size_t n = pt->rtot * esz - own, off = 0, k;
     unsigned char *exp = xcalloc(n + 1, 1), *got = pt->rb + own;
     char at[320];
     int j;
 
-    snprintf(at, sizeof(at), "%s: node %d", where, me);
-    check_data(at, pt->rb, own, pat_key(me, me, run),
+    snprintf(at, sizeof(at), "%s: node %d", where, cs_self);
+    check_data(at, pt->rb, own, pat_key(cs_self, cs_self, run),
                "of its own records (first, with a4_unordered=1)", 0, 0);
-    for (j = 0; j < P; j++)
-        if (j != me) {
-            fill(exp + off, pt->want_rc[j] * esz, pat_key(j, me, run));
+    for (j = 0; j < cs_nodes; j++)
+        if (j != cs_self) {
+            cs_fill(exp + off, pt->want_rc[j] * esz, pat_key(j, cs_self, run));
             off += pt->want_rc[j] * esz;
         }
     rec_size = esz;
@@ -246,10 +248,10 @@ static void verify(const point_t *pt, int alg, int rep, uint64_t run)
     if (alg == CM5_SCHED_A4 && pt->a->o.a4_unordered)
         off = verify_unordered(pt, where, run);
     else
-        for (j = 0; j < P; j++, off += n) {
+        for (j = 0; j < cs_nodes; j++, off += n) {
             n = pt->want_rc[j] * pt->esz;
-            check_data(where, pt->rb + off, n, pat_key(j, me, run),
-                       "from node %d to node %d", j, me);
+            check_data(where, pt->rb + off, n, pat_key(j, cs_self, run),
+                       "from node %d to node %d", j, cs_self);
         }
     check_guard(where, pt->rb + off);
 }
@@ -262,12 +264,12 @@ static void run(void *p, int alg, int rep, uint64_t run, result_t *r)
     size_t esz = pt->esz, off = 0;
     int j;
 
-    for (j = 0; j < P; off += pt->sc[j++] * esz)
-        fill(pt->sb + off, pt->sc[j] * esz, pat_key(me, j, run));
+    for (j = 0; j < cs_nodes; off += pt->sc[j++] * esz)
+        cs_fill(pt->sb + off, pt->sc[j] * esz, pat_key(cs_self, j, run));
     memset(pt->rb, GUARD_BYTE, pt->rtot * esz + GUARD);
-    memcpy(pt->rc, pt->want_rc, (size_t)P * sizeof(size_t));
+    memcpy(pt->rc, pt->want_rc, (size_t)cs_nodes * sizeof(size_t));
     if (o.recv != CM5_SCHED_RECV_GIVEN) { /* discovered */
-        memset(pt->rc, 0xff, (size_t)P * sizeof(size_t));
+        memset(pt->rc, 0xff, (size_t)cs_nodes * sizeof(size_t));
         o.recv_capacity = pt->rtot;
     }
     o.elem_size = esz;
@@ -301,12 +303,13 @@ static void add_algs(args_t *a, const char *tok)
 
     if (strcmp(tok, "all") == 0) {
         for (k = 0; k < CM5_SCHED_NALGS; k++)
-            if (k != CM5_SCHED_A3 || is_square(P))
+            if (k != CM5_SCHED_A3 || is_square(cs_nodes))
                 add_alg(a, k);
     } else if (cm5_sched_alg_parse(tok, &alg) != CM5_OK)
         usage_error("--alg: unknown algorithm '%s'", tok);
-    else if (alg == CM5_SCHED_A3 && !is_square(P))
-        usage_error("--alg: a3 needs a square number of nodes, not %d", P);
+    else if (alg == CM5_SCHED_A3 && !is_square(cs_nodes))
+        usage_error("--alg: a3 needs a square number of nodes, not %d",
+                    cs_nodes);
     else
         add_alg(a, (int)alg);
 }
@@ -352,7 +355,7 @@ static int work_make(const args_t *a, const char *spec, uint64_t seed,
     cm5_workload_t *w = xcalloc(1, sizeof(*w));
 
     (void)a;
-    if (cm5_workload_make(spec, P, seed, w, err, errlen) != CM5_OK) {
+    if (cm5_workload_make(spec, cs_nodes, seed, w, err, errlen) != CM5_OK) {
         free(w);
         return -1;
     }

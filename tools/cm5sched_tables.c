@@ -34,7 +34,7 @@ void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,
 
     /* Workload names contain commas: quote them. */
     fprintf(f, "\"%s\",%d,%" PRIu64 ",%d,\"%s\",%s,%zu,%zu,%zu,%d,%zu",
-            pi->wname, pi->matrix, pi->seed, P, cm5_provider(), alg,
+            pi->wname, pi->matrix, pi->seed, cs_nodes, cm5_provider(), alg,
             pi->unit, pi->elem, pi->elem * pi->unit, rep, pi->t);
     for (k = 0; k < 4; k++)
         fprintf(f, ",%.9f", r->d[k]);
@@ -89,7 +89,7 @@ static void table_head(const args_t *a, const work_t *w)
 {
     printf("\n# workload %s  p=%d  provider=%s  seed=%" PRIu64
            "  matrices=%d  reps=%d  t=",
-           w->name, P, cm5_provider(), a->seed, a->matrices, a->reps);
+           w->name, cs_nodes, cm5_provider(), a->seed, a->matrices, a->reps);
     if (w->tmin == w->tmax)
         printf("%zu", w->tmax);
     else
@@ -185,7 +185,7 @@ void print_table(const args_t *a, int wi, const work_t *w, cell_t *cells)
 
 /* comm time against size, log-log, one line per algorithm (and
  * workload).  0 on success. */
-int plot(const args_t *a, const work_t *w, cell_t *cells)
+int cs_plot(const args_t *a, const work_t *w, cell_t *cells)
 {
     FILE *g = popen("gnuplot", "w");
     int wi, k, s;
@@ -202,7 +202,7 @@ int plot(const args_t *a, const work_t *w, cell_t *cells)
             "set xlabel 'message unit (bytes)'\n"
             "set ylabel 'comm time (ms, %s, max over nodes)'\n"
             "set title 'cm5sched: p=%d, provider %s%s%s'\nplot",
-            a->plot, stat_names[a->stat], P, cm5_provider(),
+            a->plot, stat_names[a->stat], cs_nodes, cm5_provider(),
             cm5_model() ? ", virtual time, model " : "",
             cm5_model() ? cm5_model() : "");
     for (wi = 0; wi < a->nwork; wi++)

@@ -12,11 +12,11 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -427,8 +427,8 @@ static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
 
 /* Debian's libfabric links libpsm_infinipath, whose libinfinipath
  * installs handlers for SIGABRT, SIGSEGV, ... that print a backtrace
- * (and leave *.btr files) and call exit(1): a node that aborts would not be seen to
- * die of its signal.  It handles SIGINT and SIGTERM too, so cm5run's
+ * (and leave *.btr files) and call exit(1): a node that aborts would not be
+ * seen to die of its signal.  It handles SIGINT and SIGTERM too, so cm5run's
  * SIGTERM ran exit() (atexit handlers, destructors) inside the signal
  * handler (TSan: "signal-unsafe call inside of a signal").  Put back the
  * default action for those handlers; called by the fabric right after
@@ -436,8 +436,8 @@ static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
  * them as the handlers it chains to, and again after start-up. */
 void cm5i_fab_drop_foreign_crash_handlers(void)
 {
-    static const int sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-                               SIGINT,  SIGTERM};
+    static const int sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL,
+                               SIGFPE,  SIGINT,  SIGTERM};
 
     for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
         struct sigaction sa;
@@ -448,16 +448,14 @@ void cm5i_fab_drop_foreign_crash_handlers(void)
             continue;
         h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction
                                        : (void *)sa.sa_handler;
-        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN ||
-            !dladdr(h, &info) || !info.dli_fname ||
-            !strstr(info.dli_fname, "libinfinipath"))
+        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN || !dladdr(h, &info) ||
+            !info.dli_fname || !strstr(info.dli_fname, "libinfinipath"))
             continue;
         signal(sigs[i], SIG_DFL);
         if (cm5i_sweep_guards(sigs[i]))
             cm5i_sweep_guard(); /* ours again */
-        cm5i_log(CM5I_LOG_DEBUG, "init",
-                 "signal %d: dropped the handler of %s", sigs[i],
-                 info.dli_fname);
+        cm5i_log(CM5I_LOG_DEBUG, "init", "signal %d: dropped the handler of %s",
+                 sigs[i], info.dli_fname);
     }
 }
 

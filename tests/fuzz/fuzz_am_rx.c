@@ -5,10 +5,10 @@
  * and am_poll.c) is compiled into this file (their static state becomes
  * reachable without an entry point in the library); the fabric, the waits
  * and the rest of the runtime are stubs here.  The node is node 1 of a
- * 4-node job with 8 credits.  An input is a script of operations (see fuzz_step): deliver a
- * packet, run progress (whose poll hands over the next packets of the
- * input), enter or leave a control-network call, park a channel, enter a
- * handler, flush credits, send.  User handlers are resolved by the real
+ * 4-node job with 8 credits.  An input is a script of operations (see
+ * fuzz_step): deliver a packet, run progress (whose poll hands over the next
+ * packets of the input), enter or leave a control-network call, park a channel,
+ * enter a handler, flush credits, send.  User handlers are resolved by the real
  * am_handler.c but never called: a stub runs instead, and may reply.
  *
  * Besides the sanitizers, each step checks that a packet the node drops
@@ -26,15 +26,15 @@
 
 #define cm5i_handler_decode fuzz_decode
 #define cm5i_handler_decode_raw fuzz_decode_raw
-#include "../../am/am_packet.c"
-#include "../../am/am_flow.c"
-#include "../../am/am_progress.c"
 #include "../../am/am_barrier.c"
-#include "../../am/am_poll.c"
+#include "../../am/am_event.c"
+#include "../../am/am_flow.c"
+#include "../../am/am_guard.c"
 #include "../../am/am_model.c"
 #include "../../am/am_model_calc.c"
-#include "../../am/am_guard.c"
-#include "../../am/am_event.c"
+#include "../../am/am_packet.c"
+#include "../../am/am_poll.c"
+#include "../../am/am_progress.c"
 #undef cm5i_handler_decode
 #undef cm5i_handler_decode_raw
 void *cm5i_handler_decode(cm5i_href_t ref);
@@ -239,8 +239,7 @@ static void node_view(node_view_t *v)
     for (int c = 0; c < CM5I_NCH; c++)
         v->held[c] = held[c].tail - held[c].head;
     v->nflush = flow.nflush;
-    v->handled = user_calls + internal_calls +
-                 packet_count.internal_handled +
+    v->handled = user_calls + internal_calls + packet_count.internal_handled +
                  barrier_count.internal_handled + flow_count.internal_handled;
 }
 

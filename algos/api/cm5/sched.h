@@ -293,8 +293,8 @@ CM5_EXPORT void cm5_sched_bcast_opts_init(cm5_sched_bcast_opts_t *opts);
  * ideal_lin=left_diagonal|prefix.  CM5_ERR_INVALID with a one-line
  * reason in err.  cm5_sched_bcast_opts_help() lists them. */
 CM5_EXPORT cm5_status_t cm5_sched_bcast_opts_set(cm5_sched_bcast_opts_t *opts,
-                                                 const char *setting,
-                                                 char *err, size_t errlen);
+                                                 const char *setting, char *err,
+                                                 size_t errlen);
 CM5_EXPORT const char *cm5_sched_bcast_opts_help(void);
 
 /* "auto", "br_lin", "br_xy_source", "br_xy_dim", "xor", "2step",
@@ -318,8 +318,7 @@ CM5_EXPORT cm5_status_t cm5_sched_mesh_parse(const char *text, int nodes,
  * finds br_xy_source the best on its ideal (row) distributions and up to
  * 2x slower on others, and the one permutation costs little; sources
  * already on their ideal positions do not move. */
-CM5_EXPORT cm5_sched_bcast_t cm5_sched_bcast_auto(int nodes, int rows,
-                                                  int cols,
+CM5_EXPORT cm5_sched_bcast_t cm5_sched_bcast_auto(int nodes, int rows, int cols,
                                                   const size_t *counts);
 
 /* Collective s-to-p broadcast; see the top of this section.  stats may

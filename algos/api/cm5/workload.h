@@ -44,8 +44,8 @@ typedef struct cm5_workload {
  * node that calls it with the same arguments gets the same matrix. */
 CM5_EXPORT cm5_status_t cm5_workload_make(const char *spec, int nodes,
                                           uint64_t seed,
-                                          cm5_workload_t *workload,
-                                          char *err, size_t errlen);
+                                          cm5_workload_t *workload, char *err,
+                                          size_t errlen);
 CM5_EXPORT void cm5_workload_free(cm5_workload_t *workload);
 /* One line per workload kind, for --help. */
 CM5_EXPORT const char *cm5_workload_help(void);
