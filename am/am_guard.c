@@ -43,7 +43,7 @@ void cm5i_guard_leave_slow(void)
 {
     if (cm5i_guard_watched)
         guard.leave_call();
-    if (cm5i_irq_pending || cm5i_irq_owned) {
+    if ((cm5i_irq_pending || cm5i_irq_owned) && guard.leave) {
         guard.leave(); /* the depth goes to 0 there */
         return;
     }
