@@ -337,7 +337,8 @@ static void alive_lost(double silent)
              alive.pred, where, silent, alive.timeout);
     cm5i_fab_abandon(cm5i_ctx.fab);
     cm5i_fab_abandon(alive.fab);
-    cm5i_sweep_job(); /* the lost node's too, if it is on this host */
+    cm5i_sweep_node(cm5i_ctx.rank); /* (see am_init.c's ctx_die) */
+    cm5i_sweep_node(alive.pred);    /* the lost node's, if on this host */
     fflush(NULL);
     cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node was lost (see above)");
     _exit(1);

@@ -49,7 +49,10 @@ static void ctx_die(const char *why)
     cm5i_ctx.failed = 1;
     cm5i_alive_abandon();
     cm5i_fab_abandon(cm5i_ctx.fab);
-    cm5i_sweep_job(); /* and those of nodes killed outright */
+    /* Its own names: the others may still connect to theirs; the
+     * launcher (cm5run's end of job, or the SIGTERM it sends under PMIx,
+     * whose handler sweeps the job) removes the rest. */
+    cm5i_sweep_node(cm5i_ctx.rank);
     fflush(NULL);
     cm5i_boot_abort(&cm5i_ctx.boot, 1, why);
     _exit(1);

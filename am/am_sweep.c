@@ -58,7 +58,9 @@ struct sweep_dirent {
     char name[];
 };
 
-int cm5i_sweep_job(void)
+/* Remove /dev/shm's names that start with the job's prefix and then
+ * extra (elen bytes). */
+static int sweep_names(const char *extra, size_t elen)
 {
     char buf[4096] __attribute__((aligned(8)));
     int saved = errno, removed = 0;
@@ -84,6 +86,7 @@ int cm5i_sweep_job(void)
 
                 off += d->reclen;
                 if (strncmp(d->name, sweep.prefix, sweep.len) == 0 &&
+                    strncmp(d->name + sweep.len, extra, elen) == 0 &&
                     unlinkat(dir, d->name, 0) == 0)
                     here++;
             }
@@ -94,6 +97,28 @@ int cm5i_sweep_job(void)
     close(dir);
     errno = saved;
     return removed;
+}
+
+int cm5i_sweep_job(void)
+{
+    return sweep_names("", 0);
+}
+
+int cm5i_sweep_node(int node)
+{
+    char extra[16];
+    size_t len = 0;
+    char digits[12];
+    int nd = 0;
+    unsigned v = node < 0 ? 0u : (unsigned)node;
+
+    do
+        digits[nd++] = (char)('0' + v % 10);
+    while ((v /= 10) && nd < (int)sizeof(digits));
+    while (nd)
+        extra[len++] = digits[--nd];
+    extra[len++] = '-';
+    return sweep_names(extra, len);
 }
 
 static void sweep_on_signal(int sig)
