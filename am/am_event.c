@@ -25,19 +25,9 @@ static struct {
                 ev.obs[i_]->fn(__VA_ARGS__);                                   \
     } while (0)
 
-static void ev_call_enter(void)
-{
-    for (int i = 0; i < ev.n; i++)
-        if (ev.obs[i]->call_enter)
-            ev.obs[i]->call_enter();
-}
+static void ev_call_enter(void) { EV_EACH(call_enter); }
 
-static void ev_call_leave(void)
-{
-    for (int i = 0; i < ev.n; i++)
-        if (ev.obs[i]->call_leave)
-            ev.obs[i]->call_leave();
-}
+static void ev_call_leave(void) { EV_EACH(call_leave); }
 
 static void ev_update(void)
 {
