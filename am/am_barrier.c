@@ -16,6 +16,7 @@
 #include "am_event.h"
 #include "am_guard.h"
 #include "am_packet.h"
+#include "am_util.h"
 #include "am_wait.h"
 #include "am_wire.h"
 
@@ -46,6 +47,11 @@ cm5_status_t cm5i_barrier_setup(void)
     memset(&bar, 0, sizeof(bar));
     cm5i_pkt_register(CM5I_PKT_BARRIER, barrier_packet);
     return CM5_OK;
+}
+
+uint64_t cm5i_barrier_digest(uint64_t h)
+{
+    return cm5i_digest(h, bar.arrived, sizeof(bar.arrived));
 }
 
 void cm5i_barrier_teardown(void)

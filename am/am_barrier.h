@@ -9,6 +9,8 @@
 
 cm5_status_t cm5i_barrier_setup(void);
 void cm5i_barrier_teardown(void);
+/* Digest of the barrier signals counted (cm5i_digest; for tests/fuzz). */
+uint64_t cm5i_barrier_digest(uint64_t h);
 int cm5i_barrier_open(void); /* a split-phase barrier is under way */
 
 #endif

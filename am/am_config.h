@@ -4,7 +4,7 @@
 #ifndef CM5_AM_CONFIG_H
 #define CM5_AM_CONFIG_H
 
-#include "am_env.h"
+#include "boot/boot_env.h"
 #include "cm5/cm5.h"
 
 /* Value of a variable: the environment's, else the table's default. */

@@ -112,6 +112,18 @@ void cm5i_flow_teardown(void)
     flow.nep = 0;
 }
 
+uint64_t cm5i_flow_digest(uint64_t h)
+{
+    for (int c = 0; c < CM5I_NCH; c++)
+        if (flow.tx_cred[c]) {
+            h = cm5i_digest(h, flow.tx_cred[c],
+                            (size_t)flow.nep * sizeof(uint16_t));
+            h = cm5i_digest(h, flow.owe[c],
+                            (size_t)flow.nep * sizeof(uint16_t));
+        }
+    return cm5i_digest(h, &flow.nflush, sizeof(flow.nflush));
+}
+
 /* After the endpoints opened: fit the window, size the arrays. */
 cm5_status_t cm5i_flow_setup(void)
 {

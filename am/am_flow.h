@@ -15,6 +15,9 @@ void cm5i_flow_config(void);        /* read CM5_AM_CREDITS */
 uint16_t cm5i_flow_window(void);    /* counted packets per peer and channel */
 cm5_status_t cm5i_flow_setup(void); /* fit the window, size the arrays */
 void cm5i_flow_teardown(void);
+/* Digest of the credits held and owed and the flush queue's length
+ * (cm5i_digest; for tests/fuzz). */
+uint64_t cm5i_flow_digest(uint64_t h);
 int cm5i_flow_has(int ch, int node);   /* a credit to send to node on ch */
 void cm5i_flow_take(int ch, int node); /* spend it */
 void cm5i_flow_returned(int src, const cm5i_pkt_t *pkt);

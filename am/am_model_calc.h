@@ -1,10 +1,10 @@
 /*
- * The CM-5 virtual-time model (CM5_MODEL, doc/model.md): its parameters
- * and its arithmetic, pure functions on explicit node clocks so that the
- * unit tests (tests/unit/am/test_model.c) and cm5run (which checks a
- * --model value before it starts a node) use them without a runtime.
- * The runtime's side, with the node's own clock, is am_model.c
- * (am_model.h).
+ * The CM-5 virtual-time model (CM5_MODEL, doc/model.md): its arithmetic,
+ * pure functions on explicit node clocks so that the unit tests
+ * (tests/unit/am/test_model.c) use them without a runtime.  Its
+ * parameters and their parsing are boot/model_spec.h's (cm5run checks a
+ * --model value with them before it starts a node); the runtime's side,
+ * with the node's own clock, is am_model.c (am_model.h).
  *
  * Times are integer nanoseconds, so a model's arithmetic is exact and the
  * same on every machine.
@@ -15,21 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A model's costs, in nanoseconds. */
-typedef struct {
-    char name[8];    /* "cm5" or "logp" */
-    int64_t os, orr; /* send, receive overhead per 16-byte packet */
-    int64_t L;       /* network latency */
-    int64_t g;       /* gap: least time per packet at an input link */
-    int64_t pkt[4];  /* a 16-byte packet's link time by fat-tree level */
-    int64_t ms, mr;  /* a CMMD message's software overhead: send, receive */
-    int64_t bar;     /* a barrier (control network) */
-    int64_t red;     /* an integer reduction or scan of one element */
-    int64_t redf;    /* a floating-point one */
-    int64_t redv;    /* each further element of a vector reduction or scan */
-    int64_t cnb;     /* broadcast and concatenation, per byte */
-    int64_t clk;     /* reading the clock (cm5_wtime, node timers) */
-} cm5i_model_params_t;
+#include "boot/model_spec.h" /* cm5i_model_params_t */
 
 /* One node's virtual state. */
 typedef struct {
@@ -61,15 +47,6 @@ typedef enum {
     CM5I_CN_REDUCE_FP, /* floating-point ones */
     CM5I_CN_BCAST      /* broadcast, concatenation: n = bytes */
 } cm5i_cn_kind_t;
-
-/* Parse CM5_MODEL_CPU_SCALE or CM5_MODEL_CPU_FLOOR: 0 and *v when s is
- * a number from 0 to 1e9, else -1. */
-int cm5i_model_number(const char *s, double *v);
-
-/* Parse a CM5_MODEL value: 0 and *p filled (on: 1 in *on), or -1 with
- * one line in err saying what is wrong. */
-int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,
-                     char *err, size_t errlen);
 
 /* Fat-tree distance between nodes a and b: 0 the same node, 1 the same
  * cluster of 4, 2 of 16, 3 beyond. */

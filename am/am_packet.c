@@ -237,6 +237,17 @@ int cm5i_am_run_user(void)
 }
 
 /* Free what the module holds (finalize, or a start that failed). */
+uint64_t cm5i_pkt_digest(uint64_t h)
+{
+    h = cm5i_digest(h, &pkts.rpc_tail, sizeof(pkts.rpc_tail));
+    for (int c = 0; c < CM5I_NCH; c++) {
+        size_t n = held[c].tail - held[c].head;
+
+        h = cm5i_digest(h, &n, sizeof(n));
+    }
+    return h;
+}
+
 void cm5i_pkt_teardown(void)
 {
     free(pkts.rpc_q);

@@ -39,6 +39,9 @@ void cm5i_pkt_register_body(int type, cm5i_pkt_func_t fn);
 const void *cm5i_pkt_body(size_t *len);
 cm5_status_t cm5i_pkt_setup(void);
 void cm5i_pkt_teardown(void);
+/* Digest of the queued RPCs and the held packets (cm5i_digest; for
+ * tests/fuzz). */
+uint64_t cm5i_pkt_digest(uint64_t h);
 
 /* The decoder: drops foreign packets, dispatches by type; its setup
  * registers it with the progress engine (cm5i_progress_decoder). */

@@ -14,6 +14,8 @@
 #define CM5_AM_UTIL_H
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "cm5/cm5.h"
 
@@ -50,6 +52,19 @@ int cm5i_log_parse_level(const char *s);
             (head) = (item);                                                   \
         (tail) = (item);                                                       \
     } while (0)
+
+/* FNV-1a over n bytes, continuing h (start: CM5I_DIGEST_INIT): the
+ * modules' digests of their state, which the packet fuzzer compares
+ * (tests/fuzz/fuzz_am_rx.c: a dropped packet must change nothing). */
+#define CM5I_DIGEST_INIT 0xcbf29ce484222325ull
+static inline uint64_t cm5i_digest(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
 
 /* This node has failed and said why: run the die function (registered
  * once the node has started: abandon the endpoints, remove the job's

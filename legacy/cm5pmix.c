@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "am_env.h"
-#include "boot/boot_proto.h"
+#include "boot_env.h"
+#include "boot_proto.h"
 
 static pmix_proc_t me;
 static uint32_t job_size, local_size;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "am_env.h"
+#include "boot_env.h"
 #include "cm5/cm5.h"
 
 #define WRAP_COLS 76

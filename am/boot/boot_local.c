@@ -1,8 +1,8 @@
 /*
- * Local bootstrap through cm5run's socket (see tools/cm5run.c): each round,
+ * Local bootstrap through cm5run's socket, the node's half of
+ * boot_proto.h (cm5run serves the other with boot_server.c): each round,
  * every node writes a length-prefixed record; cm5run answers with all the
- * records in node order once every node has written.  The framing is
- * boot_proto.h's, which cm5run includes too.
+ * records in node order once every node has written.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -18,7 +18,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "am_env.h"
+#include "boot/boot_env.h"
 #include "am_util.h"
 #include "boot/boot_proto.h"
 

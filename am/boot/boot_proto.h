@@ -1,9 +1,10 @@
 /*
- * The protocol between cm5run (tools/cm5run.c) and a node's local
- * bootstrap (boot_local.c), in one header both include.
+ * The protocol between cm5run and a node's local bootstrap, in one header
+ * both halves include: the node's (boot_local.c, in the library) and the
+ * launcher's (boot_server.c, linked into cm5run).
  *
  * Environment: cm5run sets CM5_RANK, CM5_SIZE, CM5_HOST, CM5_JOB_KEY,
- * CM5_BOOT_FD, CM5_DOORBELL_FD and CM5_LAUNCHER (names in am_env.h).
+ * CM5_BOOT_FD, CM5_DOORBELL_FD and CM5_LAUNCHER (names in boot_env.h).
  *
  * Bootstrap socket (CM5_BOOT_FD), one allgather per round: every node
  * writes one record, a length prefix (cm5_boot_len_t, host byte order:
@@ -62,5 +63,41 @@ _Static_assert(offsetof(cm5_doorbell_slot_t, seq) == 0 &&
 _Static_assert(sizeof(_Atomic uint32_t) == 4 &&
                    alignof(_Atomic uint32_t) <= 4,
                "a doorbell word is a plain 32-bit word (the futex)");
+
+/* ---- the launcher's half (boot_server.c) ---- */
+/* The allgather rounds of procs nodes, each on a socket of its own,
+ * served without blocking from a poll() loop.  A fault (a record over
+ * CM5_BOOT_MAX_RECORD, no memory) stops the server: it serves nothing
+ * more, and the launcher stops the job. */
+typedef struct cm5_boot_server cm5_boot_server_t;
+
+/* NULL: out of memory. */
+cm5_boot_server_t *cm5_boot_server_new(int procs);
+/* Closes the sockets it was given. */
+void cm5_boot_server_free(cm5_boot_server_t *s);
+/* Node rank's end of its socket (the server owns it from now on and
+ * makes it non-blocking). */
+void cm5_boot_server_attach(cm5_boot_server_t *s, int rank, int fd);
+/* The socket to poll for node rank and what for (POLLIN, POLLOUT), or
+ * -1 when there is nothing to do on it. */
+int cm5_boot_server_pollfd(const cm5_boot_server_t *s, int rank,
+                           short *events);
+/* Send what node rank's socket takes of its answer, then read what it
+ * holds.  0; or a fault, after which the server serves no more and
+ * returns it again, with one line in err: -1 the node's ("sent a
+ * bootstrap message of N bytes (limit M)"), -2 the launcher's ("out of
+ * memory in the bootstrap"). */
+int cm5_boot_server_serve(cm5_boot_server_t *s, int rank, char *err,
+                          size_t errlen);
+/* Node rank has exited: nobody reads its answer any more; what it wrote
+ * before may still complete the round.  Returns as _serve. */
+int cm5_boot_server_gone(cm5_boot_server_t *s, int rank, char *err,
+                         size_t errlen);
+/* A round is under way: some node has sent part of its record. */
+int cm5_boot_server_active(const cm5_boot_server_t *s);
+/* Node rank has sent its whole record for this round. */
+int cm5_boot_server_joined(const cm5_boot_server_t *s, int rank);
+/* The rounds completed so far. */
+unsigned long cm5_boot_server_rounds(const cm5_boot_server_t *s);
 
 #endif

@@ -1,21 +1,25 @@
 /*
  * libFuzzer target: what received packets can do to a node.
  *
- * The packet path (am/am_packet.c, am_flow.c, am_progress.c, am_barrier.c
- * and am_poll.c) is compiled into this file (their static state becomes
- * reachable without an entry point in the library); the fabric, the waits
- * and the rest of the runtime are stubs here.  The node is node 1 of a
+ * The packet path (am/am_packet.c, am_flow.c, am_progress.c, am_barrier.c,
+ * am_poll.c, with am_guard.c, am_event.c, am_model*.c and am_handler.c) is
+ * linked from libcm5am_fuzz.a, the library's objects built for the
+ * fuzzer; the fabric, the waits and the rest of the runtime are not in it:
+ * their symbols are defined here instead (link-time substitution), and
+ * the handler decoder is wrapped (ld --wrap).  The node is node 1 of a
  * 4-node job with 8 credits.  An input is a script of operations (see
- * fuzz_step): deliver a packet, run progress (whose poll hands over the next
- * packets of the input), enter or leave a control-network call, park a channel,
- * enter a handler, flush credits, send.  User handlers are resolved by the real
- * am_handler.c but never called: a stub runs instead, and may reply.
+ * fuzz_step): deliver a packet, run progress (whose poll hands over the
+ * next packets of the input), enter or leave a control-network call, park
+ * a channel, enter a handler, flush credits, send.  User handlers are
+ * resolved by the real am_handler.c but never called: a stub runs
+ * instead, and may reply.
  *
  * Besides the sanitizers, each step checks that a packet the node drops
  * (shorter than 56 bytes, a body of the wrong length, another job's key,
  * a source outside the job, an unknown type) changes nothing but the
- * drop count, and that every handler the decoder accepts is executable
- * code of a loaded object.
+ * drop count (the modules' state digests, the parked packets, the
+ * handlers run), and that every handler the decoder accepts is
+ * executable code of a loaded object.
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -24,21 +28,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define cm5i_handler_decode fuzz_decode
-#define cm5i_handler_decode_raw fuzz_decode_raw
-#include "../../am/am_barrier.c"
-#include "../../am/am_event.c"
-#include "../../am/am_flow.c"
-#include "../../am/am_guard.c"
-#include "../../am/am_model.c"
-#include "../../am/am_model_calc.c"
-#include "../../am/am_packet.c"
-#include "../../am/am_poll.c"
-#include "../../am/am_progress.c"
-#undef cm5i_handler_decode
-#undef cm5i_handler_decode_raw
-void *cm5i_handler_decode(cm5i_href_t ref);
-void *cm5i_handler_decode_raw(cm5i_href_t ref);
+#include "am_barrier.h"
+#include "am_config.h"
+#include "am_ctx.h"
+#include "am_flow.h"
+#include "am_guard.h"
+#include "am_handler.h"
+#include "am_irq.h"
+#include "am_packet.h"
+#include "am_poll.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "am_wire.h"
+#include "fabric/fab.h"
+
+/* ld --wrap: the library's calls of the decoder come here. */
+void *__real_cm5i_handler_decode(cm5i_href_t ref);
+void *__real_cm5i_handler_decode_raw(cm5i_href_t ref);
+void *__wrap_cm5i_handler_decode(cm5i_href_t ref);
+void *__wrap_cm5i_handler_decode_raw(cm5i_href_t ref);
 
 #define NODES 4
 #define CREDITS 8
@@ -92,7 +101,28 @@ void cm5i_config_error(const char *fmt, ...) { (void)fmt; }
 size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab) { (void)fab; return 0; }
 const char *cm5i_fab_provider(const cm5i_fab_t *fab) { (void)fab; return "x"; }
 void cm5i_waiter_init(cm5i_waiter_t *w) { memset(w, 0, sizeof(*w)); }
-void cm5i_stats_part(const cm5_stats_t *part) { (void)part; }
+/* The modules' counts, summed by the oracle as cm5_stats sums them. */
+static const cm5_stats_t *parts[16];
+static int nparts;
+void cm5i_stats_part(const cm5_stats_t *part)
+{
+    for (int i = 0; i < nparts; i++)
+        if (parts[i] == part)
+            return;
+    if (nparts == (int)(sizeof(parts) / sizeof(*parts)))
+        abort();
+    parts[nparts++] = part;
+}
+
+static uint64_t stats_sum(size_t off)
+{
+    uint64_t n = 0;
+
+    for (int i = 0; i < nparts; i++)
+        n += *(const uint64_t *)((const char *)parts[i] + off);
+    return n;
+}
+#define STAT(field) stats_sum(offsetof(cm5_stats_t, field))
 
 static int next_byte(void)
 {
@@ -184,14 +214,14 @@ static void *fuzz_accept(void *fp)
     return (void *)fuzz_user;
 }
 
-void *fuzz_decode(cm5i_href_t ref)
+void *__wrap_cm5i_handler_decode(cm5i_href_t ref)
 {
-    return fuzz_accept(cm5i_handler_decode(ref));
+    return fuzz_accept(__real_cm5i_handler_decode(ref));
 }
 
-void *fuzz_decode_raw(cm5i_href_t ref)
+void *__wrap_cm5i_handler_decode_raw(cm5i_href_t ref)
 {
-    return fuzz_accept(cm5i_handler_decode_raw(ref));
+    return fuzz_accept(__real_cm5i_handler_decode_raw(ref));
 }
 
 /* ---- the node ---------------------------------------------------------- */
@@ -217,35 +247,27 @@ static void node_reset(void)
     cn_held = 0;
 }
 
-/* What a dropped packet must leave alone. */
+/* What a dropped packet must leave alone: the credits held and owed,
+ * the flush queue, the queued RPCs, the held packets, the barrier
+ * signals (the modules' digests), the parked packets, the handlers run. */
 typedef struct {
-    uint16_t tx_cred[CM5I_NCH][NODES], owe[CM5I_NCH][NODES];
-    uint32_t rpc_tail, parked[CM5I_NCH], bar[BARRIER_ROUNDS];
-    size_t held[CM5I_NCH];
-    int nflush;
+    uint64_t digest;
+    uint32_t parked[CM5I_NCH];
     uint64_t handled;
 } node_view_t;
 
 static void node_view(node_view_t *v)
 {
     memset(v, 0, sizeof(*v));
-    for (int c = 0; c < CM5I_NCH; c++) {
-        memcpy(v->tx_cred[c], flow.tx_cred[c], sizeof(v->tx_cred[c]));
-        memcpy(v->owe[c], flow.owe[c], sizeof(v->owe[c]));
-    }
-    v->rpc_tail = pkts.rpc_tail;
+    v->digest = cm5i_barrier_digest(
+        cm5i_pkt_digest(cm5i_flow_digest(CM5I_DIGEST_INIT)));
     memcpy(v->parked, cm5i_parked, sizeof(v->parked));
-    memcpy(v->bar, bar.arrived, sizeof(v->bar));
-    for (int c = 0; c < CM5I_NCH; c++)
-        v->held[c] = held[c].tail - held[c].head;
-    v->nflush = flow.nflush;
-    v->handled = user_calls + internal_calls + packet_count.internal_handled +
-                 barrier_count.internal_handled + flow_count.internal_handled;
+    v->handled = user_calls + internal_calls + STAT(internal_handled);
 }
 
 static void rx_checked(int ch, const void *buf, size_t len)
 {
-    uint64_t dropped = packet_count.foreign_dropped;
+    uint64_t dropped = STAT(foreign_dropped);
     node_view_t before, after;
 
     uint64_t calls = ++rx_calls;
@@ -253,7 +275,7 @@ static void rx_checked(int ch, const void *buf, size_t len)
     node_view(&before);
     cm5i_pkt_rx(NULL, ch, buf, len);
     /* (A handler it ran may have received, and dropped, others.) */
-    if (packet_count.foreign_dropped == dropped || rx_calls != calls)
+    if (STAT(foreign_dropped) == dropped || rx_calls != calls)
         return;
     node_view(&after);
     if (memcmp(&before, &after, sizeof(before)) != 0)

@@ -1,7 +1,7 @@
 /*
- * libFuzzer target: what cm5run reads from its nodes' bootstrap sockets
- * (tools/cm5run.c, compiled into this file: boot_read, boot_header,
- * complete_round, boot_write).
+ * libFuzzer target: what cm5run reads from its nodes' bootstrap sockets:
+ * the launcher's half of the bootstrap (am/boot/boot_server.c, linked
+ * from libcm5am_fuzz.a through its interface in boot_proto.h).
  *
  * A job of 1 to 4 nodes, each node a socket pair whose far end the input
  * writes to (in chunks of its choosing), shuts, or reads the answers
@@ -10,10 +10,13 @@
  * be a prefix of the answers those complete rounds make (the node count,
  * then every node's record of the round, in node order).
  */
-#define main cm5run_main
-#include "../../tools/cm5run.c"
-#include "../../am/am_model_calc.c"
-#undef main
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "boot_proto.h"
 
 #define PROCS_MAX 4
 #define STREAM_MAX 8192
@@ -81,12 +84,29 @@ static void check_answers(int procs, int p)
     }
 }
 
-static void node_drain(struct job *j, int p)
+/* The server takes a turn on node p's socket: it completes at most one
+ * round (a node is not read while its answer is pending); after a fault
+ * (a record too long) it must do nothing more. */
+static void serve(cm5_boot_server_t *s, int p)
 {
-    struct node *nd = &j->nodes[p];
+    unsigned long rounds = cm5_boot_server_rounds(s);
+    char err[160];
+    int rc = cm5_boot_server_serve(s, p, err, sizeof(err));
 
-    if (!j->stopping && nd->boot_fd >= 0 && nd->tx)
-        boot_write(nd);
+    if (cm5_boot_server_rounds(s) - rounds > 1)
+        abort();
+    if (rc != 0) {
+        short ev;
+
+        if (!strstr(err, "bootstrap") ||
+            cm5_boot_server_pollfd(s, p, &ev) >= 0)
+            abort();
+    }
+}
+
+static void node_drain(cm5_boot_server_t *s, int procs, int p)
+{
+    serve(s, p);
     for (;;) {
         ssize_t r = read(side[p].fd, side[p].in + side[p].nin,
                          STREAM_MAX - side[p].nin);
@@ -95,10 +115,11 @@ static void node_drain(struct job *j, int p)
             break;
         side[p].nin += (size_t)r;
     }
-    check_answers(j->o->procs, p);
+    check_answers(procs, p);
 }
 
-static void node_write(struct job *j, int p, const uint8_t *d, size_t n)
+static void node_write(cm5_boot_server_t *s, int p, const uint8_t *d,
+                       size_t n)
 {
     ssize_t r;
 
@@ -109,67 +130,57 @@ static void node_write(struct job *j, int p, const uint8_t *d, size_t n)
         memcpy(side[p].out + side[p].nout, d, (size_t)r);
         side[p].nout += (size_t)r;
     }
-    boot_read(j, &j->nodes[p]);
+    serve(s, p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct opts o = {0};
-    struct node nodes[PROCS_MAX];
-    struct job j = {.o = &o, .nodes = nodes};
     const uint8_t *end = data + size;
+    cm5_boot_server_t *s;
+    int procs;
 
     if (size < 1)
         return 0;
-    o.nodes = o.procs = 1 + data++[0] % PROCS_MAX;
-    memset(nodes, 0, sizeof(nodes));
+    procs = 1 + data++[0] % PROCS_MAX;
     memset(side, 0, sizeof(side));
-    j.launched = o.procs;
-    for (int p = 0; p < o.procs; p++) {
+    if (!(s = cm5_boot_server_new(procs)))
+        abort();
+    for (int p = 0; p < procs; p++) {
         int sv[2];
 
-        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
             abort();
-        nodes[p].rank = p;
-        nodes[p].boot_fd = sv[0];
-        set_nonblock(sv[0]);
-        set_nonblock(sv[1]);
+        cm5_boot_server_attach(s, p, sv[0]);
         side[p].fd = sv[1];
-        nodes[p].out[0].fd = nodes[p].out[1].fd = -1;
     }
     while (data < end) {
-        int b = *data++, p = b % o.procs;
+        int b = *data++, p = b % procs;
         size_t n;
 
         switch ((b >> 2) & 3) {
         case 0: /* the node writes a chunk */
             n = data < end ? *data++ : 0;
             n = n < (size_t)(end - data) ? n : (size_t)(end - data);
-            node_write(&j, p, data, n);
+            node_write(s, p, data, n);
             data += n;
             break;
         case 1: /* the node reads */
-            node_drain(&j, p);
+            node_drain(s, procs, p);
             break;
         case 2: /* the node closes its end */
             shutdown(side[p].fd, SHUT_WR);
-            boot_read(&j, &nodes[p]);
+            serve(s, p);
             break;
         case 3:
-            for (int q = 0; q < o.procs; q++) {
-                boot_read(&j, &nodes[q]);
-                node_drain(&j, q);
+            for (int q = 0; q < procs; q++) {
+                serve(s, q);
+                node_drain(s, procs, q);
             }
             break;
         }
-        if (j.joined < 0 || j.joined > o.procs)
-            abort();
     }
-    for (int p = 0; p < o.procs; p++) {
-        reply_release(&nodes[p]);
-        free(nodes[p].msg);
-        close(nodes[p].boot_fd);
+    cm5_boot_server_free(s); /* closes the server's ends */
+    for (int p = 0; p < procs; p++)
         close(side[p].fd);
-    }
     return 0;
 }

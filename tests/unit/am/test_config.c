@@ -9,7 +9,7 @@
 
 #include <cm5/cm5.h>
 
-#include "am_env.h"
+#include "boot/boot_env.h"
 
 TestSuite(config, .timeout = 10);
 
@@ -79,9 +79,9 @@ Test(config, variables_the_library_reads_are_declared)
                            names[i]);
 }
 
-/* am_env.h names every variable once (the library, cm5run and cm5info
+/* boot_env.h names every variable once (the library, cm5run and cm5info
  * use its macros): the table declares exactly those, in that order. */
-Test(config, table_matches_the_names_of_am_env_h)
+Test(config, table_matches_the_names_of_boot_env_h)
 {
 #define NAME(macro, text) {macro, text},
     static const struct {
@@ -90,7 +90,7 @@ Test(config, table_matches_the_names_of_am_env_h)
 #undef NAME
     int n = (int)(sizeof(names) / sizeof(*names));
 
-    cr_expect_eq(cm5_config_count(), n, "the table has %d entries, am_env.h "
+    cr_expect_eq(cm5_config_count(), n, "the table has %d entries, boot_env.h "
                  "names %d", cm5_config_count(), n);
     for (int i = 0; i < n; i++) {
         cr_expect_str_eq(names[i].macro, names[i].text,

@@ -21,7 +21,7 @@
 
 #include <cm5/cm5.h>
 
-#include "am_env.h"
+#include "boot/boot_env.h"
 #include "boot/boot_proto.h"
 
 TestSuite(ctx, .timeout = 60);

@@ -1,12 +1,15 @@
 /*
  * The names of the CM5_* environment variables, in one place: the
- * configuration table (am_config.c), the library, cm5run and cm5info
- * all use these, so a name cannot be spelled two ways.  Each is declared,
- * with its default and help, in the table of am_config.c; a unit test
- * (tests/unit/am/test_config.c) checks that both lists agree.
+ * configuration table (am_config.c), the library, cm5run, cm5pmix and
+ * cm5info all use these, so a name cannot be spelled two ways.  It is
+ * part of the contract between the library and its launchers (with
+ * boot_proto.h and model_spec.h, the only am/ headers tools/ sees).
+ * Each is declared, with its default and help, in the table of
+ * am_config.c; a unit test (tests/unit/am/test_config.c) checks that
+ * both lists agree.
  */
-#ifndef CM5_AM_ENV_H
-#define CM5_AM_ENV_H
+#ifndef CM5_BOOT_ENV_H
+#define CM5_BOOT_ENV_H
 
 /* X(macro, "name") for every variable, in the order of the table. */
 #define CM5_ENV_VARS(X)                                                       \

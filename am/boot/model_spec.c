@@ -1,0 +1,145 @@
+/*
+ * A CM5_MODEL value (boot/model_spec.h): the presets and their parsing.
+ * The figures and where they come from are in doc/model.md; the presets
+ * below are its calibrated values.
+ */
+#include "boot/model_spec.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define US 1000 /* nanoseconds */
+
+/* The CM-5 (doc/model.md, "Parameters"). */
+static const cm5i_model_params_t model_cm5 = {
+    .name = "cm5",
+    .os = 1600,          /* von Eicken et al. 1992 */
+    .orr = 1700,         /* von Eicken et al. 1992 */
+    .L = 6 * US,         /* Culler et al. 1993 (LogP) */
+    .g = 0,              /* the overheads and the links pace packets */
+    .pkt = {0, 800, 1600, 2000}, /* 20, 10, ~8 MB/s by level */
+    .ms = 19600,         /* fitted: wang1993 Table 2, d = 1 */
+    .mr = 13 * US,       /* fitted: wang1993 Table 2, 256 B, d = 31 */
+    .bar = 5 * US,       /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
+    .red = 5 * US,       /* CMMD 3.1, integer reductions: about 5 us */
+    .redf = 25 * US,     /* CMMD 3.1, floating point: about 25 us */
+    .redv = 10 * US,     /* fitted: wang1993 Table 3, AM, its part not in d */
+    .cnb = 1620,         /* fitted: wang1993 Table 3, concatenate */
+    .clk = 1 * US,
+};
+
+/* LogP with the LogP paper's CM-5 figures; L, o, g may be set. */
+static const cm5i_model_params_t model_logp = {
+    .name = "logp",
+    .os = 2200,
+    .orr = 2200,
+    .L = 6 * US,
+    .g = 4 * US,
+    .pkt = {0, 0, 0, 0},
+    .bar = 5 * US,
+    .red = 5 * US,
+    .redf = 25 * US,
+    .redv = 10 * US,
+    .cnb = 1620,
+    .clk = 1 * US,
+};
+
+/* A parameter: its key, and where it goes (microseconds, or MB/s for a
+ * bandwidth, which sets a packet's link time). */
+typedef struct {
+    const char *key;
+    size_t off, off2; /* off2: a second field ("o": os and orr) */
+    int bw;
+} model_key_t;
+
+#define F(f) offsetof(cm5i_model_params_t, f)
+static const model_key_t model_keys[] = {
+    {"L", F(L), 0, 0},      {"o", F(os), F(orr), 0}, {"os", F(os), 0, 0},
+    {"or", F(orr), 0, 0},   {"g", F(g), 0, 0},       {"bw1", F(pkt[1]), 0, 1},
+    {"bw2", F(pkt[2]), 0, 1}, {"bw3", F(pkt[3]), 0, 1}, {"ms", F(ms), 0, 0},
+    {"mr", F(mr), 0, 0},    {"bar", F(bar), 0, 0},   {"red", F(red), 0, 0},
+    {"redf", F(redf), 0, 0}, {"redv", F(redv), 0, 0},
+    {"cnb", F(cnb), 0, 0},  {"clk", F(clk), 0, 0},
+};
+#undef F
+
+static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
+                     size_t errlen)
+{
+    const char *eq = strchr(kv, '=');
+    size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
+    char *end;
+    double v;
+
+    for (size_t i = 0; i < sizeof(model_keys) / sizeof(*model_keys); i++) {
+        const model_key_t *k = &model_keys[i];
+
+        if (strlen(k->key) != klen || strncmp(k->key, kv, klen) != 0)
+            continue;
+        v = eq ? strtod(eq + 1, &end) : NAN;
+        if (!eq || end == eq + 1 || *end || !isfinite(v) || v < 0 ||
+            v > 1e9 || (k->bw && v == 0)) {
+            snprintf(err, errlen, "'%s' needs a number %s", kv,
+                     k->bw ? "> 0 (MB/s)" : ">= 0 (microseconds)");
+            return -1;
+        }
+        v = k->bw ? 16.0 / v * US : v * US; /* a packet's link time */
+        *(int64_t *)((char *)p + k->off) = (int64_t)(v + 0.5);
+        if (k->off2)
+            *(int64_t *)((char *)p + k->off2) = (int64_t)(v + 0.5);
+        return 0;
+    }
+    snprintf(err, errlen,
+             "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
+             "ms, mr, bar, red, redf, redv, cnb, clk)",
+             (int)klen, kv);
+    return -1;
+}
+
+int cm5i_model_number(const char *s, double *v)
+{
+    char *end;
+
+    *v = strtod(s, &end);
+    return end != s && !*end && *v >= 0 && *v <= 1e9 ? 0 : -1;
+}
+
+int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,
+                     char *err, size_t errlen)
+{
+    size_t nlen = strcspn(spec, ":");
+    char buf[256], *save = NULL;
+
+    *on = 0;
+    if (strcmp(spec, "off") == 0 || strcmp(spec, "") == 0)
+        return 0;
+    if (nlen == 3 && strncmp(spec, "cm5", 3) == 0)
+        *p = model_cm5;
+    else if (nlen == 4 && strncmp(spec, "logp", 4) == 0)
+        *p = model_logp;
+    else {
+        snprintf(err, errlen,
+                 "unknown model '%.*s' (off, cm5, cm5:KEY=VALUE,..., "
+                 "logp:L=6,o=2.2,g=4)",
+                 (int)nlen, spec);
+        return -1;
+    }
+    if (spec[nlen] == ':') {
+        if (spec[nlen + 1] == '\0' ||
+            strlen(spec + nlen + 1) >= sizeof(buf)) {
+            snprintf(err, errlen, "no parameters, or too many, after '%.*s:'",
+                     (int)nlen, spec);
+            return -1;
+        }
+        strcpy(buf, spec + nlen + 1);
+        for (char *kv = strtok_r(buf, ",", &save); kv;
+             kv = strtok_r(NULL, ",", &save))
+            if (model_set(p, kv, err, errlen) < 0)
+                return -1;
+    }
+    *on = 1;
+    return 0;
+}
