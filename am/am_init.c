@@ -58,53 +58,33 @@ static void ctx_die(const char *why)
     _exit(1);
 }
 
-/* Does libfabric's FI_PROVIDER filter ("a,b" or "^a,b") let NAME in? */
-static int ctx_fi_provider_allows(const char *filter, const char *name)
-{
-    int negate = filter[0] == '^';
-    const char *p = filter + negate;
-    size_t n = strlen(name);
-
-    while (*p) {
-        size_t len = strcspn(p, ",");
-
-        if (len == n && strncmp(p, name, n) == 0)
-            return !negate;
-        p += len + (p[len] == ',');
-    }
-    return negate;
-}
-
 /* Provider precedence: API argument > cm5run --provider > CM5_PROVIDER
- * (cm5run passes --provider as CM5_PROVIDER) > shm for one-host jobs >
- * tcp for jobs across hosts.  FI_PROVIDER filters what libfabric offers:
- * when it rules the default out, libfabric picks among what it allows. */
+ * (cm5run passes --provider as CM5_PROVIDER) > the fabric's default for
+ * a job on one host or on several.  FI_PROVIDER filters what libfabric
+ * offers: when it rules the default out, libfabric picks among what it
+ * allows. */
 static const char *ctx_pick_provider(const char *api)
 {
     const char *env = cm5i_config_str(CM5_ENV_PROVIDER);
-    const char *fi = getenv("FI_PROVIDER");
-    const char *def = cm5i_ctx.boot.local ? "shm" : "tcp";
+    const char *def = cm5i_fab_default_provider(cm5i_ctx.boot.local);
 
     if (api && *api)
         return api;
     if (*env)
         return env;
-    if (fi && *fi && !ctx_fi_provider_allows(fi, def)) {
+    if (!cm5i_fab_filter_allows(def)) {
         cm5i_log(CM5I_LOG_INFO, "init",
                  "FI_PROVIDER=%s rules out %s: libfabric picks the provider",
-                 fi, def);
+                 getenv("FI_PROVIDER"), def);
         return NULL;
     }
-    if (cm5i_ctx.boot.local) {
-        cm5i_log(CM5I_LOG_INFO, "init",
-                 "all nodes on one host: using the shm provider");
-        return "shm";
-    }
-    cm5i_log(
-        CM5I_LOG_INFO, "init",
-        "nodes on several hosts: using the tcp provider (set " CM5_ENV_PROVIDER
-        " to choose another)");
-    return "tcp";
+    cm5i_log(CM5I_LOG_INFO, "init",
+             "%s: using the %s provider (set " CM5_ENV_PROVIDER
+             " to choose another)",
+             cm5i_ctx.boot.local ? "all nodes on one host"
+                                 : "nodes on several hosts",
+             def);
+    return def;
 }
 
 static int ctx_interrupts; /* CM5_INTERRUPTS: enable them at start-up */
@@ -141,16 +121,10 @@ static void ctx_read_config(void)
     cm5i_msg_config();
 }
 
-/* Address space libfabric needs, measured with libfabric 1.17 (VmSize
- * after start-up minus before): shm maps about 33 MiB per endpoint of
- * the job, tcp about 52 MiB in all (its progress thread's stack among
- * them), udp about 10 MiB.  Under a limit (ulimit -v) that leaves less,
- * the providers do not fail cleanly: shm crashes (SIGSEGV in its
- * progress), tcp and udp return -FI_EAGAIN forever (ofi_rxd: "could not
- * get tx entry") and the job hangs.  So start only with room to spare,
- * and keep some after start-up for the providers' pools to grow. */
-#define CTX_ROOM_BASE (64u << 20)
-#define CTX_ROOM_SHM_PER_EP (40u << 20)
+/* Under an address-space limit (ulimit -v) that leaves less than a
+ * provider needs (cm5i_fab_room), the providers do not fail cleanly, so
+ * start only with room to spare, and keep some after start-up for the
+ * providers' pools to grow. */
 #define CTX_ROOM_AFTER (16u << 20)
 
 static int ctx_said_why; /* the failing step logged the error itself */
@@ -240,10 +214,7 @@ static cm5_status_t ctx_open_fabric(const char *provider)
                      (cm5i_flow_window() + CM5I_UNCOUNTED_SLACK) *
                      sizeof(cm5i_pkt_t) +
                  cm5i_msg_rx_bytes();
-    if (ctx_check_room(CTX_ROOM_BASE +
-                           (p.provider && strcmp(p.provider, "shm") == 0
-                                ? (size_t)cm5i_ctx.nep * CTX_ROOM_SHM_PER_EP
-                                : 0),
+    if (ctx_check_room(cm5i_fab_room(p.provider, cm5i_ctx.nep),
                        "opening the endpoints") != CM5_OK)
         return CM5_ERR_NO_MEMORY;
     return cm5i_fab_open(&p, &cm5i_ctx.fab);
@@ -426,10 +397,7 @@ cm5_status_t cm5_init(const char *provider)
     if (cm5i_ctx.ready) {
         size_t n = provider ? strlen(provider) : 0;
 
-        /* "tcp" names "tcp;ofi_rxm": a core provider under a utility one */
-        if (n && strcmp(provider, cm5i_ctx.provider) != 0 &&
-            !(strncmp(cm5i_ctx.provider, provider, n) == 0 &&
-              cm5i_ctx.provider[n] == ';')) {
+        if (n && !cm5i_fab_provider_answers(cm5i_ctx.provider, provider)) {
             cm5i_log(CM5I_LOG_ERROR, "cm5_init",
                      "the node already runs on provider %s (it started when "
                      "the program was loaded); choose the provider with "

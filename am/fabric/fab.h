@@ -67,6 +67,18 @@ void cm5i_fab_close(cm5i_fab_t *fab);
  * files a string-addressed provider (shm) made for our endpoints. */
 void cm5i_fab_abandon(cm5i_fab_t *fab);
 
+/* What the fabric knows of providers, so that nothing above names one:
+ * the provider of a job nobody chose one for (on one host, or on
+ * several); whether FI_PROVIDER, libfabric's filter ("a,b", "^a,b"),
+ * lets a provider in (yes when unset); the address space a provider needs to open nep
+ * endpoints (NULL: libfabric's choice); whether a running provider
+ * ("tcp;ofi_rxm": a core provider under a utility one) answers to a
+ * name ("tcp"). */
+const char *cm5i_fab_default_provider(int one_host);
+int cm5i_fab_filter_allows(const char *name);
+size_t cm5i_fab_room(const char *provider, int nep);
+int cm5i_fab_provider_answers(const char *running, const char *name);
+
 /* Provider name as libfabric reports it ("shm", "tcp;ofi_rxm", ...). */
 const char *cm5i_fab_provider(const cm5i_fab_t *fab);
 /* Messages one endpoint can receive from all its peers together before
