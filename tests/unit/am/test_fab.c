@@ -457,3 +457,36 @@ Test(fab, failed_send_completion_returns_its_slot)
     cr_expect_eq(cm5i_fab_lost_node(fab), 0);
     cm5i_fab_close(fab);
 }
+
+/* What the fabric knows of providers, so that the layers above name none
+ * (am_init.c asks these). */
+Test(fab, provider_knowledge)
+{
+    cr_expect_str_eq(cm5i_fab_default_provider(1), "shm");
+    cr_expect_str_eq(cm5i_fab_default_provider(0), "tcp");
+
+    /* A core provider under a utility one answers to its own name. */
+    cr_expect(cm5i_fab_provider_answers("tcp;ofi_rxm", "tcp"));
+    cr_expect(cm5i_fab_provider_answers("tcp;ofi_rxm", "tcp;ofi_rxm"));
+    cr_expect(cm5i_fab_provider_answers("shm", "shm"));
+    cr_expect(!cm5i_fab_provider_answers("tcp;ofi_rxm", "tc"));
+    cr_expect(!cm5i_fab_provider_answers("tcp;ofi_rxm", "udp"));
+    cr_expect(!cm5i_fab_provider_answers("shm", "sh"));
+
+    unsetenv("FI_PROVIDER");
+    cr_expect(cm5i_fab_filter_allows("shm"));
+    setenv("FI_PROVIDER", "tcp,udp", 1);
+    cr_expect(!cm5i_fab_filter_allows("shm"));
+    cr_expect(cm5i_fab_filter_allows("udp"));
+    cr_expect(!cm5i_fab_filter_allows("ud"));
+    setenv("FI_PROVIDER", "^shm,sockets", 1);
+    cr_expect(!cm5i_fab_filter_allows("shm"));
+    cr_expect(!cm5i_fab_filter_allows("sockets"));
+    cr_expect(cm5i_fab_filter_allows("tcp"));
+    unsetenv("FI_PROVIDER");
+
+    /* shm maps memory per endpoint; the others a fixed amount. */
+    cr_expect_gt(cm5i_fab_room("shm", 32), cm5i_fab_room("shm", 2));
+    cr_expect_eq(cm5i_fab_room("tcp", 32), cm5i_fab_room("tcp", 2));
+    cr_expect_eq(cm5i_fab_room(NULL, 32), cm5i_fab_room("udp", 2));
+}
