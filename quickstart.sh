@@ -25,13 +25,14 @@ libfabric-dev libfabric-bin libcriterion-dev lowdown python3 \
 libpmix-dev openmpi-bin libmetis-dev libmetis-doc gnuplot-nox"
 # check: the suite compiles MPI programs (mpicc: libopenmpi-dev), parses
 # its own scripts (shfmt), makes network namespaces (iproute2), mounts a
-# private /dev/shm (mount), fuzzes (clang brings libFuzzer); and it checks
+# private /dev/shm (mount), fuzzes (clang brings libFuzzer), checks the
+# sources' format (clang-format, 14 in Debian 12); and it checks
 # the benchmarks' scripts against what they call, so it has their
 # packages too: the peers measured against (Open MPI, MPICH), the
 # profiler.
 packages_bench="$packages_demo libopenmpi-dev mpich libmpich-dev linux-perf \
 procps"
-packages_check="$packages_bench clang shfmt iproute2 mount"
+packages_check="$packages_bench clang clang-format shfmt iproute2 mount"
 # fresh: the fresh-machine check (tests/fresh/debian12.sh) builds a
 # minimal Debian 12 root and clones the tree into it.
 packages_fresh="$packages_check mmdebstrap git"

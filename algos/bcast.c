@@ -100,7 +100,8 @@ cm5_status_t cm5_sched_mesh_parse(const char *text, int p, int *r, int *c,
     return CM5_OK;
 }
 
-/* ---- options -------------------------------------------------------------- */
+/* ---- options --------------------------------------------------------------
+ */
 
 /* mesh=RxC: the sides only (p is checked by the call). */
 static cm5_status_t opt_mesh(const cm5s_opt_t *d, const char *v, void *opts,
@@ -194,7 +195,8 @@ cm5_sched_bcast_t cm5_sched_bcast_auto(int p, int r, int c,
     return CM5_SCHED_BC_REPOS;
 }
 
-/* ---- the call ------------------------------------------------------------- */
+/* ---- the call -------------------------------------------------------------
+ */
 
 /* The counts: given (checked against sendcount) or discovered with one
  * concatenate of every node's sendcount. */
@@ -218,8 +220,7 @@ static void bc_counts(cm5s_bc_xfer_t *x, size_t sendcount, size_t *recvcounts,
     }
     memcpy(counts, recvcounts, (size_t)x->p * sizeof(size_t));
     if (counts[x->me] != sendcount)
-        cm5s_bc_fatal(x,
-                      "node %d sends %zu elements but recvcounts[%d] = %zu",
+        cm5s_bc_fatal(x, "node %d sends %zu elements but recvcounts[%d] = %zu",
                       x->me, sendcount, x->me, counts[x->me]);
 }
 
@@ -252,8 +253,8 @@ static void bc_mesh(cm5s_bc_xfer_t *x, const cm5_sched_bcast_opts_t *o)
         return;
     }
     if (o->mesh_r < 1 || o->mesh_c < 1 || (long)o->mesh_r * o->mesh_c != x->p)
-        cm5s_bc_fatal(x, "mesh %d x %d does not match the %d nodes",
-                      o->mesh_r, o->mesh_c, x->p);
+        cm5s_bc_fatal(x, "mesh %d x %d does not match the %d nodes", o->mesh_r,
+                      o->mesh_c, x->p);
     x->r = o->mesh_r;
     x->c = o->mesh_c;
 }

@@ -12,12 +12,12 @@
 #include "sched_internal.h"
 
 typedef struct {
-    int p, me, r, c;          /* partition, this node, the mesh */
-    size_t esz;               /* bytes per element */
-    size_t *count, *displ;    /* elements of each node, where they go */
-    char *rbuf;               /* receive buffer (own message in place) */
-    cm5_sched_stats_t *st;    /* never NULL; zeroed */
-    char call[64];            /* "cm5_sched_allgatherv(br_lin)" */
+    int p, me, r, c;       /* partition, this node, the mesh */
+    size_t esz;            /* bytes per element */
+    size_t *count, *displ; /* elements of each node, where they go */
+    char *rbuf;            /* receive buffer (own message in place) */
+    cm5_sched_stats_t *st; /* never NULL; zeroed */
+    char call[64];         /* "cm5_sched_allgatherv(br_lin)" */
 } cm5s_bc_xfer_t;
 
 /* Execute this node's messages of the plan: per iteration, post its

@@ -85,8 +85,8 @@ static cm5_status_t pl_grow(cm5s_bc_plan_t *pl, int nsrc)
 }
 
 /* from sends to the set (none when empty); to merges it. */
-static cm5_status_t pl_send_set(cm5s_bc_plan_t *pl, int stage, int from,
-                                int to, const uint64_t *set)
+static cm5_status_t pl_send_set(cm5s_bc_plan_t *pl, int stage, int from, int to,
+                                const uint64_t *set)
 {
     int n = set_count(set, pl->words), k, w;
     uint64_t *dst = pl_hold(pl, pl->hold, to);
@@ -192,16 +192,16 @@ static int sub_rank(const cm5s_bc_plan_t *pl, const sub_t *m, int x, int y)
 }
 
 /* The sub-mesh in br_lin's linear order, written at out. */
-static grp_t sub_linear(const cm5s_bc_plan_t *pl, const sub_t *m,
-                        int rowmajor, int *out)
+static grp_t sub_linear(const cm5s_bc_plan_t *pl, const sub_t *m, int rowmajor,
+                        int *out)
 {
     int x, y, n = 0;
     grp_t g = {out, m->r * m->c};
 
     for (x = 0; x < m->r; x++)
         for (y = 0; y < m->c; y++)
-            out[n++] = sub_rank(pl, m, x,
-                                rowmajor || x % 2 == 0 ? y : m->c - 1 - y);
+            out[n++] =
+                sub_rank(pl, m, x, rowmajor || x % 2 == 0 ? y : m->c - 1 - y);
     return g;
 }
 
@@ -244,8 +244,8 @@ static int sub_rows_first(cm5s_bc_plan_t *pl, const sub_t *m)
 
 /* br_lin (xy = 0) or br_xy with rows first as rf[i], on nm sub-meshes at
  * once. */
-static cm5_status_t pl_subs(cm5s_bc_plan_t *pl, const sub_t *m, int nm,
-                            int xy, const int *rf)
+static cm5_status_t pl_subs(cm5s_bc_plan_t *pl, const sub_t *m, int nm, int xy,
+                            const int *rf)
 {
     int *ranks = malloc(2 * (size_t)pl->p * sizeof(int)), i, ph, ng, used;
     grp_t *g = malloc(2 * (size_t)pl->p * sizeof(*g));
@@ -290,8 +290,8 @@ static int pl_ideal(cm5s_bc_plan_t *pl, cm5_sched_bcast_t alg, const sub_t *m,
     if (alg == CM5_SCHED_BC_BR_XY_SOURCE)
         got = cm5s_bc_dist(CM5S_BC_ROW_PREFIX, m->r, m->c, n, 0, 0, t);
     else if (pl->ideal_prefix)
-        got = cm5s_bc_dist(CM5S_BC_LIN_PREFIX, m->r, m->c, n, pl->rowmajor, 0,
-                           t);
+        got =
+            cm5s_bc_dist(CM5S_BC_LIN_PREFIX, m->r, m->c, n, pl->rowmajor, 0, t);
     else
         got = cm5s_bc_dist(CM5S_BC_DIAG_L, m->r, m->c, n, 0, 0, t);
     for (x = 0; x < m->r; x++)
@@ -348,7 +348,8 @@ static cm5_status_t pl_repos(cm5s_bc_plan_t *pl, cm5_sched_bcast_t inner)
     return pl_subs(pl, &all, 1, inner == CM5_SCHED_BC_BR_XY_SOURCE, &rf);
 }
 
-/* ---- partition ------------------------------------------------------------ */
+/* ---- partition ------------------------------------------------------------
+ */
 
 /* G1: the top ceil(r/2) rows (the left ceil(c/2) columns when r = 1). */
 static void part_halves(const cm5s_bc_plan_t *pl, sub_t *g)
@@ -450,7 +451,8 @@ static cm5_status_t pl_2step(cm5s_bc_plan_t *pl)
     return rc != CM5_OK ? rc : pl_subs(pl, &all, 1, 0, &rf);
 }
 
-/* ---- the plan --------------------------------------------------------------- */
+/* ---- the plan ---------------------------------------------------------------
+ */
 
 static cm5_status_t pl_alg(cm5s_bc_plan_t *pl, const cm5_sched_bcast_opts_t *o)
 {
@@ -482,10 +484,10 @@ static cm5_status_t pl_alg(cm5s_bc_plan_t *pl, const cm5_sched_bcast_opts_t *o)
 }
 
 static const int alg_stages[CM5_SCHED_BC_NALGS] = {
-    [CM5_SCHED_BC_BR_LIN] = 1,      [CM5_SCHED_BC_BR_XY_SOURCE] = 1,
-    [CM5_SCHED_BC_BR_XY_DIM] = 1,   [CM5_SCHED_BC_XOR] = 1,
-    [CM5_SCHED_BC_2STEP] = 2,       [CM5_SCHED_BC_REPOS] = 2,
-    [CM5_SCHED_BC_PART_LIN] = 3,    [CM5_SCHED_BC_PART_XY_SOURCE] = 3,
+    [CM5_SCHED_BC_BR_LIN] = 1,    [CM5_SCHED_BC_BR_XY_SOURCE] = 1,
+    [CM5_SCHED_BC_BR_XY_DIM] = 1, [CM5_SCHED_BC_XOR] = 1,
+    [CM5_SCHED_BC_2STEP] = 2,     [CM5_SCHED_BC_REPOS] = 2,
+    [CM5_SCHED_BC_PART_LIN] = 3,  [CM5_SCHED_BC_PART_XY_SOURCE] = 3,
 };
 
 static cm5_status_t plan_fail(char *err, size_t errlen, cm5_status_t rc,
@@ -525,8 +527,7 @@ static cm5_status_t plan_init(cm5s_bc_plan_t *pl, int p, int r, int c,
 }
 
 cm5_status_t cm5s_bc_plan(cm5_sched_bcast_t alg, int p, int r, int c,
-                          const size_t *counts,
-                          const cm5_sched_bcast_opts_t *o,
+                          const size_t *counts, const cm5_sched_bcast_opts_t *o,
                           cm5s_bc_plan_t *pl, char *err, size_t errlen)
 {
     cm5_status_t rc;
@@ -598,8 +599,7 @@ static int lay_direct(const cm5s_bc_layout_t *l, const cm5s_bc_msg_t *m,
 }
 
 cm5_status_t cm5s_bc_layout(cm5s_bc_layout_t *l, const cm5s_bc_plan_t *pl,
-                            int me, char *rbuf, const size_t *displ,
-                            size_t esz)
+                            int me, char *rbuf, const size_t *displ, size_t esz)
 {
     size_t need = 0, at = 0;
     int j, n = 0;
@@ -651,8 +651,7 @@ void cm5s_bc_layout_free(cm5s_bc_layout_t *l)
     l->nop = 0;
 }
 
-void cm5s_bc_stage(const cm5s_bc_layout_t *l, const cm5s_bc_op_t *o,
-                   int gather)
+void cm5s_bc_stage(const cm5s_bc_layout_t *l, const cm5s_bc_op_t *o, int gather)
 {
     const int *set = l->pl->set + o->m->first;
     char *b = o->buf;

@@ -25,18 +25,18 @@
 
 /* The distributions of ALGORITHMS.md 5.8, s sources on an r x c mesh. */
 typedef enum {
-    CM5S_BC_ROW = 0,   /* ceil(s/c) rows at floor(m r / k) (a = 1: the
-                          rows hold floor or ceil of s/k each) */
-    CM5S_BC_COL,       /* the same with columns */
-    CM5S_BC_DIAG_R,    /* ceil(s/r) wrapped right diagonals */
-    CM5S_BC_DIAG_L,    /* ceil(s/r) wrapped left diagonals */
-    CM5S_BC_EQUAL,     /* ranks floor(m p / s) (a > 0: 0, a, 2a, ...) */
-    CM5S_BC_CROSS,     /* ceil(s/2) as row, the rest as col ([AMB-26]);
-                          a > 0: a rows and a columns, full (002) */
-    CM5S_BC_BLOCK,     /* ceil(sqrt s) square from (0,0), row by row
-                          (a, b > 0: the a x b block, 002) */
-    CM5S_BC_BAND,      /* ceil(sqrt(s/r)) bands of wrapped diagonals
-                          ([AMB-27]) */
+    CM5S_BC_ROW = 0,    /* ceil(s/c) rows at floor(m r / k) (a = 1: the
+                           rows hold floor or ceil of s/k each) */
+    CM5S_BC_COL,        /* the same with columns */
+    CM5S_BC_DIAG_R,     /* ceil(s/r) wrapped right diagonals */
+    CM5S_BC_DIAG_L,     /* ceil(s/r) wrapped left diagonals */
+    CM5S_BC_EQUAL,      /* ranks floor(m p / s) (a > 0: 0, a, 2a, ...) */
+    CM5S_BC_CROSS,      /* ceil(s/2) as row, the rest as col ([AMB-26]);
+                           a > 0: a rows and a columns, full (002) */
+    CM5S_BC_BLOCK,      /* ceil(sqrt s) square from (0,0), row by row
+                           (a, b > 0: the a x b block, 002) */
+    CM5S_BC_BAND,       /* ceil(sqrt(s/r)) bands of wrapped diagonals
+                           ([AMB-27]) */
     CM5S_BC_ROW_PREFIX, /* rows 0..ceil(s/c)-1 filled (Repos' ideal for
                            br_xy_source) */
     CM5S_BC_LIN_PREFIX, /* the first s nodes of the snake order */
@@ -55,34 +55,34 @@ enum { CM5S_BC_ST_MOVE = 0, CM5S_BC_ST_BCAST, CM5S_BC_ST_EXCH, CM5S_BC_NST };
 
 /* One message of the plan. */
 typedef struct {
-    int iter, stage;   /* iteration (from 0) and stage */
-    int from, to;      /* ranks */
-    int nsrc;          /* sources it carries */
-    size_t first;      /* their indices in plan set[first .. first + nsrc),
-                          increasing (index k = the k-th source) */
-    size_t len;        /* the sum of their lengths */
+    int iter, stage; /* iteration (from 0) and stage */
+    int from, to;    /* ranks */
+    int nsrc;        /* sources it carries */
+    size_t first;    /* their indices in plan set[first .. first + nsrc),
+                        increasing (index k = the k-th source) */
+    size_t len;      /* the sum of their lengths */
 } cm5s_bc_msg_t;
 
 typedef struct {
-    cm5_sched_bcast_t alg;  /* never AUTO */
+    cm5_sched_bcast_t alg; /* never AUTO */
     int p, r, c, s;
-    int *src;               /* the s source ranks, increasing */
-    size_t *len;            /* their lengths */
-    int niters;             /* iterations of the schedule */
+    int *src;                     /* the s source ranks, increasing */
+    size_t *len;                  /* their lengths */
+    int niters;                   /* iterations of the schedule */
     int stage_iters[CM5S_BC_NST]; /* iterations per stage */
-    int nstages;            /* stages the algorithm has */
-    int rows_first;         /* br_xy: rows first (the part_xy halves: G1) */
-    int rowmajor;           /* br_lin's order is row-major, not snake */
-    int ideal_prefix;       /* br_lin's ideal: the linear prefix */
-    int *home;              /* [k]: where source k is after repositioning
-                               (its own rank when it does not move) */
-    cm5s_bc_msg_t *msg;     /* in iteration order */
+    int nstages;                  /* stages the algorithm has */
+    int rows_first;     /* br_xy: rows first (the part_xy halves: G1) */
+    int rowmajor;       /* br_lin's order is row-major, not snake */
+    int ideal_prefix;   /* br_lin's ideal: the linear prefix */
+    int *home;          /* [k]: where source k is after repositioning
+                           (its own rank when it does not move) */
+    cm5s_bc_msg_t *msg; /* in iteration order */
     int nmsg, msgcap;
-    int *set;               /* the carried source indices, pooled */
+    int *set; /* the carried source indices, pooled */
     size_t nset, setcap;
     /* simulation */
-    int words;              /* 64-bit words of one holdings set */
-    uint64_t *hold, *snap;  /* p sets: now, and at the iteration start */
+    int words;             /* 64-bit words of one holdings set */
+    uint64_t *hold, *snap; /* p sets: now, and at the iteration start */
 } cm5s_bc_plan_t;
 
 /* Plan alg (not AUTO) for p nodes on an r x c mesh (r * c = p) with the
@@ -90,8 +90,7 @@ typedef struct {
  * CM5_ERR_INVALID with a reason in err on bad arguments, CM5_ERR_NOMEM.
  * cm5s_bc_plan_free() frees it. */
 cm5_status_t cm5s_bc_plan(cm5_sched_bcast_t alg, int p, int r, int c,
-                          const size_t *counts,
-                          const cm5_sched_bcast_opts_t *o,
+                          const size_t *counts, const cm5_sched_bcast_opts_t *o,
                           cm5s_bc_plan_t *plan, char *err, size_t errlen);
 void cm5s_bc_plan_free(cm5s_bc_plan_t *plan);
 
@@ -103,18 +102,18 @@ void cm5s_bc_plan_free(cm5s_bc_plan_t *plan);
  * of ours may be reading) go through one staging arena. */
 typedef struct {
     const cm5s_bc_msg_t *m;
-    char *buf;   /* its bytes: in the arena (staged) or in the buffer */
+    char *buf; /* its bytes: in the arena (staged) or in the buffer */
     int staged;
-    int len;     /* bytes */
+    int len; /* bytes */
 } cm5s_bc_op_t;
 
 typedef struct {
     const cm5s_bc_plan_t *pl;
     int me;
-    size_t esz;           /* bytes per element */
-    char *rbuf;           /* source k's elements at displ[src[k]] */
-    const size_t *displ;  /* per rank, in elements */
-    cm5s_bc_op_t *op;     /* this node's messages, in plan order */
+    size_t esz;          /* bytes per element */
+    char *rbuf;          /* source k's elements at displ[src[k]] */
+    const size_t *displ; /* per rank, in elements */
+    cm5s_bc_op_t *op;    /* this node's messages, in plan order */
     int nop;
     char *arena;
 } cm5s_bc_layout_t;

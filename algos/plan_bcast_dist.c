@@ -43,8 +43,8 @@ static int dist_lines(int r, int c, int s, int cols, int balanced, int prefix,
         else
             n = l < k - 1 ? len : s - (k - 1) * len;
         for (q = 0; q < n; q++)
-            placed += dist_mark(m, dist_at(c, cols, line,
-                                           (int)((long)q * len / n)));
+            placed +=
+                dist_mark(m, dist_at(c, cols, line, (int)((long)q * len / n)));
     }
     return placed;
 }
@@ -64,8 +64,8 @@ static int dist_diag(int r, int c, int s, int left, unsigned char *m)
 
     for (j = 0; j < k && placed < s; j++)
         for (x = 0; x < r && placed < s; x++)
-            placed += dist_mark(
-                m, dist_diag_at(c, left, (int)((long)j * c / k), x));
+            placed +=
+                dist_mark(m, dist_diag_at(c, left, (int)((long)j * c / k), x));
     return placed;
 }
 

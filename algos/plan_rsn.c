@@ -42,8 +42,8 @@ typedef struct {
     hent_t *chosen; /* RS_NH: entry row i took this phase */
     size_t *sel;    /* RS_NH: sizes selected this phase (quantile) */
     int *rows, *bucket;
-    size_t live; /* entries not yet completely scheduled */
-    int cap;     /* phases allocated in out */
+    size_t live;            /* entries not yet completely scheduled */
+    int cap;                /* phases allocated in out */
     uint64_t steps, hsteps; /* work so far (cm5s_rsn_plan_t) */
 } plan_t;
 

@@ -29,8 +29,7 @@ void cm5s_recv_am(int p, int me, const size_t *sendl, size_t *recvl)
     int j, irq;
 
     if (!mask)
-        cm5_fatal("cm5_sched_generate_recv", "out of memory for %d nodes",
-                  p);
+        cm5_fatal("cm5_sched_generate_recv", "out of memory for %d nodes", p);
     /* Ready before the vector sum: a node that has its result may send
      * its step-3 message while we still take part in the sum. */
     memset(recvl, 0, (size_t)p * sizeof(size_t));

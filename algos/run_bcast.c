@@ -43,9 +43,9 @@ static int op_start(run_t *u, int j)
 
     if (send)
         cm5s_bc_stage(&u->l, o, 1);
-    s->mcb = send ? CMMD_send_async(m->to, tag, o->buf, o->len, NULL, NULL)
-                  : CMMD_receive_async(m->from, tag, o->buf, o->len, NULL,
-                                       NULL);
+    s->mcb = send
+                 ? CMMD_send_async(m->to, tag, o->buf, o->len, NULL, NULL)
+                 : CMMD_receive_async(m->from, tag, o->buf, o->len, NULL, NULL);
     if (s->mcb == CMMD_ERRVAL) {
         s->mcb = 0;
         if (CMMD_get_errno() != CMMD_ERR_NO_RPORTS)
@@ -157,8 +157,7 @@ void cm5s_bc_run(cm5s_bc_xfer_t *x, const cm5s_bc_plan_t *pl)
     u.x = x;
     u.pl = pl;
     u.tag0 = CM5S_BC_TAG + (int)((bc_seq++ & 0xffu) << 12);
-    if (cm5s_bc_layout(&u.l, pl, x->me, x->rbuf, x->displ, x->esz) !=
-            CM5_OK ||
+    if (cm5s_bc_layout(&u.l, pl, x->me, x->rbuf, x->displ, x->esz) != CM5_OK ||
         !(u.ms = calloc((size_t)u.l.nop + 1, sizeof(*u.ms))))
         cm5s_bc_fatal(x, "out of memory for the %d messages of node %d",
                       pl->nmsg, x->me);

@@ -33,8 +33,8 @@
 #include "plan_drs.h"
 #include "sched_internal.h"
 
-#define DRS_NOTREADY_S 20e-6 /* retry after an INQ the peer was not ready for  \
-                              */
+/* Retry after an INQ the peer was not ready for. */
+#define DRS_NOTREADY_S 20e-6
 
 enum { ANS_NONE = 0, ANS_GRANT, ANS_DENY, ANS_NOTREADY };
 enum { INQ_LAST = 1 };

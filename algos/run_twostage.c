@@ -37,7 +37,7 @@ typedef struct {
     size_t *len1, *off1, *fwd, *tot, *col_len, *col_off;
     const char **pay, **msg;
     char *sb1, *rb1, *sb2, *rb2;
-    size_t slot; /* Stg2pp slot stride */
+    size_t slot;         /* Stg2pp slot stride */
     double g0, gathered; /* gathering inside the planning (gather_s) */
 } ts_t;
 

@@ -22,20 +22,20 @@
 #include "common.h"
 
 typedef struct {
-    int p, me;                   /* partition size, this node */
-    const cm5_sched_opts_t *o;   /* never NULL */
-    size_t esz;                  /* bytes per element */
-    const char *sbuf;            /* send buffer */
-    const size_t *scount;        /* elements to each node; [me] == 0 */
-    const size_t *sdispl;        /* element displacements (never NULL) */
-    char *rbuf;                  /* receive buffer */
-    const size_t *rcount;        /* elements from each node; [me] == 0 */
-    const size_t *rdispl;        /* element displacements (never NULL) */
-    size_t rfirst;               /* A4 with a4_unordered: elements at the
-                                    start of rbuf already taken (the self
-                                    copy); the others follow */
-    cm5_sched_stats_t *st;       /* never NULL; zeroed by the dispatcher */
-    const char *call;            /* "cm5_sched_alltoallv(lp)", for errors */
+    int p, me;                 /* partition size, this node */
+    const cm5_sched_opts_t *o; /* never NULL */
+    size_t esz;                /* bytes per element */
+    const char *sbuf;          /* send buffer */
+    const size_t *scount;      /* elements to each node; [me] == 0 */
+    const size_t *sdispl;      /* element displacements (never NULL) */
+    char *rbuf;                /* receive buffer */
+    const size_t *rcount;      /* elements from each node; [me] == 0 */
+    const size_t *rdispl;      /* element displacements (never NULL) */
+    size_t rfirst;             /* A4 with a4_unordered: elements at the
+                                  start of rbuf already taken (the self
+                                  copy); the others follow */
+    cm5_sched_stats_t *st;     /* never NULL; zeroed by the dispatcher */
+    const char *call;          /* "cm5_sched_alltoallv(lp)", for errors */
 } cm5s_xfer_t;
 
 /* An algorithm: move every scount/rcount entry, fill st (phases, msgs,

@@ -15,7 +15,7 @@
 
 typedef struct {
     const char *kind, *alias;
-    int dist;      /* cm5s_bc_dist_t, or -1 random, -2 csv */
+    int dist;          /* cm5s_bc_dist_t, or -1 random, -2 csv */
     const char *a, *b; /* the 002-style parameters, or NULL */
 } wb_kind_t;
 
@@ -50,8 +50,7 @@ static cm5_status_t wb_lengths(cm5s_wl_args_t *a, long *lo, long *hi)
     if (*lo < 0 || *hi < 0)
         return cm5s_wl_fail(a, "L=%s: a length is negative", v);
     if (*lo < 1 || *hi < *lo || *hi > 1L << 30)
-        return cm5s_wl_fail(a, "L=%s: lengths must be 1 <= A <= B <= 2^30",
-                            v);
+        return cm5s_wl_fail(a, "L=%s: lengths must be 1 <= A <= B <= 2^30", v);
     return CM5_OK;
 }
 
@@ -68,13 +67,14 @@ static void wb_fill(cm5_workload_bcast_t *w, const unsigned char *m, long lo,
         if (!m[i])
             continue;
         cm5s_rng_seed(&r, w->seed, 0x62630000u + (uint64_t)i);
-        w->len[i] = (size_t)lo + (size_t)cm5s_rng_below(&r, (uint64_t)(hi - lo + 1));
+        w->len[i] =
+            (size_t)lo + (size_t)cm5s_rng_below(&r, (uint64_t)(hi - lo + 1));
         w->sources++;
     }
 }
 
-static cm5_status_t wb_random(cm5s_wl_args_t *a, cm5_workload_bcast_t *w,
-                              int s, unsigned char *m)
+static cm5_status_t wb_random(cm5s_wl_args_t *a, cm5_workload_bcast_t *w, int s,
+                              unsigned char *m)
 {
     int *v = malloc((size_t)w->nodes * sizeof(int)), i;
     cm5s_rng_t r;
@@ -120,14 +120,17 @@ static cm5_status_t wb_csv_line(cm5s_wl_args_t *a, cm5_workload_bcast_t *w,
                             "(nodes 0..%d)",
                             no, rank, w->nodes - 1);
     if (len < 0)
-        return cm5s_wl_fail(a, "line %d: source %ld has a negative length "
-                               "(%ld)", no, rank, len);
+        return cm5s_wl_fail(a,
+                            "line %d: source %ld has a negative length "
+                            "(%ld)",
+                            no, rank, len);
     if (len == 0 || len > 1L << 30)
-        return cm5s_wl_fail(a, "line %d: source %ld: length %ld is not in "
-                               "1..2^30", no, rank, len);
+        return cm5s_wl_fail(a,
+                            "line %d: source %ld: length %ld is not in "
+                            "1..2^30",
+                            no, rank, len);
     if (w->len[rank])
-        return cm5s_wl_fail(a, "line %d: source %ld is listed twice", no,
-                            rank);
+        return cm5s_wl_fail(a, "line %d: source %ld is listed twice", no, rank);
     w->len[rank] = (size_t)len;
     w->sources++;
     return CM5_OK;
@@ -151,8 +154,8 @@ static cm5_status_t wb_csv(cm5s_wl_args_t *a, cm5_workload_bcast_t *w,
 
 /* s from s=S or the 002-style count parameter k (rows=K: K c sources). */
 static cm5_status_t wb_count(cm5s_wl_args_t *a, const wb_kind_t *k,
-                             const cm5_workload_bcast_t *w, long *s,
-                             long *pa, long *pb)
+                             const cm5_workload_bcast_t *w, long *s, long *pa,
+                             long *pb)
 {
     long def = (long)ceil(sqrt((double)w->nodes));
     cm5_status_t rc;
@@ -252,8 +255,10 @@ cm5_status_t cm5_workload_bcast_make(const char *spec, int r, int c,
     n = colon ? (size_t)(colon - spec) : strlen(spec);
     snprintf(kind, sizeof(kind), "%.*s", (int)(n < 31 ? n : 31), spec);
     if (!(k = wb_kind(spec, n)))
-        return cm5s_wl_fail(&a, "unknown distribution '%s' (see "
-                                "cm5_workload_bcast_help)", kind);
+        return cm5s_wl_fail(&a,
+                            "unknown distribution '%s' (see "
+                            "cm5_workload_bcast_help)",
+                            kind);
     if ((rc = cm5s_wl_split(&a, colon ? colon + 1 : NULL, k->dist == -2)) !=
         CM5_OK)
         return rc;

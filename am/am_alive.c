@@ -116,7 +116,8 @@ cm5_status_t cm5i_alive_config(void)
     double t;
 
     if (alive_parse(s, &t) != 0) {
-        cm5i_config_error(CM5_ENV_PEER_TIMEOUT "=%s: expected auto, off, 0 "
+        cm5i_config_error(CM5_ENV_PEER_TIMEOUT
+                          "=%s: expected auto, off, 0 "
                           "or a number of seconds from %g to %g",
                           s, ALIVE_MIN_S, ALIVE_MAX_S);
         return CM5_ERR_INVALID;

@@ -54,16 +54,10 @@ uint64_t cm5i_barrier_digest(uint64_t h)
     return cm5i_digest(h, bar.arrived, sizeof(bar.arrived));
 }
 
-void cm5i_barrier_teardown(void)
-{
-    memset(&bar, 0, sizeof(bar));
-}
+void cm5i_barrier_teardown(void) { memset(&bar, 0, sizeof(bar)); }
 
 /* A split-phase barrier was left open. */
-int cm5i_barrier_open(void)
-{
-    return bar.active;
-}
+int cm5i_barrier_open(void) { return bar.active; }
 
 static cm5_status_t barrier_signal(int r)
 {
@@ -71,8 +65,8 @@ static cm5_status_t barrier_signal(int r)
 
     pkt.arg[0] = (uint32_t)r; /* (virtual time: the entry clocks seen so
                                  far travel in its clock word) */
-    return cm5i_am_send(CM5I_CH_REQ,
-                        (cm5i_ctx.rank + (1 << r)) % cm5i_ctx.size, &pkt);
+    return cm5i_am_send(CM5I_CH_REQ, (cm5i_ctx.rank + (1 << r)) % cm5i_ctx.size,
+                        &pkt);
 }
 
 cm5_status_t cm5_barrier_start(void)

@@ -182,26 +182,26 @@ int cm5i_coll_valid(cm5_type_t t, cm5_op_t op)
     return !(fp && op >= CM5_OP_AND);
 }
 
-#define COLL_ARITH(T, a, b, op)                                               \
-    do {                                                                      \
-        T x_, y_;                                                             \
-        memcpy(&x_, a, sizeof(T));                                            \
-        memcpy(&y_, b, sizeof(T));                                            \
-        x_ = op == CM5_OP_ADD ? (T)(x_ + y_)                                  \
-             : op == CM5_OP_MAX ? (x_ > y_ ? x_ : y_)                         \
-                                : (x_ < y_ ? x_ : y_);                        \
-        memcpy(a, &x_, sizeof(T));                                            \
+#define COLL_ARITH(T, a, b, op)                                                \
+    do {                                                                       \
+        T x_, y_;                                                              \
+        memcpy(&x_, a, sizeof(T));                                             \
+        memcpy(&y_, b, sizeof(T));                                             \
+        x_ = op == CM5_OP_ADD   ? (T)(x_ + y_)                                 \
+             : op == CM5_OP_MAX ? (x_ > y_ ? x_ : y_)                          \
+                                : (x_ < y_ ? x_ : y_);                         \
+        memcpy(a, &x_, sizeof(T));                                             \
     } while (0)
 
-#define COLL_BITS(T, a, b, op)                                                \
-    do {                                                                      \
-        T x_, y_;                                                             \
-        memcpy(&x_, a, sizeof(T));                                            \
-        memcpy(&y_, b, sizeof(T));                                            \
-        x_ = op == CM5_OP_AND ? (x_ & y_)                                     \
-             : op == CM5_OP_IOR ? (x_ | y_)                                   \
-                                : (x_ ^ y_);                                  \
-        memcpy(a, &x_, sizeof(T));                                            \
+#define COLL_BITS(T, a, b, op)                                                 \
+    do {                                                                       \
+        T x_, y_;                                                              \
+        memcpy(&x_, a, sizeof(T));                                             \
+        memcpy(&y_, b, sizeof(T));                                             \
+        x_ = op == CM5_OP_AND   ? (x_ & y_)                                    \
+             : op == CM5_OP_IOR ? (x_ | y_)                                    \
+                                : (x_ ^ y_);                                   \
+        memcpy(a, &x_, sizeof(T));                                             \
     } while (0)
 
 /* a = a op b, for one element. */
@@ -215,12 +215,24 @@ void cm5i_coll_combine(void *a, const void *b, cm5_type_t t, cm5_op_t op)
         return;
     }
     switch (t) {
-    case CM5_INT32: COLL_ARITH(int32_t, a, b, op); break;
-    case CM5_UINT32: COLL_ARITH(uint32_t, a, b, op); break;
-    case CM5_INT64: COLL_ARITH(int64_t, a, b, op); break;
-    case CM5_UINT64: COLL_ARITH(uint64_t, a, b, op); break;
-    case CM5_FLOAT: COLL_ARITH(float, a, b, op); break;
-    case CM5_DOUBLE: COLL_ARITH(double, a, b, op); break;
+    case CM5_INT32:
+        COLL_ARITH(int32_t, a, b, op);
+        break;
+    case CM5_UINT32:
+        COLL_ARITH(uint32_t, a, b, op);
+        break;
+    case CM5_INT64:
+        COLL_ARITH(int64_t, a, b, op);
+        break;
+    case CM5_UINT64:
+        COLL_ARITH(uint64_t, a, b, op);
+        break;
+    case CM5_FLOAT:
+        COLL_ARITH(float, a, b, op);
+        break;
+    case CM5_DOUBLE:
+        COLL_ARITH(double, a, b, op);
+        break;
     }
 }
 
@@ -240,12 +252,24 @@ static void coll_identity(void *out, cm5_type_t t, cm5_op_t op)
         return;
     }
     switch (t) {
-    case CM5_INT32: memcpy(out, &i32[op], sz); break;
-    case CM5_UINT32: memcpy(out, &u32[op], sz); break;
-    case CM5_INT64: memcpy(out, &i64[op], sz); break;
-    case CM5_UINT64: memcpy(out, &u64[op], sz); break;
-    case CM5_FLOAT: memcpy(out, &f[op], sz); break;
-    case CM5_DOUBLE: memcpy(out, &d[op], sz); break;
+    case CM5_INT32:
+        memcpy(out, &i32[op], sz);
+        break;
+    case CM5_UINT32:
+        memcpy(out, &u32[op], sz);
+        break;
+    case CM5_INT64:
+        memcpy(out, &i64[op], sz);
+        break;
+    case CM5_UINT64:
+        memcpy(out, &u64[op], sz);
+        break;
+    case CM5_FLOAT:
+        memcpy(out, &f[op], sz);
+        break;
+    case CM5_DOUBLE:
+        memcpy(out, &d[op], sz);
+        break;
     }
 }
 
@@ -259,13 +283,9 @@ static uint64_t coll_pack(const void *v, size_t sz)
 
 /* ---- bulk steps over internal messages ---- */
 
-static int coll_tag(uint32_t seq)
-{
-    return -2 - (int)(seq & 0x3fffffff);
-}
+static int coll_tag(uint32_t seq) { return -2 - (int)(seq & 0x3fffffff); }
 
-static void coll_xfer(int send, int node, uint32_t seq, void *buf,
-                      size_t len)
+static void coll_xfer(int send, int node, uint32_t seq, void *buf, size_t len)
 {
     cm5_msg_h m;
     cm5_status_t st =
@@ -275,12 +295,14 @@ static void coll_xfer(int send, int node, uint32_t seq, void *buf,
     if (st == CM5_OK)
         st = cm5_msg_wait(m);
     if (st == CM5_ERR_INVALID)
-        cm5_fatal("cm5fab", "collective data from node %d is longer than "
+        cm5_fatal("cm5fab",
+                  "collective data from node %d is longer than "
                   "this node's buffer of %zu bytes (nodes disagree on the "
-                  "length)", node, len);
+                  "length)",
+                  node, len);
     if (st != CM5_OK)
-        cm5_fatal("cm5fab", "collective transfer with node %d failed: %s",
-                  node, cm5_status_string(st));
+        cm5_fatal("cm5fab", "collective transfer with node %d failed: %s", node,
+                  cm5_status_string(st));
     cm5_msg_free(m);
 }
 
@@ -330,7 +352,10 @@ typedef struct {
 static void red_begin(coll_red_t *r, const void *value, cm5_type_t type,
                       cm5_op_t op)
 {
-    *r = (coll_red_t){.seq = ++coll.seq, .type = type, .op = op, .child = 1,
+    *r = (coll_red_t){.seq = ++coll.seq,
+                      .type = type,
+                      .op = op,
+                      .child = 1,
                       .vt = coll_model_entry()};
     r->acc = coll_pack(value, cm5_type_size(type));
 }
@@ -356,8 +381,7 @@ static int red_advance(coll_red_t *r)
         if (!r->up) {
             r->up = 1;
             coll_model_stamp(r->vt);
-            coll_put(me - low, r->seq, __builtin_ctz((unsigned)low), r->acc,
-                     0);
+            coll_put(me - low, r->seq, __builtin_ctz((unsigned)low), r->acc, 0);
         }
         if (!(m = coll_find(r->seq, COLL_SLOT_BCAST)))
             return 0;
@@ -410,8 +434,7 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
     for (int m = 1; m < low && me + m < size; m <<= 1) {
         coll_xfer(0, me + m, seq, tmp, len);
         for (int k = 0; k < count; k++)
-            cm5i_coll_combine((char *)values + k * sz, tmp + k * sz, type,
-                              op);
+            cm5i_coll_combine((char *)values + k * sz, tmp + k * sz, type, op);
     }
     if (me != 0)
         coll_xfer(1, me - low, seq, values, len);
@@ -484,7 +507,7 @@ cm5_status_t cm5_allgather(const void *mine, size_t len, void *all)
  * learns from the previous position whether it begins a segment. */
 #define COLL_SLOT_SHIFT 62
 #define COLL_SLOT_SEGEND 61
-#define COLL_SCAN_FLAGS                                                       \
+#define COLL_SCAN_FLAGS                                                        \
     (CM5_SCAN_DOWNWARD | CM5_SCAN_EXCLUSIVE | CM5_SCAN_SEGMENT_END)
 
 typedef struct {
@@ -493,14 +516,14 @@ typedef struct {
     cm5_op_t op;
     unsigned flags;
     uint64_t acc;
-    uint32_t f;     /* the window so far reached a segment start */
-    int first;      /* this node begins a segment */
-    int bit;        /* the caller's start argument */
+    uint32_t f; /* the window so far reached a segment start */
+    int first;  /* this node begins a segment */
+    int bit;    /* the caller's start argument */
     int pos, rounds;
-    int stage;      /* -1 segment ends, 0..rounds-1, rounds: shift */
-    int sent;       /* this stage's message is out */
+    int stage; /* -1 segment ends, 0..rounds-1, rounds: shift */
+    int sent;  /* this stage's message is out */
     int done;
-    uint64_t vt;    /* the latest entry clock known (virtual time) */
+    uint64_t vt; /* the latest entry clock known (virtual time) */
 } coll_scan_t;
 
 static void scan_begin(coll_scan_t *c, const void *value, cm5_type_t type,
@@ -508,8 +531,11 @@ static void scan_begin(coll_scan_t *c, const void *value, cm5_type_t type,
 {
     int size = cm5i_ctx.size, down = (flags & CM5_SCAN_DOWNWARD) != 0;
 
-    *c = (coll_scan_t){.seq = ++coll.seq, .type = type, .op = op,
-                       .flags = flags, .bit = start != 0,
+    *c = (coll_scan_t){.seq = ++coll.seq,
+                       .type = type,
+                       .op = op,
+                       .flags = flags,
+                       .bit = start != 0,
                        .vt = coll_model_entry()};
     c->acc = coll_pack(value, cm5_type_size(type));
     c->pos = down ? size - 1 - cm5i_ctx.rank : cm5i_ctx.rank;
@@ -600,8 +626,8 @@ static int scan_advance(coll_scan_t *c)
     return 1;
 }
 
-static cm5_status_t scan_check(const void *value, cm5_type_t type,
-                               cm5_op_t op, unsigned flags)
+static cm5_status_t scan_check(const void *value, cm5_type_t type, cm5_op_t op,
+                               unsigned flags)
 {
     if (coll_enter() != CM5_OK)
         return CM5_ERR_STATE;
@@ -610,8 +636,8 @@ static cm5_status_t scan_check(const void *value, cm5_type_t type,
     return CM5_OK;
 }
 
-cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op,
-                      unsigned flags, int start)
+cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op, unsigned flags,
+                      int start)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD_OP();
@@ -702,8 +728,8 @@ static int split_test(int on, const int *done, const uint64_t *vt,
     return *done;
 }
 
-static cm5_status_t split_finish(int *on, const int *done,
-                                 const uint64_t *vt, cm5_type_t type)
+static cm5_status_t split_finish(int *on, const int *done, const uint64_t *vt,
+                                 cm5_type_t type)
 {
     cm5i_waiter_t w;
 
@@ -814,9 +840,10 @@ static void coll_swap(int to, int from, uint32_t seq, const void *sbuf,
     if (st == CM5_OK && sm)
         st = cm5_msg_wait(sm);
     if (st != CM5_OK)
-        cm5_fatal("cm5fab", "vector scan step with nodes %d and %d failed "
-                  "(nodes disagree on the length?): %s", to, from,
-                  cm5_status_string(st));
+        cm5_fatal("cm5fab",
+                  "vector scan step with nodes %d and %d failed "
+                  "(nodes disagree on the length?): %s",
+                  to, from, cm5_status_string(st));
     if (rm)
         cm5_msg_free(rm);
     if (sm)
@@ -863,8 +890,8 @@ static void scan_v_shift(coll_scan_t *c, char *values, int count, char *out,
             coll_identity(values + k * sz, c->type, c->op);
 }
 
-cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
-                        cm5_op_t op, unsigned flags, int start)
+cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type, cm5_op_t op,
+                        unsigned flags, int start)
 {
     CM5I_GUARD();
     CM5I_CN_HOLD_OP();

@@ -22,8 +22,7 @@ static const cm5_config_var_t config_table[] = {
     {CM5_ENV_PROVIDER, "",
      "libfabric provider (shm, tcp, udp, sockets, ...); empty: shm for a "
      "job on one host, tcp for a job across hosts"},
-    {CM5_ENV_LOG_LEVEL, "warn",
-     "log level: none, error, warn, info, debug"},
+    {CM5_ENV_LOG_LEVEL, "warn", "log level: none, error, warn, info, debug"},
     {CM5_ENV_VERBOSE_ENV, "0",
      "1: node 0 prints every CM5_* variable and the value it uses"},
     {CM5_ENV_AM_CREDITS, "auto",
@@ -48,8 +47,7 @@ static const cm5_config_var_t config_table[] = {
     {CM5_ENV_SPIN_US, "auto",
      "microseconds a wait polls before yielding (auto: 50, or 0 when the "
      "job has more nodes than CPUs)"},
-    {CM5_ENV_YIELDS, "16",
-     "sched_yield() calls a wait makes before sleeping"},
+    {CM5_ENV_YIELDS, "16", "sched_yield() calls a wait makes before sleeping"},
     {CM5_ENV_SLEEP_MS, "5",
      "longest single sleep of a waiting node, in milliseconds"},
     {CM5_ENV_INTERRUPT_SIGNAL, "SIGURG",
@@ -109,10 +107,8 @@ static const cm5_config_var_t config_table[] = {
      "(process_vm_readv) instead of moving through libfabric; auto: where "
      "the kernel allows it (a peer it refuses falls back, with a debug "
      "line); off: never"},
-    {CM5_ENV_TIMEOUT, "0",
-     "cm5run: default --timeout in seconds (0: none)"},
-    {CM5_ENV_LAUNCHER, "",
-     "set by cm5run: the launcher that started the node"},
+    {CM5_ENV_TIMEOUT, "0", "cm5run: default --timeout in seconds (0: none)"},
+    {CM5_ENV_LAUNCHER, "", "set by cm5run: the launcher that started the node"},
     {CM5_ENV_RANK, "", "set by cm5run: this node's number"},
     {CM5_ENV_SIZE, "", "set by cm5run: number of nodes"},
     {CM5_ENV_HOST, "",
@@ -127,10 +123,7 @@ static const cm5_config_var_t config_table[] = {
 
 #define CONFIG_N ((int)(sizeof(config_table) / sizeof(*config_table)))
 
-int cm5_config_count(void)
-{
-    return CONFIG_N;
-}
+int cm5_config_count(void) { return CONFIG_N; }
 
 const cm5_config_var_t *cm5_config_var(int index)
 {

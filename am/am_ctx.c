@@ -114,14 +114,10 @@ void cm5_stats(cm5_stats_t *out)
 }
 
 /* For cm5info: list providers without starting a node. */
-int cm5_fabric_list(void (*cb)(void *, const char *, int,
-                                          const char *),
-                               void *arg)
+int cm5_fabric_list(void (*cb)(void *, const char *, int, const char *),
+                    void *arg)
 {
     return cm5i_fab_list(cb, arg);
 }
 
-const char *cm5_fabric_version(void)
-{
-    return cm5i_fab_version();
-}
+const char *cm5_fabric_version(void) { return cm5i_fab_version(); }

@@ -25,14 +25,14 @@
 static cm5_stats_t flow_count; /* this module's statistics (cm5_stats) */
 
 static struct {
-    uint16_t credits;          /* the window */
-    int window_auto;           /* chosen by the runtime: may be fitted */
-    int nep;                   /* peers the arrays are sized for */
+    uint16_t credits;            /* the window */
+    int window_auto;             /* chosen by the runtime: may be fitted */
+    int nep;                     /* peers the arrays are sized for */
     uint16_t *tx_cred[CM5I_NCH]; /* credits we hold for each peer */
     uint16_t *owe[CM5I_NCH];     /* credits we owe each peer */
-    int *flush_q;              /* peers owed a credit packet */
+    int *flush_q;                /* peers owed a credit packet */
     int nflush;
-    uint8_t *flush_mark;       /* in flush_q */
+    uint8_t *flush_mark; /* in flush_q */
 } flow;
 
 /* A deep window keeps a sender streaming (the shm flood rate grows with
@@ -56,16 +56,14 @@ void cm5i_flow_config(void)
             return;
         }
         cm5i_config_error(CM5_ENV_AM_CREDITS "=%s: expected auto or a number "
-                          "from 2 to 4096", s);
+                                             "from 2 to 4096",
+                          s);
     }
     flow.window_auto = 1;
     flow.credits = (uint16_t)(n < 32 ? 32 : n > 256 ? 256 : n);
 }
 
-uint16_t cm5i_flow_window(void)
-{
-    return flow.credits;
-}
+uint16_t cm5i_flow_window(void) { return flow.credits; }
 
 /* A provider that drops what its receive queue cannot hold (see
  * cm5i_fab_rx_loss_window) gets an automatic window that keeps every
@@ -148,15 +146,9 @@ cm5_status_t cm5i_flow_setup(void)
     return CM5_OK;
 }
 
-int cm5i_flow_has(int ch, int node)
-{
-    return flow.tx_cred[ch][node] > 0;
-}
+int cm5i_flow_has(int ch, int node) { return flow.tx_cred[ch][node] > 0; }
 
-void cm5i_flow_take(int ch, int node)
-{
-    flow.tx_cred[ch][node]--;
-}
+void cm5i_flow_take(int ch, int node) { flow.tx_cred[ch][node]--; }
 
 /* A packet from src arrived: the credits it carries are ours again. */
 void cm5i_flow_returned(int src, const cm5i_pkt_t *pkt)

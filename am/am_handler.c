@@ -28,14 +28,14 @@ typedef struct {
 
 static hobj_t hobjs[HOBJ_MAX];
 static int nhobjs;
-static int nstartup;         /* objects loaded with the program: first */
+static int nstartup;             /* objects loaded with the program: first */
 static unsigned long long hsubs; /* the loader's unload count at refresh */
-static const hobj_t *hlast;  /* one-entry cache for the send path */
+static const hobj_t *hlast;      /* one-entry cache for the send path */
 
 static int handler_subs(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
-                    sizeof(info->dlpi_subs))
+    if (size >=
+        offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
         *(unsigned long long *)arg = info->dlpi_subs;
     return 1; /* the first object is enough */
 }

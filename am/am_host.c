@@ -49,9 +49,11 @@ static void host_check(cm5_status_t st, int peer, size_t len)
     else
         snprintf(who, sizeof(who), "node %d", peer);
     if (st == CM5_ERR_INVALID)
-        cm5_fatal("cm5fab", "host collective data from %s is longer than "
+        cm5_fatal("cm5fab",
+                  "host collective data from %s is longer than "
                   "this process's buffer of %zu bytes (host and nodes "
-                  "disagree on the length)", who, len);
+                  "disagree on the length)",
+                  who, len);
     cm5_fatal("cm5fab", "host collective transfer with %s failed: %s", who,
               cm5_status_string(st));
 }
@@ -71,8 +73,7 @@ static void host_wait(cm5_msg_h m, int peer, size_t len)
     cm5_msg_free(m);
 }
 
-static void host_xfer(int send, int peer, uint32_t seq, void *buf,
-                      size_t len)
+static void host_xfer(int send, int peer, uint32_t seq, void *buf, size_t len)
 {
     cm5_msg_h m;
 
@@ -92,10 +93,7 @@ int cm5_is_host(void)
     return cm5i_ctx.host >= 0 && cm5i_ctx.rank == cm5i_ctx.host;
 }
 
-static int host_me(void)
-{
-    return cm5i_ctx.rank == cm5i_ctx.host;
-}
+static int host_me(void) { return cm5i_ctx.rank == cm5i_ctx.host; }
 
 /* The start of every host collective: the model's state, then the
  * arguments (valid), then the collective's sequence number. */
@@ -136,9 +134,9 @@ static void host_fan(int send, uint32_t seq, void *buf, size_t len)
     if (!m)
         cm5_fatal("cm5fab", "out of memory in a host collective");
     for (int i = 0; i < n; i++)
-        host_check(host_start(send, i, seq, (char *)buf + (size_t)i * len,
-                              len, &m[i]),
-                   i, len);
+        host_check(
+            host_start(send, i, seq, (char *)buf + (size_t)i * len, len, &m[i]),
+            i, len);
     for (int i = 0; i < n; i++)
         host_wait(m[i], i, len);
     free(m);
@@ -171,8 +169,8 @@ cm5_status_t cm5_host_gather(void *buf, size_t len)
 }
 
 /* The host: the nodes' result, then its own values combined in. */
-static void host_combine(uint32_t seq, void *values, int count,
-                         cm5_type_t type, cm5_op_t op)
+static void host_combine(uint32_t seq, void *values, int count, cm5_type_t type,
+                         cm5_op_t op)
 {
     size_t sz = cm5_type_size(type), len = sz * (size_t)count;
     char *tmp = malloc(len ? len : 1);

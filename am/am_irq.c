@@ -83,8 +83,8 @@ static struct {
     _Atomic uint32_t waiting; /* someone sleeps on owner */
     _Atomic uint32_t answer;  /* IRQ_* */
     int can_sleep;            /* the last pass's fi_trywait succeeded */
-    int work_left; /* the last pass left the runtime's own steps queued */
-    int fds[CM5I_NCH];        /* the provider's wait objects */
+    int work_left;     /* the last pass left the runtime's own steps queued */
+    int fds[CM5I_NCH]; /* the provider's wait objects */
     int nunsafe;
     struct {
         uintptr_t lo, hi;
@@ -304,8 +304,7 @@ static uint32_t irq_await(void)
     struct timespec ten_ms = {0, 10 * 1000 * 1000L};
     uint32_t a;
 
-    while ((a = atomic_load(&irq.answer)) == IRQ_ASKED ||
-           a == IRQ_RUNNING) {
+    while ((a = atomic_load(&irq.answer)) == IRQ_ASKED || a == IRQ_RUNNING) {
         if (irq_futex(&irq.answer, FUTEX_WAIT_PRIVATE, a,
                       a == IRQ_ASKED ? &ten_ms : NULL) &&
             errno == ETIMEDOUT && atomic_load(&irq.answer) == IRQ_ASKED)
@@ -340,8 +339,7 @@ static int irq_raise(void)
         ts.tv_sec = 0;
         ts.tv_nsec = delay;
         nanosleep(&ts, NULL);
-        delay = delay * 2 > IRQ_BACKOFF_MAX_NS ? IRQ_BACKOFF_MAX_NS
-                                               : delay * 2;
+        delay = delay * 2 > IRQ_BACKOFF_MAX_NS ? IRQ_BACKOFF_MAX_NS : delay * 2;
         /* Meanwhile more may have come, or the main thread served it. */
         if (irq_pass() == 0)
             return 0;
@@ -509,7 +507,8 @@ void cm5i_irq_quiesce(void)
     parked = irq.parked;
     pthread_mutex_unlock(&irq.lock);
     if (!parked)
-        cm5i_log(CM5I_LOG_WARN, "irq", "the interrupt thread did not stop "
+        cm5i_log(CM5I_LOG_WARN, "irq",
+                 "the interrupt thread did not stop "
                  "within 1 s of finalize");
 }
 
@@ -553,21 +552,14 @@ void cm5_interrupts_disable(void)
         cm5i_log(CM5I_LOG_INFO, "irq",
                  "so far: %lu signals (%lu ran handlers, %lu found the "
                  "node in the runtime, %lu refused), %lu progress passes",
-                 atomic_load(&irq.count.signals),
-                 atomic_load(&irq.count.taken), atomic_load(&irq.count.held),
-                 atomic_load(&irq.count.refused),
+                 atomic_load(&irq.count.signals), atomic_load(&irq.count.taken),
+                 atomic_load(&irq.count.held), atomic_load(&irq.count.refused),
                  atomic_load(&irq.count.passes));
 }
 
-int cm5_interrupts_enabled(void)
-{
-    return irq.enabled;
-}
+int cm5_interrupts_enabled(void) { return irq.enabled; }
 
-void cm5_interrupts_hold(void)
-{
-    cm5i_guard_enter();
-}
+void cm5_interrupts_hold(void) { cm5i_guard_enter(); }
 
 void cm5_interrupts_resume(void)
 {
@@ -576,7 +568,4 @@ void cm5_interrupts_resume(void)
     cm5i_guard_leave(NULL);
 }
 
-int cm5_in_interrupt(void)
-{
-    return irq.inside;
-}
+int cm5_in_interrupt(void) { return irq.inside; }

@@ -40,8 +40,8 @@
  * glibc's heap again (doc/porting.md).
  */
 #define LEG_HEAP_SIZE (256u << 20)
-#define LEG_ALIGN 16u               /* glibc's on i386 */
-#define LEG_CLASSES 4096u           /* exact lists up to 64 KiB */
+#define LEG_ALIGN 16u     /* glibc's on i386 */
+#define LEG_CLASSES 4096u /* exact lists up to 64 KiB */
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -49,14 +49,14 @@ extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 
 typedef struct leg_blk {
-    size_t size;                    /* usable bytes, a multiple of 16 */
-    struct leg_blk *next;           /* on a free list */
+    size_t size;          /* usable bytes, a multiple of 16 */
+    struct leg_blk *next; /* on a free list */
     char pad[LEG_ALIGN - sizeof(size_t) - sizeof(void *)];
 } leg_blk_t;
 
 static struct {
     char *base, *top, *end;
-    uintptr_t text_lo, text_hi;     /* the program's executable segments */
+    uintptr_t text_lo, text_hi; /* the program's executable segments */
     leg_blk_t *free_small[LEG_CLASSES], *free_big;
     atomic_flag lock;
 } leg_heap = {.lock = ATOMIC_FLAG_INIT};
@@ -75,7 +75,7 @@ static int leg_text(struct dl_phdr_info *info, size_t len, void *arg)
         if (lo + ph->p_memsz > leg_heap.text_hi)
             leg_heap.text_hi = lo + ph->p_memsz;
     }
-    return 1;                       /* the first object: the program */
+    return 1; /* the first object: the program */
 }
 
 __attribute__((constructor(101))) static void leg_heap_init(void)
@@ -85,7 +85,7 @@ __attribute__((constructor(101))) static void leg_heap_init(void)
 
     dl_iterate_phdr(leg_text, NULL);
     if (p == MAP_FAILED)
-        return;                     /* glibc's heap for everyone */
+        return; /* glibc's heap for everyone */
     leg_heap.base = leg_heap.top = p;
     leg_heap.end = leg_heap.base + LEG_HEAP_SIZE;
 }
@@ -104,8 +104,8 @@ static int leg_mine(const void *p)
 
 static void leg_lock(void)
 {
-    while (atomic_flag_test_and_set_explicit(&leg_heap.lock,
-                                             memory_order_acquire))
+    while (
+        atomic_flag_test_and_set_explicit(&leg_heap.lock, memory_order_acquire))
         ;
 }
 
@@ -149,8 +149,9 @@ static void leg_release(void *p)
     leg_blk_t *b = (leg_blk_t *)p - 1, **pp;
 
     leg_lock();
-    pp = b->size / LEG_ALIGN < LEG_CLASSES ?
-             &leg_heap.free_small[b->size / LEG_ALIGN] : &leg_heap.free_big;
+    pp = b->size / LEG_ALIGN < LEG_CLASSES
+             ? &leg_heap.free_small[b->size / LEG_ALIGN]
+             : &leg_heap.free_big;
     b->next = *pp;
     *pp = b;
     leg_unlock();
@@ -191,8 +192,9 @@ LEG_EXPORT void *realloc(void *p, size_t n)
     void *q;
 
     if (!leg_mine(p))
-        return p || !leg_user(__builtin_return_address(0)) ?
-                   __libc_realloc(p, n) : malloc(n);
+        return p || !leg_user(__builtin_return_address(0))
+                   ? __libc_realloc(p, n)
+                   : malloc(n);
     old = ((leg_blk_t *)p - 1)->size;
     if (n <= old && n)
         return p;
@@ -214,8 +216,8 @@ static void legacy_addresses(uint32_t a[LEG_N])
 
     a[LEG_PROGRAM] = (uint32_t)getauxval(AT_PHDR);
     a[LEG_LIBS] = (uint32_t)(uintptr_t)(void *)__libc_malloc;
-    a[LEG_HEAP] = (uint32_t)(uintptr_t)(leg_heap.base ? leg_heap.base :
-                                        (char *)probe);
+    a[LEG_HEAP] =
+        (uint32_t)(uintptr_t)(leg_heap.base ? leg_heap.base : (char *)probe);
     __libc_free(probe);
 }
 
@@ -243,14 +245,16 @@ void cm5i_legacy_check(void)
     cm5_status_t st;
 
     if (cm5i_ctx.size < 2 || cm5i_ctx.host >= 0) /* the host is another */
-        return;                                   /* program            */
+        return;                                  /* program            */
     legacy_addresses(leg_ours);
     if (cm5i_ctx.rank != 0) {
         st = cm5_am_request(0, legacy_handler, leg_ours[0], leg_ours[1],
                             leg_ours[2], 0);
         if (st != CM5_OK)
-            cm5i_log(CM5I_LOG_WARN, "legacy", "cannot send the address "
-                     "check to node 0: %s", cm5_status_string(st));
+            cm5i_log(CM5I_LOG_WARN, "legacy",
+                     "cannot send the address "
+                     "check to node 0: %s",
+                     cm5_status_string(st));
         return;
     }
     for (int i = 0; i < LEG_N; i++)
@@ -268,7 +272,5 @@ void cm5i_legacy_check(void)
         }
 }
 #else
-void cm5i_legacy_check(void)
-{
-}
+void cm5i_legacy_check(void) {}
 #endif

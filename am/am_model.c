@@ -43,8 +43,8 @@
 #include "am_util.h"
 #include "am_wire.h"
 
-#define MODEL_ROUNDS 32     /* barrier rounds (am_barrier.c) */
-#define MODEL_RXQ 128       /* receipts kept in the schedule */
+#define MODEL_ROUNDS 32 /* barrier rounds (am_barrier.c) */
+#define MODEL_RXQ 128   /* receipts kept in the schedule */
 
 static int model_on; /* virtual time runs */
 
@@ -56,17 +56,17 @@ static struct {
     cm5i_model_params_t p;
     cm5i_vnode_t v;
     char spec[128];
-    double scale;       /* CM5_MODEL_CPU_SCALE */
-    uint64_t floor_ns;  /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
-    uint64_t cpu_mark;  /* thread CPU time at the last runtime exit */
-    uint64_t charged;   /* what the outermost runtime entry charged */
-    int stamp_set;      /* the next packet's stamp is given */
+    double scale;      /* CM5_MODEL_CPU_SCALE */
+    uint64_t floor_ns; /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
+    uint64_t cpu_mark; /* thread CPU time at the last runtime exit */
+    uint64_t charged;  /* what the outermost runtime entry charged */
+    int stamp_set;     /* the next packet's stamp is given */
     uint64_t stamp;
-    uint64_t rx_vt;     /* stamp of the packet being dispatched */
-    uint64_t cn_entry;  /* clock at the outermost control-network entry */
-    uint64_t bar_val;   /* largest entry clock the barrier knows */
-    uint64_t bar_cost;  /* what the barrier under way costs */
-    int bar_seeded;     /* bar_val/bar_cost set by cm5i_model_cn_end */
+    uint64_t rx_vt;    /* stamp of the packet being dispatched */
+    uint64_t cn_entry; /* clock at the outermost control-network entry */
+    uint64_t bar_val;  /* largest entry clock the barrier knows */
+    uint64_t bar_cost; /* what the barrier under way costs */
+    int bar_seeded;    /* bar_val/bar_cost set by cm5i_model_cn_end */
     uint64_t bar_rx[2][MODEL_ROUNDS]; /* by epoch parity and round */
     /* The receipts of messages and scopies, in virtual-time order
      * (cm5i_model_rx_insert); the input is free from rx_base on before
@@ -233,8 +233,8 @@ static void model_deliver(int ch, const cm5i_pkt_t *pkt)
     (void)ch;
     if (pkt->vt != CM5I_VT_NONE)
         cm5i_model_recv(&model.p, &model.v,
-                        cm5i_model_level(pkt->src, cm5i_ctx.rank), pkt->vt,
-                        1, 0);
+                        cm5i_model_level(pkt->src, cm5i_ctx.rank), pkt->vt, 1,
+                        0);
 }
 
 static uint64_t model_rx_word(void) { return model.rx_vt; }
@@ -266,8 +266,8 @@ static void model_rx_trim(void)
 
 /* A message's data has landed: its receipt joins the node's schedule, in
  * virtual-time order, on the receiving side only (a CMMD message's data
- * leaves after the rendezvous with the receive posted at post); the node's own clock
- * meets it when the program sees the message complete
+ * leaves after the rendezvous with the receive posted at post); the node's own
+ * clock meets it when the program sees the message complete
  * (cm5i_model_msg_seen), or now when its completion runs user code (join:
  * a callback, an rport's handler).  *end: when the node has it. */
 static uint64_t model_bulk_landed(int src, uint64_t d0, uint64_t post,
@@ -283,8 +283,7 @@ static uint64_t model_bulk_landed(int src, uint64_t d0, uint64_t post,
         model_rx_trim();
     cm5i_model_rx_job(&model.p, cm5i_model_level(src, cm5i_ctx.rank), d0,
                       cmmd ? cm5i_model_rendezvous(&model.p, d0, post) : d0,
-                      cm5i_model_packets(len), cmmd ? model.p.mr : 0, src,
-                      &j);
+                      cm5i_model_packets(len), cmmd ? model.p.mr : 0, src, &j);
     j.seen = join;
     model.rx_unseen += !join;
     at = cm5i_model_rx_insert(model.rxq, model.rxn++, model.rx_base, &j);

@@ -30,16 +30,13 @@ uint64_t cm5i_model_send(const cm5i_model_params_t *p, cm5i_vnode_t *n,
     return d0;
 }
 
-static uint64_t max64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* The packets reach the link at d0 + L + i * os (the sender's pace) and
  * pass it one per period, after what it carries already; the node takes
  * each as it comes (orr), or all of them after what it was doing. */
-uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
-                         int lv, uint64_t d0, uint64_t npk, int64_t extra)
+uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
+                         uint64_t d0, uint64_t npk, int64_t extra)
 {
     uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
     uint64_t last = d0 + (npk - 1) * (uint64_t)p->os + (uint64_t)p->L;
@@ -48,8 +45,8 @@ uint64_t cm5i_model_recv(const cm5i_model_params_t *p, cm5i_vnode_t *r,
     uint64_t orr = (uint64_t)p->orr;
 
     r->link_free = sl + per;
-    r->clock = max64(max64(r->clock, s0) + npk * orr, sl + orr) +
-               (uint64_t)extra;
+    r->clock =
+        max64(max64(r->clock, s0) + npk * orr, sl + orr) + (uint64_t)extra;
     return sl - (uint64_t)p->L;
 }
 
@@ -85,8 +82,8 @@ void cm5i_model_rx_job(const cm5i_model_params_t *p, int lv, uint64_t d0,
 uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t)
 {
     uint64_t start = max64(t, j->s0);
-    uint64_t last = max64(start + (j->npk - 1) * j->q,
-                          j->s0 + (j->npk - 1) * j->os);
+    uint64_t last =
+        max64(start + (j->npk - 1) * j->q, j->s0 + (j->npk - 1) * j->os);
 
     j->left = j->start + (j->npk - 1) * j->os;
     j->end = last + j->q + j->extra;
@@ -114,8 +111,8 @@ size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
     return at;
 }
 
-uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p,
-                            cm5i_cn_kind_t kind, size_t n)
+uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p, cm5i_cn_kind_t kind,
+                            size_t n)
 {
     switch (kind) {
     case CM5I_CN_BARRIER:

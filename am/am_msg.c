@@ -91,32 +91,32 @@ struct cm5_msg {
     void *copy; /* CM5_MSG_COPY's private buffer */
     int local_done, remote_done;
     int freed;
-    int in_callback; /* msg_finish is running the user's callbacks */
-    int internal;    /* the runtime's own: not counted as a user message */
-    int eager;       /* the data travels with the announcement */
-    int cma;         /* the receiver reads the data (single copy) */
+    int in_callback;    /* msg_finish is running the user's callbacks */
+    int internal;       /* the runtime's own: not counted as a user message */
+    int eager;          /* the data travels with the announcement */
+    int cma;            /* the receiver reads the data (single copy) */
     uint64_t peer_addr; /* receiving a single copy: the sender's data */
-    int rport;       /* receiving side of an scopy, or -1 */
+    int rport;          /* receiving side of an scopy, or -1 */
     cm5i_rport_place_t place; /* an scopy to scatter into its rport */
-    void (*sent)(void *arg); /* sending side of an scopy */
+    void (*sent)(void *arg);  /* sending side of an scopy */
     cm5_status_t status;
     cm5_msg_done_func_t done;
     void *arg;
     struct cm5_msg *next; /* posted receives */
-    uint64_t vt, fin_vt; /* virtual time: the RTS's and the FIN's stamps
-                          * (a receive: when the receiver has it) */
-    uint64_t post_vt;    /* a receive: the clock when it was posted */
-    uint32_t stamp;      /* the latest epoch of its packets (CM5I_CN_HOLD) */
+    uint64_t vt, fin_vt;  /* virtual time: the RTS's and the FIN's stamps
+                           * (a receive: when the receiver has it) */
+    uint64_t post_vt;     /* a receive: the clock when it was posted */
+    uint32_t stamp;       /* the latest epoch of its packets (CM5I_CN_HOLD) */
 };
 
 /* An RTS, or an eager message, that found no receive yet. */
 typedef struct msg_rts {
     int src, tag;
     uint32_t len, slot, gen;
-    uint64_t vt; /* its stamp (virtual time) */
+    uint64_t vt;    /* its stamp (virtual time) */
     uint32_t stamp; /* its control-network epoch */
-    int eager; /* its data follows */
-    int cma;   /* read its data at addr in the sender (single copy) */
+    int eager;      /* its data follows */
+    int cma;        /* read its data at addr in the sender (single copy) */
     uint64_t addr;
     struct msg_rts *next;
     char data[];
@@ -278,8 +278,8 @@ static int msg_async_max; /* CM5_ASYNC_MAX, read at start-up */
 
 void cm5i_msg_config(void)
 {
-    eager.max = (size_t)cm5i_config_long(CM5_ENV_EAGER_MAX, 0,
-                                         CM5I_PKT_BODY_MAX);
+    eager.max =
+        (size_t)cm5i_config_long(CM5_ENV_EAGER_MAX, 0, CM5I_PKT_BODY_MAX);
     msg_async_max =
         (int)cm5i_config_long(CM5_ENV_ASYNC_MAX, 1, MSG_ASYNC_LIMIT);
 }
@@ -304,10 +304,10 @@ static void msg_eager_fit(void)
     long room = env && *env ? strtol(env, NULL, 10) : 2048;
     size_t fit = room > 512 + 64 ? (size_t)(room - 512) : 64;
 
-    if (!strstr(cm5i_fab_provider(cm5i_ctx.fab), "ofi_rxm") ||
-        eager.max <= fit)
+    if (!strstr(cm5i_fab_provider(cm5i_ctx.fab), "ofi_rxm") || eager.max <= fit)
         return;
-    cm5i_log(CM5I_LOG_INFO, "init", "%s keeps messages in order up to "
+    cm5i_log(CM5I_LOG_INFO, "init",
+             "%s keeps messages in order up to "
              "%zu bytes: eager messages of at most %zu bytes instead of %zu",
              cm5i_fab_provider(cm5i_ctx.fab), fit + 512, fit, eager.max);
     eager.max = fit;
@@ -335,8 +335,8 @@ typedef struct {
 
 size_t cm5i_msg_packet_max(void)
 {
-    size_t body = eager.max > sizeof(msg_cma_body_t) ? eager.max
-                                                     : sizeof(msg_cma_body_t);
+    size_t body =
+        eager.max > sizeof(msg_cma_body_t) ? eager.max : sizeof(msg_cma_body_t);
 
     return sizeof(cm5i_pkt_t) + body;
 }
@@ -349,10 +349,7 @@ size_t cm5i_msg_rx_bytes(void)
 /* A same-host ring holds one peer's eager messages in flight: the
  * budget, in records whose slots can take up to twice what the budget
  * charges (a header, rounding to whole slots). */
-size_t cm5i_msg_ring_bytes(void)
-{
-    return 2 * (size_t)msg_eager_window();
-}
+size_t cm5i_msg_ring_bytes(void) { return 2 * (size_t)msg_eager_window(); }
 
 /* May a message of len bytes to node go eagerly?  Spends the budget.  Not
  * in signal context, whose send queue holds bare packets. */
@@ -479,15 +476,15 @@ static void msg_accept(cm5_msg_h m)
             cm5i_clock->bulk_landed(node, m->vt, m->post_vt, 0, m->rport < 0,
                                     m->rport >= 0 || m->done, &m->fin_vt);
         msg_finish(m);
-        msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen,
-                          how, 0);
+        msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen, how,
+                          0);
         return;
     }
     m->op.done = msg_recv_done;
     m->op.arg = m;
     cm5i_waiter_init(&w);
-    while ((st = cm5i_fab_trecv(cm5i_ctx.fab, tag, m->buf, m->bytes,
-                                &m->op)) == CM5_ERR_AGAIN) {
+    while ((st = cm5i_fab_trecv(cm5i_ctx.fab, tag, m->buf, m->bytes, &m->op)) ==
+           CM5_ERR_AGAIN) {
         if (msg_retry(m, msg_accept, 1))
             return;
         msg_poll_once(&w);
@@ -623,8 +620,12 @@ static void msg_arrived(const msg_rts_t *r, const void *data)
 
 static void msg_rts_handler(int src, const uint32_t *arg)
 {
-    msg_rts_t r = {.src = src, .tag = (int)arg[0], .len = arg[1],
-                   .slot = arg[2], .gen = arg[3], .vt = msg_rx_vt(),
+    msg_rts_t r = {.src = src,
+                   .tag = (int)arg[0],
+                   .len = arg[1],
+                   .slot = arg[2],
+                   .gen = arg[3],
+                   .vt = msg_rx_vt(),
                    .stamp = cm5i_rx_stamp};
 
     msg_arrived(&r, NULL);
@@ -634,9 +635,12 @@ static void msg_rts_handler(int src, const uint32_t *arg)
  * decoder checked that the body has arg[1] bytes). */
 static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
 {
-    msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
-                   .len = pkt->arg[1], .slot = pkt->arg[2],
-                   .gen = pkt->arg[3], .vt = msg_rx_vt(),
+    msg_rts_t r = {.src = pkt->src,
+                   .tag = (int)pkt->arg[0],
+                   .len = pkt->arg[1],
+                   .slot = pkt->arg[2],
+                   .gen = pkt->arg[3],
+                   .vt = msg_rx_vt(),
                    .stamp = cm5i_rx_stamp};
     size_t len;
     const void *body = cm5i_pkt_body(&len);
@@ -658,14 +662,20 @@ static int msg_cma_packet(int ch, const cm5i_pkt_t *pkt)
     msg_cma_body_t b;
     size_t len;
     const void *body = cm5i_pkt_body(&len);
-    msg_rts_t r = {.src = pkt->src, .tag = (int)pkt->arg[0],
-                   .slot = pkt->arg[2], .gen = pkt->arg[3], .cma = 1,
-                   .vt = msg_rx_vt(), .stamp = cm5i_rx_stamp};
+    msg_rts_t r = {.src = pkt->src,
+                   .tag = (int)pkt->arg[0],
+                   .slot = pkt->arg[2],
+                   .gen = pkt->arg[3],
+                   .cma = 1,
+                   .vt = msg_rx_vt(),
+                   .stamp = cm5i_rx_stamp};
 
     (void)ch;
     if (len != sizeof(b))
-        cm5_fatal("cm5_msg", "a malformed single-copy announcement from "
-                  "node %d", pkt->src);
+        cm5_fatal("cm5_msg",
+                  "a malformed single-copy announcement from "
+                  "node %d",
+                  pkt->src);
     memcpy(&b, body, sizeof(b));
     r.len = b.len;
     r.addr = b.addr;
@@ -781,8 +791,8 @@ static void msg_recv_finish(cm5_msg_h m)
             m->node, m->vt, m->post_vt, m->bytes, m->rport < 0,
             m->rport >= 0 || m->done, &m->fin_vt));
     if (m->status == CM5_OK)
-        msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN,
-                          m->peer_slot, m->peer_gen, 0, 0);
+        msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN, m->peer_slot,
+                          m->peer_gen, 0, 0);
     msg_finish(m);
 }
 
@@ -816,7 +826,8 @@ static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
 {
     const void *src = m->copy ? m->copy : m->buf;
     msg_cma_body_t b = {.addr = (uint64_t)(uintptr_t)src,
-                        .len = (uint32_t)m->bytes, .rport = rport,
+                        .len = (uint32_t)m->bytes,
+                        .rport = rport,
                         .offset = off};
     cm5i_pkt_t pkt = {.type = CM5I_PKT_CMA,
                       .arg = {(uint32_t)m->tag, 0, m->slot, m->gen}};
@@ -825,8 +836,10 @@ static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
     m->cma = 1;
     st = cm5i_am_send_body(CM5I_CH_REQ, m->node, &pkt, &b, sizeof(b));
     if (st != CM5_OK)
-        cm5_fatal("cm5_msg_send", "announcing %zu bytes to node %d failed: "
-                  "%s", m->bytes, m->node, cm5_status_string(st));
+        cm5_fatal("cm5_msg_send",
+                  "announcing %zu bytes to node %d failed: "
+                  "%s",
+                  m->bytes, m->node, cm5_status_string(st));
 }
 
 /* Announce m (with its data, if eager). */
@@ -849,16 +862,15 @@ static void msg_send_rts(cm5_msg_h m)
     else if (msg_cma_can(node, m->bytes))
         msg_send_cma(m, MSG_CMA_NO_RPORT, 0);
     else
-        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS,
-                          (uint32_t)m->tag, (uint32_t)m->bytes, m->slot,
-                          m->gen);
+        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)m->tag,
+                          (uint32_t)m->bytes, m->slot, m->gen);
     msgs.rts_busy[node] = 0;
 }
 
 /* ---- API ---- */
 
-static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf,
-                         size_t len, cm5_msg_done_func_t done, void *arg)
+static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf, size_t len,
+                         cm5_msg_done_func_t done, void *arg)
 {
     cm5_msg_h m = calloc(1, sizeof(*m));
 
@@ -882,8 +894,8 @@ static cm5_msg_h msg_new(int is_send, int node, int tag, void *buf,
 }
 
 cm5_status_t cm5_msg_send(int node, int tag, const void *buf, size_t len,
-                          unsigned flags, cm5_msg_done_func_t done,
-                          void *arg, cm5_msg_h *out)
+                          unsigned flags, cm5_msg_done_func_t done, void *arg,
+                          cm5_msg_h *out)
 {
     CM5I_GUARD();
     if (tag < 0)
@@ -892,8 +904,8 @@ cm5_status_t cm5_msg_send(int node, int tag, const void *buf, size_t len,
 }
 
 cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
-                           unsigned flags, cm5_msg_done_func_t done,
-                           void *arg, cm5_msg_h *out)
+                           unsigned flags, cm5_msg_done_func_t done, void *arg,
+                           cm5_msg_h *out)
 {
     cm5_msg_h m;
     int queue;
@@ -963,8 +975,7 @@ static int msg_send_queued(int chmask)
 }
 
 cm5_status_t cm5_msg_recv(int node, int tag, void *buf, size_t len,
-                          cm5_msg_done_func_t done, void *arg,
-                          cm5_msg_h *out)
+                          cm5_msg_done_func_t done, void *arg, cm5_msg_h *out)
 {
     CM5I_GUARD();
     if (tag < 0 && tag != CM5_ANY_TAG)
@@ -973,8 +984,7 @@ cm5_status_t cm5_msg_recv(int node, int tag, void *buf, size_t len,
 }
 
 cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
-                           cm5_msg_done_func_t done, void *arg,
-                           cm5_msg_h *out)
+                           cm5_msg_done_func_t done, void *arg, cm5_msg_h *out)
 {
     cm5_msg_h m;
 
@@ -991,8 +1001,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
     *out = m;
     if (CM5I_UNLIKELY(cm5i_clock != NULL))
         m->post_vt = cm5i_clock->now();
-    for (msg_rts_t *r = msgs.rts_head, *prev = NULL; r;
-         prev = r, r = r->next) {
+    for (msg_rts_t *r = msgs.rts_head, *prev = NULL; r; prev = r, r = r->next) {
         if (!msg_matches(node, tag, r->src, r->tag))
             continue;
         if (prev)
@@ -1109,8 +1118,8 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     cm5i_ensure_init();
     if (node < 0 || node >= cm5i_ctx.size)
         return CM5_ERR_RANGE;
-    if (rport < 0 || rport >= CM5_RPORTS || (len && !buf) ||
-        len > UINT32_MAX || offset > UINT32_MAX)
+    if (rport < 0 || rport >= CM5_RPORTS || (len && !buf) || len > UINT32_MAX ||
+        offset > UINT32_MAX)
         return CM5_ERR_INVALID;
     if (cm5i_depth.in_handler)
         return CM5_ERR_STATE;
@@ -1136,8 +1145,12 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
 
 static void msg_scopy_handler(int src, const uint32_t *arg)
 {
-    msg_rts_t rts = {.src = src, .tag = -1, .len = arg[2],
-                     .slot = arg[0] >> 8, .gen = arg[3], .vt = msg_rx_vt(),
+    msg_rts_t rts = {.src = src,
+                     .tag = -1,
+                     .len = arg[2],
+                     .slot = arg[0] >> 8,
+                     .gen = arg[3],
+                     .vt = msg_rx_vt(),
                      .stamp = cm5i_rx_stamp};
 
     msg_scopy_arrived(src, &rts, arg[0] & 0xff, arg[1]);
@@ -1154,16 +1167,21 @@ static void msg_scopy_arrived(int src, const msg_rts_t *a, uint32_t rp,
     cm5_msg_h m;
 
     if (!p || !p->allocated)
-        cm5_fatal("CMAML_scopy", "node %d sent %u bytes to rport %u of node "
-                  "%d, which is not allocated", src, len, rp, cm5i_ctx.rank);
+        cm5_fatal("CMAML_scopy",
+                  "node %d sent %u bytes to rport %u of node "
+                  "%d, which is not allocated",
+                  src, len, rp, cm5i_ctx.rank);
     if ((long)len > p->a.byte_counter - p->pending)
-        cm5_fatal("CMAML_scopy", "%u bytes from node %d at offset %u pass "
+        cm5_fatal("CMAML_scopy",
+                  "%u bytes from node %d at offset %u pass "
                   "the byte counter of rport %d on node %d (%ld bytes left)",
                   len, src, off, r, cm5i_ctx.rank,
                   p->a.byte_counter - p->pending);
     if (len && !p->a.addr)
-        cm5_fatal("CMAML_scopy", "rport %d on node %d has no address (node "
-                  "%d sent %u bytes)", r, cm5i_ctx.rank, src, len);
+        cm5_fatal("CMAML_scopy",
+                  "rport %d on node %d has no address (node "
+                  "%d sent %u bytes)",
+                  r, cm5i_ctx.rank, src, len);
     m = msg_new(0, src, -1, (char *)p->a.addr + off, len, NULL, NULL);
     if (!m)
         cm5_fatal("CMAML_scopy", "out of memory");

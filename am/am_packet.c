@@ -24,7 +24,7 @@
 static cm5_stats_t packet_count; /* this module's statistics (cm5_stats) */
 
 static struct {
-    cm5i_pkt_func_t types[CM5I_PKT_MAX];   /* by packet type */
+    cm5i_pkt_func_t types[CM5I_PKT_MAX];              /* by packet type */
     cm5i_internal_func_t internal[CM5I_INTERNAL_MAX]; /* by index */
     /* Remote procedure calls wait here until the node is outside every
      * handler; credits bound them to nep * window. */
@@ -32,7 +32,7 @@ static struct {
     uint32_t rpc_head, rpc_tail, rpc_cap;
     int in_rpc; /* RPCs never nest (one may send, and so wait) */
     uint8_t has_body[CM5I_PKT_MAX]; /* by packet type */
-    const void *body; /* of the packet being dispatched */
+    const void *body;               /* of the packet being dispatched */
     size_t body_len;
     void (*park)(int ch, const cm5i_pkt_t *pkt); /* am_poll.c's */
 } pkts;
@@ -102,10 +102,7 @@ typedef struct {
 } am_held_t;
 static am_held_t held[CM5I_NCH];
 
-static int am_holding(int ch)
-{
-    return held[ch].head < held[ch].tail;
-}
+static int am_holding(int ch) { return held[ch].head < held[ch].tail; }
 
 static void am_hold(int ch, const cm5i_pkt_t *pkt)
 {
@@ -131,8 +128,10 @@ static void am_hold(int ch, const cm5i_pkt_t *pkt)
         if (cap != h->cap) {
             q = realloc(h->q, cap * sizeof(*q));
             if (!q)
-                cm5_fatal("cm5fab", "out of memory holding %zu active "
-                          "messages during a control-network call", n);
+                cm5_fatal("cm5fab",
+                          "out of memory holding %zu active "
+                          "messages during a control-network call",
+                          n);
             h->q = q;
             h->cap = cap;
         }
@@ -304,10 +303,7 @@ void cm5i_pkt_parker(void (*park)(int ch, const cm5i_pkt_t *pkt))
     pkts.park = park;
 }
 
-void cm5i_pkt_register(int type, cm5i_pkt_func_t fn)
-{
-    pkts.types[type] = fn;
-}
+void cm5i_pkt_register(int type, cm5i_pkt_func_t fn) { pkts.types[type] = fn; }
 
 void cm5i_pkt_register_body(int type, cm5i_pkt_func_t fn)
 {
@@ -338,8 +334,7 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
                       pkt.src >= cm5i_ctx.boot.size ||
                       pkt.type >= CM5I_PKT_MAX || !pkts.types[pkt.type]))
         goto foreign;
-    if (CM5I_UNLIKELY(pkts.has_body[pkt.type] ? body != pkt.arg[1]
-                                               : body != 0))
+    if (CM5I_UNLIKELY(pkts.has_body[pkt.type] ? body != pkt.arg[1] : body != 0))
         goto foreign;
     pkts.body = (const char *)buf + sizeof(pkt);
     pkts.body_len = body;
@@ -479,9 +474,8 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
                             char *out)
 {
     int counted = pkt->type == CM5I_PKT_USER ||
-                  pkt->type == CM5I_PKT_INTERNAL ||
-                  pkt->type == CM5I_PKT_RPC || pkt->type == CM5I_PKT_EAGER ||
-                  pkt->type == CM5I_PKT_CMA;
+                  pkt->type == CM5I_PKT_INTERNAL || pkt->type == CM5I_PKT_RPC ||
+                  pkt->type == CM5I_PKT_EAGER || pkt->type == CM5I_PKT_CMA;
     cm5i_waiter_t w;
     cm5_status_t st;
 
@@ -510,8 +504,7 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
             st = cm5i_fab_send(cm5i_ctx.fab, ch, node, pkt, sizeof(*pkt));
         } else {
             memcpy(out, pkt, sizeof(*pkt));
-            st = cm5i_fab_send(cm5i_ctx.fab, ch, node, out,
-                               sizeof(*pkt) + len);
+            st = cm5i_fab_send(cm5i_ctx.fab, ch, node, out, sizeof(*pkt) + len);
         }
         if (CM5I_LIKELY(st == CM5_OK))
             break;
@@ -571,8 +564,8 @@ static cm5_status_t am_user(int ch, int type, int node, cm5_am_handler_func_t h,
                           (cm5i_ctx.rank == cm5i_ctx.host))) {
         cm5i_handler_raw((const void *)(uintptr_t)h, &ref);
         pkt.raw = 1;
-    } else if (CM5I_UNLIKELY((st = cm5i_handler_encode((const void *)h,
-                                                       &ref)) != CM5_OK))
+    } else if (CM5I_UNLIKELY(
+                   (st = cm5i_handler_encode((const void *)h, &ref)) != CM5_OK))
         return st;
     pkt.obj = ref.obj;
     pkt.off = ref.off;

@@ -33,8 +33,8 @@ static struct {
      * call waits (see CM5I_CN_HOLD). */
     cm5i_deferred_t *held_head, *held_tail;
     int depth, defer_depth; /* nesting of progress, of deferred work */
-    int poll_only; /* a send waits: poll, run no deferred work */
-    unsigned queued; /* work deferred so far */
+    int poll_only;          /* a send waits: poll, run no deferred work */
+    unsigned queued;        /* work deferred so far */
     cm5i_fab_rx_func_t decoder;
 } prog;
 
@@ -74,15 +74,9 @@ void cm5i_defer_user(cm5i_deferred_t *work)
     CM5I_QUEUE_APPEND(prog.held_head, prog.held_tail, work);
 }
 
-int cm5i_defer_held(void)
-{
-    return prog.held_head != NULL;
-}
+int cm5i_defer_held(void) { return prog.held_head != NULL; }
 
-int cm5i_defer_pending(void)
-{
-    return prog.held_head || prog.defer_head;
-}
+int cm5i_defer_pending(void) { return prog.held_head || prog.defer_head; }
 
 /* Put the held user work that may run now back in the deferred queue,
  * ahead of newer work, in order; the rest stays held, in order. */
@@ -159,10 +153,7 @@ int cm5i_defer_run_held(void)
     return n;
 }
 
-void cm5i_progress_poll_only(int delta)
-{
-    prog.poll_only += delta;
-}
+void cm5i_progress_poll_only(int delta) { prog.poll_only += delta; }
 
 /* Forget the queued work (finalize: the modules free their own). */
 cm5_status_t cm5i_progress_setup(void)

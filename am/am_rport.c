@@ -10,10 +10,7 @@
 
 cm5i_rport_t cm5i_rports[CM5_RPORTS];
 
-static int rport_ok(int r)
-{
-    return r >= 0 && r < CM5_RPORTS;
-}
+static int rport_ok(int r) { return r >= 0 && r < CM5_RPORTS; }
 
 cm5_status_t cm5_rport_alloc(int rport, int *out)
 {
@@ -97,12 +94,14 @@ int cm5i_rport_place(int rport, int src, size_t off, size_t len,
     if (a->esize <= 0)
         return 0;
     if (a->estride < a->esize)
-        cm5_fatal("CMAML_scopy", "rport %d on node %d has elements of %ld "
+        cm5_fatal("CMAML_scopy",
+                  "rport %d on node %d has elements of %ld "
                   "bytes every %ld bytes: the stride is smaller than the "
-                  "element (node %d sent %zu bytes)", rport, cm5i_ctx.rank,
-                  a->esize, a->estride, src, len);
+                  "element (node %d sent %zu bytes)",
+                  rport, cm5i_ctx.rank, a->esize, a->estride, src, len);
     if (a->ecount > 0 && off + len > (size_t)(a->ecount * a->esize))
-        cm5_fatal("CMAML_scopy", "%zu bytes from node %d at offset %zu pass "
+        cm5_fatal("CMAML_scopy",
+                  "%zu bytes from node %d at offset %zu pass "
                   "the %ld elements of %ld bytes of rport %d on node %d",
                   len, src, off, a->ecount, a->esize, rport, cm5i_ctx.rank);
     if (a->estride == a->esize)

@@ -32,8 +32,8 @@
 static const int sweep_sigs[] = {SIGTERM, SIGHUP, SIGINT};
 
 static struct {
-    char prefix[24];    /* "cm5-<16 hex digits>-" */
-    size_t len;         /* 0: no job key yet */
+    char prefix[24];                /* "cm5-<16 hex digits>-" */
+    size_t len;                     /* 0: no job key yet */
     volatile sig_atomic_t guard[3]; /* our handler holds sweep_sigs[i] */
 } sweep;
 
@@ -99,10 +99,7 @@ static int sweep_names(const char *extra, size_t elen)
     return removed;
 }
 
-int cm5i_sweep_job(void)
-{
-    return sweep_names("", 0);
-}
+int cm5i_sweep_job(void) { return sweep_names("", 0); }
 
 int cm5i_sweep_node(int node)
 {

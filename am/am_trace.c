@@ -40,11 +40,11 @@
 enum { EV_SEND, EV_BEGIN, EV_END, EV_MSG_POST, EV_MSG_DONE };
 
 typedef struct {
-    double ts;           /* seconds: virtual time's clock, or cm5_rtime() */
-    uint32_t a, b;       /* handler obj:off, or message slot:gen */
-    int32_t peer, tag;   /* the other node; CMMD tag (-1: scopy) */
+    double ts;         /* seconds: virtual time's clock, or cm5_rtime() */
+    uint32_t a, b;     /* handler obj:off, or message slot:gen */
+    int32_t peer, tag; /* the other node; CMMD tag (-1: scopy) */
     uint32_t bytes;
-    uint8_t kind, ch;    /* EV_*; channel, or 1 for a send */
+    uint8_t kind, ch; /* EV_*; channel, or 1 for a send */
     uint8_t pad[2];
 } trace_ev_t;
 
@@ -211,8 +211,11 @@ static void trace_part_name(char *buf, size_t len, int rank)
 void cm5i_trace_flush(void)
 {
     uint64_t n = tr.n < TRACE_CAP ? tr.n : TRACE_CAP;
-    trace_hdr_t h = {.magic = TRACE_MAGIC, .rank = cm5i_ctx.rank, .n = n,
-                     .recorded = tr.n, .t0 = tr.t0};
+    trace_hdr_t h = {.magic = TRACE_MAGIC,
+                     .rank = cm5i_ctx.rank,
+                     .n = n,
+                     .recorded = tr.n,
+                     .t0 = tr.t0};
     char name[4096];
     cm5_stats_t st;
     FILE *f;
@@ -230,7 +233,8 @@ void cm5i_trace_flush(void)
     if (tr.n > n)
         cm5i_log(CM5I_LOG_WARN, "trace",
                  "%llu events dropped: the buffer holds %u; the trace has "
-                 "the first ones", (unsigned long long)(tr.n - n), TRACE_CAP);
+                 "the first ones",
+                 (unsigned long long)(tr.n - n), TRACE_CAP);
     trace_part_name(name, sizeof(name), cm5i_ctx.rank);
     f = fopen(name, "wb");
     if (!f || fwrite(&h, sizeof(h), 1, f) != 1 ||
@@ -252,9 +256,9 @@ static const char *trace_handler_name(const trace_ev_t *e)
     Dl_info info;
 
     if (fp && dladdr(fp, &info) && info.dli_sname && info.dli_saddr == fp &&
-        strspn(info.dli_sname, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
-                               "RSTUVWXYZ0123456789_.") ==
-            strlen(info.dli_sname))
+        strspn(info.dli_sname,
+               "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
+               "RSTUVWXYZ0123456789_.") == strlen(info.dli_sname))
         return info.dli_sname;
     return e->ch == CM5I_CH_REQ ? "request handler" : "reply handler";
 }
@@ -280,24 +284,28 @@ static void trace_json_ev(FILE *o, int r, double t0, const trace_ev_t *e)
     switch (e->kind) {
     case EV_SEND:
         /* A slice of no length, so the arrow has a slice to start from. */
-        fprintf(o, "{\"name\":\"%s\",\"cat\":\"am\",\"ph\":\"X\","
+        fprintf(o,
+                "{\"name\":\"%s\",\"cat\":\"am\",\"ph\":\"X\","
                 "\"dur\":0,\"ts\":%.3f,\"pid\":%d,\"tid\":1,\"args\":{"
                 "\"to\":%d,\"bytes\":%u,\"seq\":%llu}},\n",
                 e->ch == CM5I_CH_REQ ? "request" : "reply", us, r, e->peer,
                 e->bytes, flow);
         if (flow)
-            fprintf(o, "{\"name\":\"am\",\"cat\":\"am\",\"ph\":\"s\","
+            fprintf(o,
+                    "{\"name\":\"am\",\"cat\":\"am\",\"ph\":\"s\","
                     "\"id\":%llu,\"ts\":%.3f,\"pid\":%d,\"tid\":1},\n",
                     (unsigned long long)r << 32 | flow, us, r);
         break;
     case EV_BEGIN:
-        fprintf(o, "{\"name\":\"%s\",\"cat\":\"am\",\"ph\":\"B\",\"ts\":%.3f,"
+        fprintf(o,
+                "{\"name\":\"%s\",\"cat\":\"am\",\"ph\":\"B\",\"ts\":%.3f,"
                 "\"pid\":%d,\"tid\":1,\"args\":{\"from\":%d,\"bytes\":%u,"
-                "\"channel\":\"%s\",\"seq\":%llu}},\n", trace_handler_name(e),
-                us, r, e->peer, e->bytes,
+                "\"channel\":\"%s\",\"seq\":%llu}},\n",
+                trace_handler_name(e), us, r, e->peer, e->bytes,
                 e->ch == CM5I_CH_REQ ? "request" : "reply", flow);
         if (flow)
-            fprintf(o, "{\"name\":\"am\",\"cat\":\"am\",\"ph\":\"f\","
+            fprintf(o,
+                    "{\"name\":\"am\",\"cat\":\"am\",\"ph\":\"f\","
                     "\"bp\":\"e\",\"id\":%llu,\"ts\":%.3f,\"pid\":%d,"
                     "\"tid\":1},\n",
                     (unsigned long long)(uint32_t)e->peer << 32 | flow, us, r);
@@ -306,7 +314,8 @@ static void trace_json_ev(FILE *o, int r, double t0, const trace_ev_t *e)
         fprintf(o, "{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%d,\"tid\":1},\n", us, r);
         break;
     default:
-        fprintf(o, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"%s\","
+        fprintf(o,
+                "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"%s\","
                 "\"id\":\"0x%llx\",\"ts\":%.3f,\"pid\":%d,\"tid\":1,"
                 "\"args\":{\"peer\":%d,\"bytes\":%u,\"tag\":%d}},\n",
                 trace_msg_name(e), e->tag == -1 ? "scopy" : "cmmd",
@@ -329,8 +338,7 @@ static FILE *trace_part_open(int r, trace_hdr_t *h)
     }
     if (fread(h, sizeof(*h), 1, f) != 1 || h->magic != TRACE_MAGIC ||
         h->rank != r) {
-        cm5i_log(CM5I_LOG_WARN, "trace", "%s is not node %d's part", name,
-                 r);
+        cm5i_log(CM5I_LOG_WARN, "trace", "%s is not node %d's part", name, r);
         fclose(f);
         return NULL;
     }
@@ -369,11 +377,14 @@ static void trace_json_node(FILE *o, int r, double t0, uint64_t *dropped)
     trace_ev_t e;
     FILE *f = trace_part_open(r, &h);
 
-    fprintf(o, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
-            "\"args\":{\"name\":\"%s %d\"}},\n", r,
-            r == cm5i_ctx.host ? "host" : "node", r);
-    fprintf(o, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
-            "\"args\":{\"sort_index\":%d}},\n", r, r);
+    fprintf(o,
+            "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+            "\"args\":{\"name\":\"%s %d\"}},\n",
+            r, r == cm5i_ctx.host ? "host" : "node", r);
+    fprintf(o,
+            "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
+            "\"args\":{\"sort_index\":%d}},\n",
+            r, r);
     if (!f)
         return;
     for (uint64_t i = 0; i < h.n && fread(&e, sizeof(e), 1, f) == 1; i++)
@@ -394,10 +405,12 @@ static void trace_json_stats(FILE *o)
         if (!(f = trace_part_open(r, &h)))
             continue;
         fclose(f);
-        fprintf(o, "%s{\"node\":%d,\"requests_sent\":%llu,\"replies_sent\":"
+        fprintf(o,
+                "%s{\"node\":%d,\"requests_sent\":%llu,\"replies_sent\":"
                 "%llu,\"requests_handled\":%llu,\"replies_handled\":%llu,"
-                "\"events\":%llu,\"dropped\":%llu}", sep, r,
-                (unsigned long long)h.req_sent, (unsigned long long)h.rep_sent,
+                "\"events\":%llu,\"dropped\":%llu}",
+                sep, r, (unsigned long long)h.req_sent,
+                (unsigned long long)h.rep_sent,
                 (unsigned long long)h.req_handled,
                 (unsigned long long)h.rep_handled, (unsigned long long)h.n,
                 (unsigned long long)(h.recorded - h.n));
@@ -418,11 +431,12 @@ static void trace_merge(void)
     fprintf(o, "{\"traceEvents\":[\n");
     for (int r = 0; r < cm5i_ctx.nep; r++)
         trace_json_node(o, r, t0, &dropped);
-    fprintf(o, "{\"name\":\"trace\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,"
+    fprintf(o,
+            "{\"name\":\"trace\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,"
             "\"pid\":0,\"tid\":1}\n],\n\"displayTimeUnit\":\"ns\",\n"
             "\"cm5fab\":{\"nodes\":%d,\"clock\":\"cm5_wtime\","
-            "\"dropped\":%llu,\n\"stats\":[\n", cm5i_ctx.size,
-            (unsigned long long)dropped);
+            "\"dropped\":%llu,\n\"stats\":[\n",
+            cm5i_ctx.size, (unsigned long long)dropped);
     trace_json_stats(o);
     fprintf(o, "]}}\n");
     if (fclose(o) != 0)

@@ -56,7 +56,8 @@ void cm5i_wait_config(void)
         if (*spin && !*end && us >= 0 && us <= 10000000)
             waits.spin_s = us * 1e-6;
         else
-            cm5i_config_error(CM5_ENV_SPIN_US "=%s: expected auto or a "
+            cm5i_config_error(CM5_ENV_SPIN_US
+                              "=%s: expected auto or a "
                               "number of microseconds from 0 to 10000000",
                               spin);
     }
@@ -113,8 +114,7 @@ cm5_status_t cm5i_wait_setup(void)
 void cm5i_wait_teardown(void)
 {
     if (waits.doorbell)
-        munmap(waits.doorbell - CM5_DOORBELL_FIRST,
-               waits.doorbell_len);
+        munmap(waits.doorbell - CM5_DOORBELL_FIRST, waits.doorbell_len);
     waits.doorbell = NULL;
     waits.doorbell_len = 0;
     waits.nfds = 0;
@@ -243,8 +243,7 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
             w->crowded = wait_crowded();
         return;
     }
-    if (w->yields < waits.yields ||
-        cm5i_fab_bulk_pending(cm5i_ctx.fab) > 0) {
+    if (w->yields < waits.yields || cm5i_fab_bulk_pending(cm5i_ctx.fab) > 0) {
         w->yields++;
         sched_yield();
         if (waits.spin_s > 0) /* (the CPU may have changed) */

@@ -36,8 +36,9 @@ static const struct {
     {"nonuniform", 4, 1, 6.3, "5"},    {"nonuniform", 16, 1, 43.4, "5"},
     {"nonuniform", 31, 1, 122.0, "5"},
 };
-#define FIT 1  /* the row the CPU scale is fitted on */
-#define HFIT 7 /* CM5S_PLAN_HSTEP_S was fitted on it (CM5S_PLAN_STEP_S: FIT) */
+#define FIT 1 /* the row the CPU scale is fitted on */
+/* CM5S_PLAN_HSTEP_S was fitted on it (CM5S_PLAN_STEP_S: FIT). */
+#define HFIT 7
 
 static double cpu_s(void)
 {
@@ -83,8 +84,7 @@ static int measure(int r, int nmat, int reps, double *med, double *steps,
             double t0 = cpu_s();
 
             if (cm5s_plan_rsn(P, w.com, &o, rows[r].heaps, &pl) != CM5_OK) {
-                fprintf(stderr, "model_cpu_scale: planning %s failed\n",
-                        spec);
+                fprintf(stderr, "model_cpu_scale: planning %s failed\n", spec);
                 cm5_workload_free(&w);
                 free(t);
                 return -1;
@@ -106,9 +106,11 @@ static int measure(int r, int nmat, int reps, double *med, double *steps,
 
 int main(int argc, char **argv)
 {
-    int nmat = argc > 1 ? atoi(argv[1]) : 20, reps = argc > 2 ? atoi(argv[2]) : 10;
+    int nmat = argc > 1 ? atoi(argv[1]) : 20,
+        reps = argc > 2 ? atoi(argv[2]) : 10;
     int nrows = (int)(sizeof(rows) / sizeof(rows[0]));
-    double med[sizeof(rows) / sizeof(rows[0])], st[sizeof(med) / sizeof(med[0])];
+    double med[sizeof(rows) / sizeof(rows[0])],
+        st[sizeof(med) / sizeof(med[0])];
     double hst[sizeof(med) / sizeof(med[0])], scale;
 
     if (nmat < 1 || reps < 1) {
@@ -127,13 +129,15 @@ int main(int argc, char **argv)
     printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int r = 0; r < nrows; r++) {
         double cm5 = rows[r].cm5_ms, cpu = med[r] * scale * 1e3;
-        double counted = (st[r] * CM5S_PLAN_STEP_S +
-                          hst[r] * CM5S_PLAN_HSTEP_S) * 1e3;
+        double counted =
+            (st[r] * CM5S_PLAN_STEP_S + hst[r] * CM5S_PLAN_HSTEP_S) * 1e3;
 
         printf("| Table %s%s | %s | %s:d=%d | %.2f | %.1f | %.2f | %+.0f %% "
                "| %.0f | %.0f | %.2f | %+.0f %% |\n",
                rows[r].table,
-               r == FIT ? " (fit: both)" : r == HFIT ? " (fit: heap steps)" : "",
+               r == FIT    ? " (fit: both)"
+               : r == HFIT ? " (fit: heap steps)"
+                           : "",
                rows[r].heaps ? "RS_NH" : "RS_N", rows[r].wl, rows[r].d, cm5,
                med[r] * 1e6, cpu, 100 * (cpu - cm5) / cm5, st[r], hst[r],
                counted, 100 * (counted - cm5) / cm5);

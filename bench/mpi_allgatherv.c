@@ -42,8 +42,8 @@ static int usage(int me)
 }
 
 /* The distribution on every rank, as cm5sched builds it; NULL on error. */
-static size_t *lengths(const char *spec, const char *mesh, int p,
-                       uint64_t seed, int me)
+static size_t *lengths(const char *spec, const char *mesh, int p, uint64_t seed,
+                       int me)
 {
     cm5_workload_bcast_t w;
     char eff[512], err[256];
@@ -51,12 +51,14 @@ static size_t *lengths(const char *spec, const char *mesh, int p,
 
     if (sscanf(mesh, "%dx%d", &r, &c) != 2 || r * c != p) {
         if (me == 0)
-            fprintf(stderr, "mpi_allgatherv: mesh %s is not %d nodes\n",
-                    mesh, p);
+            fprintf(stderr, "mpi_allgatherv: mesh %s is not %d nodes\n", mesh,
+                    p);
         return NULL;
     }
     snprintf(eff, sizeof(eff), "%s%s", spec,
-             strstr(spec, "L=") ? "" : strchr(spec, ':') ? ",L=1" : ":L=1");
+             strstr(spec, "L=")  ? ""
+             : strchr(spec, ':') ? ",L=1"
+                                 : ":L=1");
     if (cm5_workload_bcast_make(eff, r, c, seed, &w, err, sizeof(err)) !=
         CM5_OK) {
         if (me == 0)
@@ -121,8 +123,10 @@ int main(int argc, char **argv)
         for (j = 0; j < p && !bad; j++)
             for (k = 0; k < (size_t)cnt[j] && !bad; k++)
                 if (rb[dsp[j] + k] != pat(j, run, k)) {
-                    fprintf(stderr, "mpi_allgatherv: rank %d: byte %zu of "
-                                    "source %d is wrong\n", me, k, j);
+                    fprintf(stderr,
+                            "mpi_allgatherv: rank %d: byte %zu of "
+                            "source %d is wrong\n",
+                            me, k, j);
                     bad = 1;
                 }
         if (me == 0 && run > 0) {

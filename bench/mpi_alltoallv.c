@@ -110,8 +110,10 @@ int main(int argc, char **argv)
     }
     if (bad || !path || unit < 1 || reps < 1 || warm < 0) {
         if (self == 0)
-            fprintf(stderr, "usage: mpirun -np P %s -f MATRIX -u UNIT "
-                    "[-r REPS] [-w WARMUP]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: mpirun -np P %s -f MATRIX -u UNIT "
+                    "[-r REPS] [-w WARMUP]\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -155,13 +157,14 @@ int main(int argc, char **argv)
             for (i = 0; i < rc[j]; i++)
                 if (rb[rd[j] + i] != pat(j, self, run, (size_t)i)) {
                     if (errs++ == 0)
-                        fprintf(stderr, "mpi_alltoallv: rank %d: run %d: "
-                                "byte %d from rank %d is wrong\n", self, run,
-                                i, j);
+                        fprintf(stderr,
+                                "mpi_alltoallv: rank %d: run %d: "
+                                "byte %d from rank %d is wrong\n",
+                                self, run, i, j);
                     break;
                 }
-        MPI_Reduce(self == 0 ? MPI_IN_PLACE : &dt, &dt, 1, MPI_DOUBLE,
-                   MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(self == 0 ? MPI_IN_PLACE : &dt, &dt, 1, MPI_DOUBLE, MPI_MAX,
+                   0, MPI_COMM_WORLD);
         if (run >= 0)
             t[run] = dt * 1e3;
     }

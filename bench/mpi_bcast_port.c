@@ -68,11 +68,11 @@ typedef struct {
 typedef struct {
     int p, me;
     size_t esz;
-    const size_t *len;       /* units of every rank */
-    const size_t *displ;     /* where each rank's message goes, units */
+    const size_t *len;   /* units of every rank */
+    const size_t *displ; /* where each rank's message goes, units */
     unsigned char *rb;
     const cm5s_bc_plan_t *pl;
-    cm5s_bc_layout_t l;  /* this rank's messages (plan_bcast.c) */
+    cm5s_bc_layout_t l; /* this rank's messages (plan_bcast.c) */
     MPI_Request *req;
     uint64_t sent, bytes;
 } call_t;
@@ -142,8 +142,8 @@ static size_t pattern(unsigned char *b, size_t n, uint64_t key, int check)
 /* This rank's messages placed (the library's own layout). */
 static void run_setup(call_t *u)
 {
-    if (cm5s_bc_layout(&u->l, u->pl, u->me, (char *)u->rb, u->displ,
-                       u->esz) != CM5_OK ||
+    if (cm5s_bc_layout(&u->l, u->pl, u->me, (char *)u->rb, u->displ, u->esz) !=
+            CM5_OK ||
         !(u->req = calloc((size_t)u->l.nop + 1, sizeof(MPI_Request))))
         die("out of memory for %d messages", u->pl->nmsg);
 }
@@ -185,8 +185,8 @@ static int run_iter(call_t *u, int lo, MPI_Request *sends, int *nsend)
     for (j = 0; j < nr; j++) {
         MPI_Get_count(&stv[j], MPI_BYTE, &got);
         if (got != rop[j]->len)
-            die("iteration %d: got %d bytes from rank %d, the plan says %d",
-                it, got, rop[j]->m->from, rop[j]->len);
+            die("iteration %d: got %d bytes from rank %d, the plan says %d", it,
+                got, rop[j]->m->from, rop[j]->len);
         cm5s_bc_stage(&u->l, rop[j], 0);
     }
     free(stv);
@@ -263,18 +263,20 @@ static int verify(const point_t *pt, int alg, uint64_t run)
         n = pt->w->len[j] * pt->unit;
         k = pattern(pt->rb + pt->displ[j] * pt->unit, n, key_of(j, run), 1);
         if (k < n) {
-            fprintf(stderr, "mpi_bcast_port: rank %d: %s, distribution %s, "
-                            "size %zu: byte %zu of source %d's message is "
-                            "wrong\n", me, cm5_sched_bcast_name(alg),
-                    pt->w->name, pt->unit, k, j);
+            fprintf(stderr,
+                    "mpi_bcast_port: rank %d: %s, distribution %s, "
+                    "size %zu: byte %zu of source %d's message is "
+                    "wrong\n",
+                    me, cm5_sched_bcast_name(alg), pt->w->name, pt->unit, k, j);
             return 1;
         }
     }
     for (k = 0; k < GUARD; k++)
         if (pt->rb[pt->tot * pt->unit + k] != GUARD_BYTE) {
-            fprintf(stderr, "mpi_bcast_port: rank %d: %s, distribution %s, "
-                            "size %zu: written past the end\n", me,
-                    cm5_sched_bcast_name(alg), pt->w->name, pt->unit);
+            fprintf(stderr,
+                    "mpi_bcast_port: rank %d: %s, distribution %s, "
+                    "size %zu: written past the end\n",
+                    me, cm5_sched_bcast_name(alg), pt->w->name, pt->unit);
             return 1;
         }
     return 0;
@@ -286,8 +288,7 @@ static void corrupt(unsigned char *rb, size_t n)
     unsigned long long off;
     int rank;
 
-    if (v && sscanf(v, "%d:%llu", &rank, &off) == 2 && rank == me &&
-        off < n)
+    if (v && sscanf(v, "%d:%llu", &rank, &off) == 2 && rank == me && off < n)
         rb[off] ^= 0x40;
 }
 
@@ -385,8 +386,8 @@ static int parse_algs(args_t *a, char *list)
     for (tok = strtok_r(list, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         if (strcmp(tok, "all") == 0) { /* the eight, not auto */
-            for (a->nalg = 0, k = CM5_SCHED_BC_BR_LIN;
-                 k < CM5_SCHED_BC_NALGS; k++)
+            for (a->nalg = 0, k = CM5_SCHED_BC_BR_LIN; k < CM5_SCHED_BC_NALGS;
+                 k++)
                 a->algs[a->nalg++] = k;
             continue;
         }
@@ -450,9 +451,8 @@ static int parse(int argc, char **argv, args_t *a)
             a->matrices = atoi(optarg);
         else if (opt == 's')
             a->seed = strtoull(optarg, NULL, 10);
-        else if (opt == 'o' &&
-                 cm5_sched_bcast_opts_set(&a->o, optarg, err, sizeof(err)) !=
-                     CM5_OK)
+        else if (opt == 'o' && cm5_sched_bcast_opts_set(&a->o, optarg, err,
+                                                        sizeof(err)) != CM5_OK)
             return usage("-o: ", err);
         else if (!strchr("awmzrWMso", opt))
             return usage(NULL, "");
@@ -481,7 +481,9 @@ static int make(const args_t *a, const char *spec, uint64_t seed,
     int has_l = colon && (strstr(colon, ":L=") || strstr(colon, ",L="));
 
     snprintf(eff, sizeof(eff), "%s%s", spec,
-             has_l ? "" : colon ? ",L=1" : ":L=1");
+             has_l   ? ""
+             : colon ? ",L=1"
+                     : ":L=1");
     if (cm5_workload_bcast_make(eff, a->r, a->c, seed, w, err, sizeof(err)) !=
         CM5_OK)
         return usage("-w: ", err);

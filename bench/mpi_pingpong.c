@@ -122,11 +122,13 @@ int main(int argc, char **argv)
         else
             bad = 1;
     }
-    if (bad || nodes != 2 || iters < 1 || msgs < 1 || window < 1 ||
-        bytes < 1 || bytes > MAX_BYTES / window) {
+    if (bad || nodes != 2 || iters < 1 || msgs < 1 || window < 1 || bytes < 1 ||
+        bytes > MAX_BYTES / window) {
         if (self == 0)
-            fprintf(stderr, "usage: mpirun -np 2 %s [-i ITERS] [-m MSGS] "
-                    "[-w WINDOW] [-s BYTES]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: mpirun -np 2 %s [-i ITERS] [-m MSGS] "
+                    "[-w WINDOW] [-s BYTES]\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -138,7 +140,8 @@ int main(int argc, char **argv)
     rate = flood(self, msgs, window, buf, bytes);
     if (self == 0) {
         printf("mpi_pingpong: %d bytes, %d iterations, %d messages in "
-               "windows of %d\n", bytes, iters, msgs, window);
+               "windows of %d\n",
+               bytes, iters, msgs, window);
         printf("oneway_msgs_per_s %.0f\n", rate);
         printf("rtt_mean_us %.3f\n", mean);
         printf("rtt_us %.3f\n", med);

@@ -33,8 +33,8 @@ static long scale_status_kb(const char *key)
 static void scale_report(int self, double t_barrier)
 {
     printf("node %d t_barrier %.6f rss_kb %ld hwm_kb %ld anon_kb %ld "
-           "file_kb %ld shmem_kb %ld\n", self, t_barrier,
-           scale_status_kb("VmRSS"), scale_status_kb("VmHWM"),
+           "file_kb %ld shmem_kb %ld\n",
+           self, t_barrier, scale_status_kb("VmRSS"), scale_status_kb("VmHWM"),
            scale_status_kb("RssAnon"), scale_status_kb("RssFile"),
            scale_status_kb("RssShmem"));
     fflush(stdout);

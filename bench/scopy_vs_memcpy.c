@@ -104,9 +104,9 @@ int main(int argc, char **argv)
             mc = memcpy_MBps(b, a, size, iters);
         }
         /* (every node learns node 0's rport) */
-        sc = scopy_MBps(CMMD_reduce_int(self == 0 ? rport : 0,
-                                        CMMD_combiner_add),
-                        a, size, iters);
+        sc = scopy_MBps(
+            CMMD_reduce_int(self == 0 ? rport : 0, CMMD_combiner_add), a, size,
+            iters);
         if (self == 0)
             printf("size %d memcpy_MBps %.0f scopy_MBps %.0f ratio %.2f\n",
                    size, mc, sc, sc / mc);

@@ -10,9 +10,8 @@
 #include "cm5/cm5.h"
 #include "cmmd_internal.h"
 
-typedef cm5_status_t (*cmaml_send_func_t)(int, cm5_am_handler_func_t,
-                                          uint32_t, uint32_t, uint32_t,
-                                          uint32_t);
+typedef cm5_status_t (*cmaml_send_func_t)(int, cm5_am_handler_func_t, uint32_t,
+                                          uint32_t, uint32_t, uint32_t);
 
 /* Report a failed send with the call's name, the node and the fault. */
 static void cmaml_check(const char *call, cm5_status_t st, int node,
@@ -25,8 +24,10 @@ static void cmaml_check(const char *call, cm5_status_t st, int node,
         cm5c_check_node(call, node, 0);
         break;
     case CM5_ERR_HANDLER:
-        cm5_fatal(call, "handler %p is not a function (not in executable "
-                  "code of any loaded object)", (void *)(uintptr_t)h);
+        cm5_fatal(call,
+                  "handler %p is not a function (not in executable "
+                  "code of any loaded object)",
+                  (void *)(uintptr_t)h);
     case CM5_ERR_STATE:
         cm5_fatal(call, "not allowed here: %s",
                   cm5_in_handler()
@@ -41,14 +42,14 @@ static void cmaml_check(const char *call, cm5_status_t st, int node,
 }
 
 /* The handler gets four words (CM5C_WORDS). */
-#define CMAML_SEND(call, fn, node, handler)                                   \
-    do {                                                                      \
-        uint32_t w[4];                                                        \
-        CM5C_WORDS(w, handler);                                               \
-        cmaml_check(call,                                                     \
-                    fn(node, (cm5_am_handler_func_t)(void (*)(void))handler,  \
-                       w[0], w[1], w[2], w[3]),                               \
-                    node, handler);                                           \
+#define CMAML_SEND(call, fn, node, handler)                                    \
+    do {                                                                       \
+        uint32_t w[4];                                                         \
+        CM5C_WORDS(w, handler);                                                \
+        cmaml_check(call,                                                      \
+                    fn(node, (cm5_am_handler_func_t)(void (*)(void))handler,   \
+                       w[0], w[1], w[2], w[3]),                                \
+                    node, handler);                                            \
     } while (0)
 
 void CMAML_request(int node, CMAML_handler_t handler, ...)
@@ -92,7 +93,8 @@ int CMAML_enable_interrupts(void)
     cm5_status_t st = cm5_interrupts_enable();
 
     if (st == CM5_ERR_STATE)
-        cm5_fatal("CMAML_enable_interrupts", "interrupts go to the thread "
+        cm5_fatal("CMAML_enable_interrupts",
+                  "interrupts go to the thread "
                   "that first enabled them; called from another thread");
     if (st != CM5_OK)
         cm5_fatal("CMAML_enable_interrupts", "%s", cm5_status_string(st));
@@ -120,15 +122,9 @@ int CMAML_inside_interrupt_handler(void)
     return cm5_in_interrupt();
 }
 
-int CMMD_enable_interrupts(void)
-{
-    return CMAML_enable_interrupts();
-}
+int CMMD_enable_interrupts(void) { return CMAML_enable_interrupts(); }
 
-int CMMD_disable_interrupts(void)
-{
-    return CMAML_disable_interrupts();
-}
+int CMMD_disable_interrupts(void) { return CMAML_disable_interrupts(); }
 
 int CMMD_interrupt_status(void)
 {

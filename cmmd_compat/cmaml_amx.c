@@ -127,20 +127,20 @@ static long cmaml_nonneg(const char *call, const char *what, int n)
     return n;
 }
 
-#define CMAML_ESET(name, field, what)                                         \
-    void name(int rport, int value)                                           \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        cm5_rport_attr_t a = cmaml_rport_attr(#name, rport);                  \
-        a.field = cmaml_nonneg(#name, what, value);                           \
-        cm5_rport_set(rport, &a);                                             \
+#define CMAML_ESET(name, field, what)                                          \
+    void name(int rport, int value)                                            \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        cm5_rport_attr_t a = cmaml_rport_attr(#name, rport);                   \
+        a.field = cmaml_nonneg(#name, what, value);                            \
+        cm5_rport_set(rport, &a);                                              \
     }
 
-#define CMAML_EGET(name, field)                                               \
-    int name(int rport)                                                       \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        return (int)cmaml_rport_attr(#name, rport).field;                     \
+#define CMAML_EGET(name, field)                                                \
+    int name(int rport)                                                        \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        return (int)cmaml_rport_attr(#name, rport).field;                      \
     }
 
 CMAML_ESET(CMAML_set_rport_esize, esize, "element size")

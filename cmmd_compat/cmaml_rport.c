@@ -42,8 +42,10 @@ int CMAML_allocate_this_rport(int rport)
 {
     CM5C_HOLD();
     if (rport < 0)
-        cm5_fatal("CMAML_allocate_this_rport", "rport %d does not exist "
-                  "(rports are 0..%d)", rport, CM5_RPORTS - 1);
+        cm5_fatal("CMAML_allocate_this_rport",
+                  "rport %d does not exist "
+                  "(rports are 0..%d)",
+                  rport, CM5_RPORTS - 1);
     return cmaml_alloc("CMAML_allocate_this_rport", rport);
 }
 
@@ -53,28 +55,32 @@ int CMAML_free_rport(int rport)
     cm5_status_t st = cm5_rport_free(rport);
 
     if (st == CM5_ERR_INVALID)
-        cm5_fatal("CMAML_free_rport", "rport %d does not exist (rports are "
-                  "0..%d)", rport, CM5_RPORTS - 1);
+        cm5_fatal("CMAML_free_rport",
+                  "rport %d does not exist (rports are "
+                  "0..%d)",
+                  rport, CM5_RPORTS - 1);
     if (st != CM5_OK)
-        cm5_fatal("CMAML_free_rport", "rport %d is not allocated (freed "
-                  "twice?)", rport);
+        cm5_fatal("CMAML_free_rport",
+                  "rport %d is not allocated (freed "
+                  "twice?)",
+                  rport);
     return TRUE;
 }
 
-#define CMAML_SET(name, field, T, conv)                                       \
-    void name(int rport, T value)                                             \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        cm5_rport_attr_t a = cmaml_rport(#name, rport);                       \
-        a.field = conv(value);                                                \
-        cm5_rport_set(rport, &a);                                             \
+#define CMAML_SET(name, field, T, conv)                                        \
+    void name(int rport, T value)                                              \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        cm5_rport_attr_t a = cmaml_rport(#name, rport);                        \
+        a.field = conv(value);                                                 \
+        cm5_rport_set(rport, &a);                                              \
     }
 
-#define CMAML_GET(name, field, T, conv)                                       \
-    T name(int rport)                                                         \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        return conv(cmaml_rport(#name, rport).field);                         \
+#define CMAML_GET(name, field, T, conv)                                        \
+    T name(int rport)                                                          \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        return conv(cmaml_rport(#name, rport).field);                          \
     }
 
 #define AS_IS(x) (x)
@@ -113,7 +119,7 @@ int CMAML_number_of_free_rports(void)
 }
 
 int CMAML_scopy(int node, int rport, int align, int offset, void *buf,
-                 int nbytes, CMAML_handler_t sent_handler, void *sent_arg)
+                int nbytes, CMAML_handler_t sent_handler, void *sent_arg)
 {
     CM5C_HOLD();
     static const char call[] = "CMAML_scopy";

@@ -56,8 +56,9 @@ unsigned CMCN_scan_uint(unsigned value, CMMD_combiner_t combiner,
 }
 
 LONGLONG_INT CMCN_scan_lint(LONGLONG_INT value, CMMD_combiner_t combiner,
-                    CMMD_scan_direction_t direction, CMMD_segment_mode_t smode,
-                    int sbit, CMMD_scan_inclusion_t inclusion)
+                            CMMD_scan_direction_t direction,
+                            CMMD_segment_mode_t smode, int sbit,
+                            CMMD_scan_inclusion_t inclusion)
 {
     return CMMD_scan_lint(value, combiner, direction, smode, sbit, inclusion);
 }
@@ -71,9 +72,9 @@ LONGLONG_UINT CMCN_scan_luint(LONGLONG_UINT value, CMMD_combiner_t combiner,
 }
 
 double CMCN_scan_float(double value, CMMD_combiner_t combiner,
-                      CMMD_scan_direction_t direction,
-                      CMMD_segment_mode_t smode, int sbit,
-                      CMMD_scan_inclusion_t inclusion)
+                       CMMD_scan_direction_t direction,
+                       CMMD_segment_mode_t smode, int sbit,
+                       CMMD_scan_inclusion_t inclusion)
 {
     return CMMD_scan_float(value, combiner, direction, smode, sbit, inclusion);
 }

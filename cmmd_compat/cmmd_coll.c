@@ -13,14 +13,20 @@
 int cm5c_combiner_op(CMMD_combiner_t c)
 {
     switch (c) {
-    case CMMD_combiner_add: case CMMD_combiner_uadd:
-    case CMMD_combiner_fadd: case CMMD_combiner_dadd:
+    case CMMD_combiner_add:
+    case CMMD_combiner_uadd:
+    case CMMD_combiner_fadd:
+    case CMMD_combiner_dadd:
         return CM5_OP_ADD;
-    case CMMD_combiner_max: case CMMD_combiner_umax:
-    case CMMD_combiner_fmax: case CMMD_combiner_dmax:
+    case CMMD_combiner_max:
+    case CMMD_combiner_umax:
+    case CMMD_combiner_fmax:
+    case CMMD_combiner_dmax:
         return CM5_OP_MAX;
-    case CMMD_combiner_min: case CMMD_combiner_umin:
-    case CMMD_combiner_fmin: case CMMD_combiner_dmin:
+    case CMMD_combiner_min:
+    case CMMD_combiner_umin:
+    case CMMD_combiner_fmin:
+    case CMMD_combiner_dmin:
         return CM5_OP_MIN;
     case CMMD_combiner_and:
         return CM5_OP_AND;
@@ -32,16 +38,17 @@ int cm5c_combiner_op(CMMD_combiner_t c)
     return -1;
 }
 
-cm5_op_t cm5c_check_op(const char *call, CMMD_combiner_t c,
-                              cm5_type_t t)
+cm5_op_t cm5c_check_op(const char *call, CMMD_combiner_t c, cm5_type_t t)
 {
     int op = cm5c_combiner_op(c);
 
     if (op < 0)
         cm5_fatal(call, "invalid combiner %d", (int)c);
     if (op >= CM5_OP_AND && (t == CM5_FLOAT || t == CM5_DOUBLE))
-        cm5_fatal(call, "combiner %d (a bitwise operation) is invalid for "
-                  "floating-point values", (int)c);
+        cm5_fatal(call,
+                  "combiner %d (a bitwise operation) is invalid for "
+                  "floating-point values",
+                  (int)c);
     return (cm5_op_t)op;
 }
 
@@ -57,12 +64,12 @@ static void cmmd_reduce(const char *call, void *v, cm5_type_t t,
     cmmd_status(call, cm5_allreduce(v, 1, t, cm5c_check_op(call, c, t)));
 }
 
-#define CMMD_REDUCE(name, T, type)                                            \
-    T name(T value, CMMD_combiner_t combiner)                                 \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        cmmd_reduce(#name, &value, type, combiner);                           \
-        return value;                                                         \
+#define CMMD_REDUCE(name, T, type)                                             \
+    T name(T value, CMMD_combiner_t combiner)                                  \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        cmmd_reduce(#name, &value, type, combiner);                            \
+        return value;                                                          \
     }
 
 #define LONG_T (sizeof(long) == 8 ? CM5_INT64 : CM5_INT32)
@@ -89,13 +96,17 @@ double CMMD_reduce_float(double value, CMMD_combiner_t combiner)
 int cm5c_vtype(CMMD_combiner_t c, int size)
 {
     switch (c) {
-    case CMMD_combiner_fadd: case CMMD_combiner_fmax:
+    case CMMD_combiner_fadd:
+    case CMMD_combiner_fmax:
     case CMMD_combiner_fmin:
         return size == 4 ? CM5_FLOAT : -1;
-    case CMMD_combiner_dadd: case CMMD_combiner_dmax:
+    case CMMD_combiner_dadd:
+    case CMMD_combiner_dmax:
     case CMMD_combiner_dmin:
         return size == 8 ? CM5_DOUBLE : -1;
-    case CMMD_combiner_add: case CMMD_combiner_max: case CMMD_combiner_min:
+    case CMMD_combiner_add:
+    case CMMD_combiner_max:
+    case CMMD_combiner_min:
         return size == 4 ? CM5_INT32 : size == 8 ? CM5_INT64 : -1;
     default:
         return size == 4 ? CM5_UINT32 : size == 8 ? CM5_UINT64 : -1;
@@ -120,9 +131,9 @@ void CMMD_reduce_v(void *dest, void *source, CMMD_combiner_t combiner,
                   dest, source);
     if (dest != source)
         memmove(dest, source, (size_t)count * (size_t)element_size);
-    cmmd_status(call, cm5_allreduce(dest, count, (cm5_type_t)t,
-                                    cm5c_check_op(call, combiner,
-                                                  (cm5_type_t)t)));
+    cmmd_status(call,
+                cm5_allreduce(dest, count, (cm5_type_t)t,
+                              cm5c_check_op(call, combiner, (cm5_type_t)t)));
 }
 
 /* ---- scans ---- */
@@ -173,15 +184,15 @@ static void cmmd_scan(const char *call, void *v, cm5_type_t t,
     cmmd_status(call, cm5_scan(v, t, op, flags, start));
 }
 
-#define CMMD_SCAN(name, T, type)                                              \
-    T name(T value, CMMD_combiner_t combiner,                                 \
-           CMMD_scan_direction_t direction, CMMD_segment_mode_t smode,        \
-           int sbit, CMMD_scan_inclusion_t inclusion)                         \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        cmmd_scan(#name, &value, type, combiner, direction, smode, sbit,      \
-                  inclusion);                                                 \
-        return value;                                                         \
+#define CMMD_SCAN(name, T, type)                                               \
+    T name(T value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, \
+           CMMD_segment_mode_t smode, int sbit,                                \
+           CMMD_scan_inclusion_t inclusion)                                    \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        cmmd_scan(#name, &value, type, combiner, direction, smode, sbit,       \
+                  inclusion);                                                  \
+        return value;                                                          \
     }
 
 CMMD_SCAN(CMMD_scan_int, int, CM5_INT32)
@@ -215,8 +226,7 @@ void CMMD_bc_to_nodes(void *buffer, int len)
 {
     CM5C_HOLD();
     cmmd_bytes("CMMD_bc_to_nodes", buffer, len);
-    cmmd_status("CMMD_bc_to_nodes",
-                cm5_bcast(buffer, (size_t)len, cm5_rank()));
+    cmmd_status("CMMD_bc_to_nodes", cm5_bcast(buffer, (size_t)len, cm5_rank()));
 }
 
 void CMMD_receive_bc_from_node(void *buffer, int len)

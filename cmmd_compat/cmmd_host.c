@@ -25,10 +25,7 @@ int CMMD_host_node(void)
     return h >= 0 ? h : cm5_size();
 }
 
-int CMUTIL_host_node(void)
-{
-    return CMMD_host_node();
-}
+int CMUTIL_host_node(void) { return CMMD_host_node(); }
 
 /* The call belongs to the host program (host != 0) or to the node
  * program; other names its counterpart on the other side. */
@@ -36,13 +33,17 @@ static void host_side(const char *call, int host, const char *other)
 {
     if (cm5_host_node() < 0)
         cm5_fatal(call, "this job has no host program (start it with "
-                  "cm5run -n N --host HOSTPROG -- NODEPROG)");
+                        "cm5run -n N --host HOSTPROG -- NODEPROG)");
     if (host && !cm5_is_host())
-        cm5_fatal(call, "a host-program call, made by the node program "
-                  "(node %d; nodes call %s)", cm5_rank(), other);
+        cm5_fatal(call,
+                  "a host-program call, made by the node program "
+                  "(node %d; nodes call %s)",
+                  cm5_rank(), other);
     if (!host && cm5_is_host())
-        cm5_fatal(call, "a node-program call, made by the host program "
-                  "(the host calls %s)", other);
+        cm5_fatal(call,
+                  "a node-program call, made by the host program "
+                  "(the host calls %s)",
+                  other);
 }
 
 /* A host collective: the right side, and CMMD enabled there. */
@@ -50,8 +51,8 @@ static void host_coll(const char *call, int host, const char *other)
 {
     host_side(call, host, other);
     if (!host_enabled)
-        cm5_fatal(call, "called before %s", host ? "CMMD_enable()"
-                                                 : "CMMD_enable_host()");
+        cm5_fatal(call, "called before %s",
+                  host ? "CMMD_enable()" : "CMMD_enable_host()");
 }
 
 static void host_status(const char *call, cm5_status_t st)
@@ -168,8 +169,8 @@ void CMMD_concat_elements_to_host(void *element, int element_len)
 
 /* ---- reductions ---- */
 
-static void host_reduce(const char *call, int host, const char *other,
-                        void *v, cm5_type_t t, CMMD_combiner_t c)
+static void host_reduce(const char *call, int host, const char *other, void *v,
+                        cm5_type_t t, CMMD_combiner_t c)
 {
     CM5C_HOLD();
     host_coll(call, host, other);
@@ -180,16 +181,16 @@ static void host_reduce(const char *call, int host, const char *other,
 #define ULONG_T (sizeof(long) == 8 ? CM5_UINT64 : CM5_UINT32)
 
 /* name on the host side (host 1) or the node side (host 0). */
-#define HOST_REDUCE(name, other, host, T, CT, type)                          \
-    T name(T value, CMMD_combiner_t combiner)                                 \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        CT v = (CT)value;                                                     \
-        host_reduce(#name, host, #other, &v, type, combiner);                 \
-        return (T)v;                                                          \
+#define HOST_REDUCE(name, other, host, T, CT, type)                            \
+    T name(T value, CMMD_combiner_t combiner)                                  \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        CT v = (CT)value;                                                      \
+        host_reduce(#name, host, #other, &v, type, combiner);                  \
+        return (T)v;                                                           \
     }
-#define HOST_REDUCE_PAIR(from, to, T, CT, type)                              \
-    HOST_REDUCE(from, to, 1, T, CT, type)                                     \
+#define HOST_REDUCE_PAIR(from, to, T, CT, type)                                \
+    HOST_REDUCE(from, to, 1, T, CT, type)                                      \
     HOST_REDUCE(to, from, 0, T, CT, type)
 
 HOST_REDUCE_PAIR(CMMD_reduce_from_nodes_int, CMMD_reduce_to_host_int, int,
@@ -230,17 +231,18 @@ static void host_reduce_v(const char *call, int host, const char *other,
                   dest, source);
     if (dest != source)
         memmove(dest, source, (size_t)count * (size_t)element_size);
-    host_status(call, cm5_host_allreduce(dest, count, (cm5_type_t)t,
-                                         cm5c_check_op(call, c, (cm5_type_t)t)));
+    host_status(call,
+                cm5_host_allreduce(dest, count, (cm5_type_t)t,
+                                   cm5c_check_op(call, c, (cm5_type_t)t)));
 }
 
-#define HOST_REDUCE_V(name, other, host)                                      \
-    void name(void *dest, void *source, CMMD_combiner_t combiner,             \
-              int element_size, int count)                                    \
-    {                                                                         \
-        CM5C_HOLD();                                                          \
-        host_reduce_v(#name, host, #other, dest, source, combiner,            \
-                      element_size, count);                                   \
+#define HOST_REDUCE_V(name, other, host)                                       \
+    void name(void *dest, void *source, CMMD_combiner_t combiner,              \
+              int element_size, int count)                                     \
+    {                                                                          \
+        CM5C_HOLD();                                                           \
+        host_reduce_v(#name, host, #other, dest, source, combiner,             \
+                      element_size, count);                                    \
     }
 
 HOST_REDUCE_V(CMMD_reduce_from_nodes_v, CMMD_reduce_to_host_v, 1)
@@ -306,9 +308,8 @@ void CMCN_concat_elements_to_host(void *element, int element_len)
 
 /* ---- active messages to the host ---- */
 
-typedef cm5_status_t (*host_am_func_t)(int, cm5_am_handler_func_t,
-                                       uint32_t, uint32_t, uint32_t,
-                                       uint32_t);
+typedef cm5_status_t (*host_am_func_t)(int, cm5_am_handler_func_t, uint32_t,
+                                       uint32_t, uint32_t, uint32_t);
 
 static void host_am(const char *call, host_am_func_t fn, CMAML_handler_t h,
                     const uint32_t w[4])
@@ -318,27 +319,29 @@ static void host_am(const char *call, host_am_func_t fn, CMAML_handler_t h,
 
     if (host < 0)
         cm5_fatal(call, "this job has no host program (start it with "
-                  "cm5run -n N --host HOSTPROG -- NODEPROG)");
-    st = fn(host, (cm5_am_handler_func_t)(void (*)(void))h, w[0], w[1],
-            w[2], w[3]);
+                        "cm5run -n N --host HOSTPROG -- NODEPROG)");
+    st = fn(host, (cm5_am_handler_func_t)(void (*)(void))h, w[0], w[1], w[2],
+            w[3]);
     if (st == CM5_ERR_HANDLER)
-        cm5_fatal(call, "handler %p is not a function (not in executable "
-                  "code of any loaded object)", (void *)(uintptr_t)h);
+        cm5_fatal(call,
+                  "handler %p is not a function (not in executable "
+                  "code of any loaded object)",
+                  (void *)(uintptr_t)h);
     if (st == CM5_ERR_STATE)
         cm5_fatal(call, "not allowed here: handlers may send only one kind "
-                  "of message (a request handler may reply; nothing else "
-                  "may be sent from a handler)");
+                        "of message (a request handler may reply; nothing else "
+                        "may be sent from a handler)");
     if (st != CM5_OK)
         cm5_fatal(call, "sending to the host program failed: %s",
                   cm5_status_string(st));
 }
 
 /* The handler gets four words (CM5C_WORDS). */
-#define HOST_AM(call, fn, handler)                                            \
-    do {                                                                      \
-        uint32_t w[4];                                                        \
-        CM5C_WORDS(w, handler);                                               \
-        host_am(call, fn, handler, w);                                        \
+#define HOST_AM(call, fn, handler)                                             \
+    do {                                                                       \
+        uint32_t w[4];                                                         \
+        CM5C_WORDS(w, handler);                                                \
+        host_am(call, fn, handler, w);                                         \
     } while (0)
 
 void CMAML_request_tohost(CMAML_handler_t handler, ...)

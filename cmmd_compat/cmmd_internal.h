@@ -30,13 +30,11 @@ void cm5c_check_node(const char *call, int node, int any_ok);
  * strided _v calls of cmmd_mp.c): a blocking send or receive (TRUE); a
  * buffered send (buf is free on return); an asynchronous one (an MCB, an
  * int, or CMMD_ERRVAL); both directions at once (TRUE). */
-int cm5c_msg_block(const char *call, int is_send, int node, int tag,
-                   void *buf, int len);
-void cm5c_msg_noblock(const char *call, int node, int tag, void *buf,
-                      int len);
-int cm5c_msg_async(const char *call, int is_send, int node, int tag,
-                   void *buf, int len, void (*handler)(int *mcb, void *arg),
-                   void *arg);
+int cm5c_msg_block(const char *call, int is_send, int node, int tag, void *buf,
+                   int len);
+void cm5c_msg_noblock(const char *call, int node, int tag, void *buf, int len);
+int cm5c_msg_async(const char *call, int is_send, int node, int tag, void *buf,
+                   int len, void (*handler)(int *mcb, void *arg), void *arg);
 int cm5c_msg_send_and_receive(const char *call, int source, int source_tag,
                               void *rbuf, int rlen, int dest, int dest_tag,
                               void *sbuf, int slen);
@@ -54,24 +52,24 @@ int cm5c_vtype(int combiner, int size);
 /* The four words of a variadic active-message call after last: legacy
  * code passes 0 to 4 ints; words the caller did not pass are unspecified,
  * as on the CM-5. */
-#define CM5C_WORDS(w, last)                                                   \
-    do {                                                                      \
-        va_list ap_;                                                          \
-        va_start(ap_, last);                                                  \
-        for (int i_ = 0; i_ < 4; i_++)                                        \
-            (w)[i_] = (uint32_t)va_arg(ap_, int);                             \
-        va_end(ap_);                                                          \
+#define CM5C_WORDS(w, last)                                                    \
+    do {                                                                       \
+        va_list ap_;                                                           \
+        va_start(ap_, last);                                                   \
+        for (int i_ = 0; i_ < 4; i_++)                                         \
+            (w)[i_] = (uint32_t)va_arg(ap_, int);                              \
+        va_end(ap_);                                                           \
     } while (0)
 
 /* A legacy printf-style message without the newlines it ends with; the
  * variadic arguments after format, into the array msg. */
 void cm5c_vformat(char *msg, size_t size, const char *format, va_list ap);
-#define CM5C_FORMAT(msg, format)                                              \
-    do {                                                                      \
-        va_list ap_;                                                          \
-        va_start(ap_, format);                                                \
-        cm5c_vformat(msg, sizeof(msg), format, ap_);                          \
-        va_end(ap_);                                                          \
+#define CM5C_FORMAT(msg, format)                                               \
+    do {                                                                       \
+        va_list ap_;                                                           \
+        va_start(ap_, format);                                                 \
+        cm5c_vformat(msg, sizeof(msg), format, ap_);                           \
+        va_end(ap_);                                                           \
     } while (0)
 
 /* First statement of every CMMD/CMAML call that enters the runtime:
@@ -87,8 +85,8 @@ static inline void cm5c_hold_leave(int *unused)
     (void)unused;
     cm5_interrupts_resume();
 }
-#define CM5C_HOLD()                                                           \
-    int cm5c_hold_ __attribute__((cleanup(cm5c_hold_leave), unused)) =        \
+#define CM5C_HOLD()                                                            \
+    int cm5c_hold_ __attribute__((cleanup(cm5c_hold_leave), unused)) =         \
         cm5c_hold_enter()
 
 #endif

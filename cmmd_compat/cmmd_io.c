@@ -111,10 +111,7 @@ static void io_drain_all(void *arg)
 }
 
 /* Is this node still in the partition (cm5_ordered needs it)? */
-static int io_member(void)
-{
-    return cm5_rank() < cm5_size();
-}
+static int io_member(void) { return cm5_rank() < cm5_size(); }
 
 void cm5c_io_sync(void)
 {
@@ -126,15 +123,9 @@ void cm5c_io_sync(void)
         io_drain_all(NULL);
 }
 
-static void io_exit(void)
-{
-    cm5c_io_sync();
-}
+static void io_exit(void) { cm5c_io_sync(); }
 
-static void io_drain_one(void *fd)
-{
-    io_drain(*(int *)fd);
-}
+static void io_drain_one(void *fd) { io_drain(*(int *)fd); }
 
 /* Leaving sync_seq (every node does it): what was held goes out in node
  * order. */

@@ -36,8 +36,10 @@ static int vec_check(const char *call, const vec_t *v)
         cm5_fatal(call, "%d elements of %d bytes are more than %d bytes",
                   v->elem_count, v->elem_len, INT32_MAX);
     if (v->elem_len > 0 && v->elem_count > 0 && !v->buf)
-        cm5_fatal(call, "buffer is a null pointer for %d elements of %d "
-                  "bytes", v->elem_count, v->elem_len);
+        cm5_fatal(call,
+                  "buffer is a null pointer for %d elements of %d "
+                  "bytes",
+                  v->elem_count, v->elem_len);
     return v->elem_len * v->elem_count;
 }
 
@@ -65,8 +67,8 @@ static void *vec_pack(const char *call, const vec_t *v, int bytes)
         return v->buf;
     p = vec_alloc(call, bytes);
     for (int i = 0; i < v->elem_count; i++)
-        memcpy(p + (size_t)i * v->elem_len,
-               v->buf + (size_t)i * v->stride, (size_t)v->elem_len);
+        memcpy(p + (size_t)i * v->elem_len, v->buf + (size_t)i * v->stride,
+               (size_t)v->elem_len);
     return p;
 }
 
@@ -85,8 +87,8 @@ static void vec_scatter(const vec_t *v, const char *p, int n)
     for (int i = 0; n > 0 && i < v->elem_count; i++) {
         int k = n < v->elem_len ? n : v->elem_len;
 
-        memcpy(v->buf + (size_t)i * v->stride,
-               p + (size_t)i * v->elem_len, (size_t)k);
+        memcpy(v->buf + (size_t)i * v->stride, p + (size_t)i * v->elem_len,
+               (size_t)k);
         n -= k;
     }
 }
@@ -97,12 +99,11 @@ static void vec_release(const vec_t *v, void *p)
         free(p);
 }
 
-static int vec_block(const char *call, int is_send, int node, int tag,
-                     vec_t v)
+static int vec_block(const char *call, int is_send, int node, int tag, vec_t v)
 {
     int bytes = vec_check(call, &v);
-    void *p = is_send ? vec_pack(call, &v, bytes)
-                      : vec_landing(call, &v, bytes);
+    void *p =
+        is_send ? vec_pack(call, &v, bytes) : vec_landing(call, &v, bytes);
 
     cm5c_msg_block(call, is_send, node, tag, p, bytes);
     if (!is_send)
@@ -111,8 +112,8 @@ static int vec_block(const char *call, int is_send, int node, int tag,
     return TRUE;
 }
 
-int CMMD_send_v(int node, int tag, void *buffer, int elem_len,
-                int elem_count, int stride)
+int CMMD_send_v(int node, int tag, void *buffer, int elem_len, int elem_count,
+                int stride)
 {
     CM5C_HOLD();
     return vec_block("CMMD_send_v", 1, node, tag,
@@ -191,8 +192,8 @@ static CMMD_mcb vec_async(const char *call, int is_send, int node, int tag,
     a->handler = handler;
     a->arg = arg;
     a->p = is_send ? vec_pack(call, &v, bytes) : vec_landing(call, &v, bytes);
-    mcb = cm5c_msg_async(call, is_send, node, tag, a->p, bytes,
-                         vec_async_done, a);
+    mcb = cm5c_msg_async(call, is_send, node, tag, a->p, bytes, vec_async_done,
+                         a);
     if (mcb == CMMD_ERRVAL) { /* every MCB in use: nothing started */
         vec_release(&v, a->p);
         free(a);
@@ -222,8 +223,8 @@ CMMD_mcb CMMD_receive_async_v(int node, int tag, void *buffer, int elem_len,
 
 int CMMD_send_and_receive_v(int source, int source_tag, void *rbuf,
                             int r_elem_len, int r_elem_count, int r_stride,
-                            int dest, int dest_tag, void *sbuf,
-                            int s_elem_len, int s_elem_count, int s_stride)
+                            int dest, int dest_tag, void *sbuf, int s_elem_len,
+                            int s_elem_count, int s_stride)
 {
     CM5C_HOLD();
     static const char call[] = "CMMD_send_and_receive_v";

@@ -33,9 +33,9 @@ enum { MCB_FREE, MCB_LIVE, MCB_FREEING };
 
 typedef struct {
     int state;
-    int is_probe;          /* from CMMD_mcb_pending: a description only */
-    cm5_msg_h m;           /* the message (not for a probe) */
-    cm5_msg_info_t probe;  /* a probe's message */
+    int is_probe;         /* from CMMD_mcb_pending: a description only */
+    cm5_msg_h m;          /* the message (not for a probe) */
+    cm5_msg_info_t probe; /* a probe's message */
     CMMD_mcb_handler_t handler;
     void *arg;
     const char *call;
@@ -50,8 +50,7 @@ static CMMD_mcb mcb_new(void)
 {
     if (!cmmd_mcbs &&
         !(cmmd_mcbs = calloc((size_t)CMMD_MCB_MAX + 1, sizeof(*cmmd_mcbs))))
-        cm5_fatal("CMMD_send_async", "out of memory for %d MCBs",
-                  CMMD_MCB_MAX);
+        cm5_fatal("CMMD_send_async", "out of memory for %d MCBs", CMMD_MCB_MAX);
     for (int i = 1; i <= CMMD_MCB_MAX; i++)
         if (cmmd_mcbs[i].state == MCB_FREE) {
             memset(&cmmd_mcbs[i], 0, sizeof(cmmd_mcbs[i]));
@@ -88,8 +87,10 @@ static void cmmd_fail(const char *call, cm5_msg_h m, cm5_status_t st)
 
         while (cm5_rtime() - t0 < 5.0)
             cm5_poll();
-        cm5_fatal(call, "node %d refused the message of %zu bytes (tag %d): "
-                  "its receive buffer is shorter", in.node, in.bytes, in.tag);
+        cm5_fatal(call,
+                  "node %d refused the message of %zu bytes (tag %d): "
+                  "its receive buffer is shorter",
+                  in.node, in.bytes, in.tag);
     }
     cm5_fatal(call, "message with node %d failed: %s", in.node,
               cm5_status_string(st));
@@ -114,17 +115,17 @@ static void cmmd_start(const char *call, int is_send, int node, int tag,
     cmmd_check_args(call, node, !is_send, buf, len);
     if (is_send && tag < 0)
         cm5_fatal(call, "tag %d is not a valid message tag", tag);
-    st = is_send ? cm5_msg_send(node, tag, buf, (size_t)len, flags, done,
-                                arg, m)
-                 : cm5_msg_recv(node, tag, buf, (size_t)len, done, arg, m);
+    st = is_send
+             ? cm5_msg_send(node, tag, buf, (size_t)len, flags, done, arg, m)
+             : cm5_msg_recv(node, tag, buf, (size_t)len, done, arg, m);
     if (st == CM5_ERR_STATE)
         cm5_fatal(call, "called from inside a handler");
     if (st != CM5_OK)
         cm5_fatal(call, "%s", cm5_status_string(st));
 }
 
-int cm5c_msg_block(const char *call, int is_send, int node, int tag,
-                   void *buf, int len)
+int cm5c_msg_block(const char *call, int is_send, int node, int tag, void *buf,
+                   int len)
 {
     cm5_msg_h m;
     cm5_status_t st;
@@ -174,13 +175,12 @@ static void cmmd_noblock_done(cm5_msg_h m, void *arg)
         cmmd_fail((const char *)arg, m, in.status);
 }
 
-void cm5c_msg_noblock(const char *call, int node, int tag, void *buf,
-                      int len)
+void cm5c_msg_noblock(const char *call, int node, int tag, void *buf, int len)
 {
     cm5_msg_h m;
 
-    cmmd_start(call, 1, node, tag, buf, len, CM5_MSG_COPY,
-               cmmd_noblock_done, (void *)call, &m);
+    cmmd_start(call, 1, node, tag, buf, len, CM5_MSG_COPY, cmmd_noblock_done,
+               (void *)call, &m);
     cm5_msg_free(m); /* released when done */
     cmmd_msg.bytes_sent = len;
 }
@@ -249,7 +249,7 @@ CMMD_mcb CMMD_send_async(int node, int tag, void *buf, int len,
 {
     CM5C_HOLD();
     return cm5c_msg_async("CMMD_send_async", 1, node, tag, buf, len, handler,
-                      handler_arg);
+                          handler_arg);
 }
 
 CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
@@ -257,7 +257,7 @@ CMMD_mcb CMMD_receive_async(int node, int tag, void *buf, int len,
 {
     CM5C_HOLD();
     return cm5c_msg_async("CMMD_receive_async", 0, node, tag, buf, len, handler,
-                      handler_arg);
+                          handler_arg);
 }
 
 /* The slot of a live MCB, or stop: a freed or invented MCB is a bug of
@@ -268,8 +268,7 @@ static cmmd_mcb_t *cmmd_mcb(const char *call, CMMD_mcb mcb)
 {
     if (!cmmd_mcbs || mcb < 1 || mcb > CMMD_MCB_MAX ||
         cmmd_mcbs[mcb].state == MCB_FREE)
-        cm5_fatal(call, "MCB %d is not a live message control block (%s)",
-                  mcb,
+        cm5_fatal(call, "MCB %d is not a live message control block (%s)", mcb,
                   mcb == CMMD_ERRVAL
                       ? "CMMD_ERRVAL: the call that returned it failed"
                   : !cmmd_mcbs || mcb < 1 || mcb > CMMD_MCB_MAX
@@ -284,8 +283,10 @@ static cm5_msg_h cmmd_op(const char *call, CMMD_mcb mcb)
     cmmd_mcb_t *a = cmmd_mcb(call, mcb);
 
     if (a->is_probe)
-        cm5_fatal(call, "MCB %d describes a pending message "
-                  "(CMMD_mcb_pending), not a send or receive", mcb);
+        cm5_fatal(call,
+                  "MCB %d describes a pending message "
+                  "(CMMD_mcb_pending), not a send or receive",
+                  mcb);
     return a->m;
 }
 
@@ -532,7 +533,4 @@ int CMMD_get_errno(void)
     return cmmd_msg.err;
 }
 
-void cm5c_set_errno(int err)
-{
-    cmmd_msg.err = (CMMD_errno_t)err;
-}
+void cm5c_set_errno(int err) { cmmd_msg.err = (CMMD_errno_t)err; }

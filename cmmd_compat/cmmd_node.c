@@ -183,8 +183,8 @@ int CMMD_reset_partition_size(int size)
     cm5c_io_sync();
     st = cm5_partition_resize(size);
     if (st == CM5_ERR_INVALID)
-        cm5_fatal("CMMD_reset_partition_size", "size %d is not in 1..%d",
-                  size, cm5_size());
+        cm5_fatal("CMMD_reset_partition_size", "size %d is not in 1..%d", size,
+                  cm5_size());
     if (st != CM5_OK)
         cm5_fatal("CMMD_reset_partition_size", "%s", cm5c_state_error(st));
     return TRUE;

@@ -76,10 +76,7 @@ static pf_t *pf_get(int fd)
     return fd >= 0 && fd < PF_MAX ? pf_tab[fd] : NULL;
 }
 
-int cm5c_pfile_is_global(int fd)
-{
-    return pf_get(fd) != NULL;
-}
+int cm5c_pfile_is_global(int fd) { return pf_get(fd) != NULL; }
 
 /* The descriptor under a stream of CMMD_global_fopen, else -1. */
 int cm5c_pfile_stream_fd(FILE *stream)
@@ -120,10 +117,7 @@ static ssize_t sys_write(int fd, const void *buf, size_t n)
     return (ssize_t)syscall(SYS_write, fd, buf, n);
 }
 
-static int sys_close(int fd)
-{
-    return (int)syscall(SYS_close, fd);
-}
+static int sys_close(int fd) { return (int)syscall(SYS_close, fd); }
 
 /* All of n bytes at off, or as many as the file has (reads); -errno. */
 static int64_t pf_pio(int fd, int op, void *buf, int64_t n, int64_t off)
@@ -131,11 +125,10 @@ static int64_t pf_pio(int fd, int op, void *buf, int64_t n, int64_t off)
     int64_t done = 0;
 
     while (done < n) {
-        ssize_t k = op == PF_READ
-                        ? pread64(fd, (char *)buf + done, (size_t)(n - done),
-                                  off + done)
-                        : pwrite64(fd, (char *)buf + done,
-                                   (size_t)(n - done), off + done);
+        ssize_t k = op == PF_READ ? pread64(fd, (char *)buf + done,
+                                            (size_t)(n - done), off + done)
+                                  : pwrite64(fd, (char *)buf + done,
+                                             (size_t)(n - done), off + done);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0)
@@ -166,8 +159,7 @@ static const char *pf_op_name(int op)
 }
 
 /* Why request b (of node i) does not match node 0's a, or NULL. */
-static const char *pf_mismatch(const pf_req_t *a, const pf_req_t *b,
-                               int mode)
+static const char *pf_mismatch(const pf_req_t *a, const pf_req_t *b, int mode)
 {
     if (a->gid != b->gid)
         return "another global file";
@@ -197,12 +189,14 @@ static pf_req_t *pf_exchange(const char *call, int fd, pf_t *f, int op,
     if (!why)
         return all;
     pf_disagree(--i);
-    cm5_fatal(call, "descriptor %d is in %s mode, a collective call, and "
-                    "node %d %s %lld bytes at offset %lld while node 0 %s "
-                    "%lld at %lld%s (%s): every node must make the same "
-                    "call", fd, pf_mode_name(f->mode), i, pf_op_name(op),
-              (long long)len, (long long)pos, pf_op_name(all[0].op),
-              (long long)all[0].len, (long long)all[0].pos,
+    cm5_fatal(call,
+              "descriptor %d is in %s mode, a collective call, and "
+              "node %d %s %lld bytes at offset %lld while node 0 %s "
+              "%lld at %lld%s (%s): every node must make the same "
+              "call",
+              fd, pf_mode_name(f->mode), i, pf_op_name(op), (long long)len,
+              (long long)pos, pf_op_name(all[0].op), (long long)all[0].len,
+              (long long)all[0].pos,
               all[0].gid == f->gid ? "" : " of another global file", why);
 }
 
@@ -241,8 +235,8 @@ static int64_t pf_seq(const char *call, int fd, int op, void *buf, int64_t n,
 }
 
 /* One collective read or write of n bytes; read(2)'s return. */
-static ssize_t pf_sync_io(const char *call, int fd, pf_t *f, int op,
-                          void *buf, size_t n)
+static ssize_t pf_sync_io(const char *call, int fd, pf_t *f, int op, void *buf,
+                          size_t n)
 {
     CM5C_HOLD();
     int fl = f->append && op == PF_WRITE ? fcntl(fd, F_GETFL) : -1;
@@ -533,9 +527,10 @@ int cm5c_pfile_set_mode(const char *call, int fd, int mode)
         if (modes[i] == modes[0])
             continue;
         pf_disagree(i);
-        cm5_fatal(call, "node %d sets global descriptor %d to %s, node 0 "
-                        "to %s: every node sets the same mode", i, fd,
-                  pf_mode_name(mode), pf_mode_name(modes[0]));
+        cm5_fatal(call,
+                  "node %d sets global descriptor %d to %s, node 0 "
+                  "to %s: every node sets the same mode",
+                  i, fd, pf_mode_name(mode), pf_mode_name(modes[0]));
     }
     free(modes);
     f->mode = mode;
@@ -543,10 +538,7 @@ int cm5c_pfile_set_mode(const char *call, int fd, int mode)
     return 0;
 }
 
-int cm5c_pfile_mode(int fd)
-{
-    return pf_get(fd)->mode;
-}
+int cm5c_pfile_mode(int fd) { return pf_get(fd)->mode; }
 
 /* ---- Offsets as doubles ------------------------------------------------- */
 

@@ -24,13 +24,13 @@
 enum { PAT_ALL, PAT_TO0, PAT_RANDOM };
 
 static int self, nodes;
-static unsigned *next_req;  /* next sequence expected from each source */
-static unsigned *next_rep;  /* next reply sequence expected from each dest */
-static unsigned *sent_to;   /* requests sent to each destination */
-static volatile int replies;       /* replies this round */
+static unsigned *next_req;   /* next sequence expected from each source */
+static unsigned *next_rep;   /* next reply sequence expected from each dest */
+static unsigned *sent_to;    /* requests sent to each destination */
+static volatile int replies; /* replies this round */
 static volatile unsigned requests; /* requests handled, all rounds */
 static volatile int totals[3], reports;
-static int rounds_done;      /* completed rounds, each of msgs per sender */
+static int rounds_done; /* completed rounds, each of msgs per sender */
 
 static unsigned check_word(int src, int dst, unsigned seq)
 {
@@ -105,11 +105,12 @@ static void verify(int pattern, int msgs)
         want *= (unsigned)rounds_done;
         if (next_req[src] != want)
             CMMD_error("am_flood: node %d received %u requests from node "
-                       "%d, expected %u", self, next_req[src], src, want);
+                       "%d, expected %u",
+                       self, next_req[src], src, want);
         if (next_rep[src] != sent_to[src])
             CMMD_error("am_flood: node %d received %u replies from node %d, "
-                       "expected %u", self, next_rep[src], src,
-                       sent_to[src]);
+                       "expected %u",
+                       self, next_rep[src], src, sent_to[src]);
     }
 }
 
@@ -160,7 +161,7 @@ static void flood_round(int pattern, int msgs)
  * last round. */
 static void check_round_totals(int pattern, int msgs)
 {
-    static unsigned last_req;  /* unsigned: the difference survives wrap */
+    static unsigned last_req; /* unsigned: the difference survives wrap */
     long total = (long)senders_of(pattern) * msgs;
 
     CMAML_request(0, (CMAML_handler_t)report_handler,
@@ -171,8 +172,8 @@ static void check_round_totals(int pattern, int msgs)
     CMAML_poll_while_lt(&reports, nodes);
     if (totals[0] != total || totals[1] != total)
         CMMD_error("am_flood: round %d: %d requests and %d replies arrived, "
-                   "expected %ld of each", rounds_done, totals[0], totals[1],
-                   total);
+                   "expected %ld of each",
+                   rounds_done, totals[0], totals[1], total);
     totals[0] = totals[1] = 0;
     reports = 0;
 }
@@ -200,7 +201,8 @@ int main(int argc, char **argv)
             secs = atof(optarg);
         else
             CMMD_error("usage: %s [-m MSGS_PER_NODE] [-p all|to0|random] "
-                       "[-t SECONDS]", argv[0]);
+                       "[-t SECONDS]",
+                       argv[0]);
     }
     next_req = calloc((size_t)nodes, sizeof(unsigned));
     next_rep = calloc((size_t)nodes, sizeof(unsigned));
@@ -220,13 +222,15 @@ int main(int argc, char **argv)
 
         printf("am_flood: %d nodes on provider %s, pattern %s\n", nodes,
                cm5_provider(),
-               pattern == PAT_ALL ? "all" : pattern == PAT_TO0 ? "to0"
-                                                               : "random");
+               pattern == PAT_ALL   ? "all"
+               : pattern == PAT_TO0 ? "to0"
+                                    : "random");
         if (secs > 0)
             printf("  %d rounds of %ld requests\n", rounds_done,
                    (long)senders_of(pattern) * msgs);
         printf("  %ld requests and %ld replies of 16 bytes, each checked in "
-               "order: none lost, duplicated or corrupted\n", total, total);
+               "order: none lost, duplicated or corrupted\n",
+               total, total);
         printf("  time %.3f s, %.0f active messages/s\n", t, 2.0 * total / t);
     }
     CMMD_sync_with_nodes();

@@ -90,9 +90,8 @@ static void flood(int self, int nodes, int senders, int msgs)
     if (self == 0)
         printf("%-10s %d -> 0: %d messages of 16 bytes in %.3f s: "
                "%.0f messages/s (%.2f MB/s of payload)\n",
-               senders == 1 ? "one-way" : "many-to-1", senders,
-               senders * msgs, t, senders * msgs / t,
-               senders * msgs * 16.0 / t / 1e6);
+               senders == 1 ? "one-way" : "many-to-1", senders, senders * msgs,
+               t, senders * msgs / t, senders * msgs * 16.0 / t / 1e6);
     (void)nodes;
     CMMD_sync_with_nodes();
 }
@@ -110,15 +109,17 @@ int main(int argc, char **argv)
             msgs = atoi(optarg);
         else {
             if (self == 0)
-                fprintf(stderr, "usage: cm5run -n N %s [-i ITERS] "
-                        "[-m FLOOD_MSGS]\n", argv[0]);
+                fprintf(stderr,
+                        "usage: cm5run -n N %s [-i ITERS] "
+                        "[-m FLOOD_MSGS]\n",
+                        argv[0]);
             return opt == 'h' ? 0 : 2;
         }
     }
     if (nodes < 2 || iters < 1 || msgs < 1) {
         if (self == 0)
             fprintf(stderr, "am_pingpong: needs at least 2 nodes, "
-                    "ITERS >= 1 and FLOOD_MSGS >= 1\n");
+                            "ITERS >= 1 and FLOOD_MSGS >= 1\n");
         return 2;
     }
     CMMD_fset_io_mode(stdout, CMMD_independent);

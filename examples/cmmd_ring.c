@@ -52,8 +52,8 @@ int main(int argc, char **argv)
             CMMD_send_block(right, r, a, size);
         }
         if (CMMD_bytes_received() != size || CMMD_msg_sender() != left)
-            CMMD_error("cmmd_ring: node %d got %d bytes from node %d",
-                       self, CMMD_bytes_received(), CMMD_msg_sender());
+            CMMD_error("cmmd_ring: node %d got %d bytes from node %d", self,
+                       CMMD_bytes_received(), CMMD_msg_sender());
         origin = (origin + n - 1) % n;
         t = a, a = b, b = t;
     }
@@ -61,7 +61,8 @@ int main(int argc, char **argv)
     all = CMMD_reduce_int(ok, CMMD_combiner_add);
     if (self == 0)
         printf("cmmd_ring: %d nodes, %d rounds of %d bytes: %d of %d nodes "
-               "hold the right data\n", n, rounds, size, all, n);
+               "hold the right data\n",
+               n, rounds, size, all, n);
     free(a);
     free(b);
     return all == n ? 0 : 1;

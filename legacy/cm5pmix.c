@@ -92,10 +92,13 @@ static int allgather(const void *mine, size_t len, char *all)
         rc = PMIx_Get(&peer, key, NULL, 0, &got);
         if (rc != PMIX_SUCCESS || !got || got->type != PMIX_BYTE_OBJECT ||
             got->data.bo.size != len) {
-            fprintf(stderr, "cm5pmix: node %u: a record of %zu bytes, not "
-                    "%zu (mixed programs in one job?)\n", (unsigned)k,
-                    got && got->type == PMIX_BYTE_OBJECT ?
-                    got->data.bo.size : 0, len);
+            fprintf(stderr,
+                    "cm5pmix: node %u: a record of %zu bytes, not "
+                    "%zu (mixed programs in one job?)\n",
+                    (unsigned)k,
+                    got && got->type == PMIX_BYTE_OBJECT ? got->data.bo.size
+                                                         : 0,
+                    len);
             return -1;
         }
         memcpy(all + (size_t)k * len, got->data.bo.bytes, len);
@@ -160,8 +163,10 @@ static pid_t start(char **argv)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* Inherited through exec: the same addresses on every node. */
     if (personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE) < 0)
-        fprintf(stderr, "cm5pmix: cannot turn address randomization off: "
-                "%s\n", strerror(errno));
+        fprintf(stderr,
+                "cm5pmix: cannot turn address randomization off: "
+                "%s\n",
+                strerror(errno));
     execvp(argv[0], argv);
     fprintf(stderr, "cm5pmix: cannot execute %s: %s\n", argv[0],
             strerror(errno));
@@ -200,7 +205,8 @@ int main(int argc, char **argv)
     pid_t pid;
 
     if (argc < 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: mpirun -n N cm5pmix PROGRAM [ARGS...]\n"
+        fprintf(stderr,
+                "usage: mpirun -n N cm5pmix PROGRAM [ARGS...]\n"
                 "Start a cm5fab program (a 32-bit one of cm5cc --legacy) "
                 "under a PMIx launcher,\nwith address randomization off "
                 "(cm5pmix(1), doc/porting.md).\n");
@@ -208,7 +214,8 @@ int main(int argc, char **argv)
     }
     if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS)
         die("PMIx_Init (start cm5pmix with a PMIx launcher: mpirun, "
-            "srun --mpi=pmix, prterun)", rc);
+            "srun --mpi=pmix, prterun)",
+            rc);
     job_size = job_u32(PMIX_JOB_SIZE);
     local_size = job_u32(PMIX_LOCAL_SIZE);
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {

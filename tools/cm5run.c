@@ -70,8 +70,7 @@ const char *cr_who(const struct job *j, int rank)
 
     k ^= 1;
     if (j->o->host_argv && rank == j->o->nodes)
-        snprintf(buf[k], sizeof(buf[k]), "host program %s",
-                 j->o->host_argv[0]);
+        snprintf(buf[k], sizeof(buf[k]), "host program %s", j->o->host_argv[0]);
     else
         snprintf(buf[k], sizeof(buf[k]), "node %d", rank);
     return buf[k];
@@ -93,18 +92,15 @@ void cr_close_fd(int *fd)
     }
 }
 
-static const char *plural(int n)
-{
-    return n == 1 ? "" : "s";
-}
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
 
 static void check_timers(struct job *j)
 {
     int64_t t = cr_now_ms();
 
     if (!j->stopping && j->alive > 0 && j->deadline && t >= j->deadline) {
-        cr_msg("timeout after %g s; stopping %d running node%s",
-            j->o->timeout, j->alive, plural(j->alive));
+        cr_msg("timeout after %g s; stopping %d running node%s", j->o->timeout,
+               j->alive, plural(j->alive));
         cr_stop_job(j, EXIT_TIMEOUT);
     }
     if (j->stopping && !j->killed && t >= j->kill_at) {
@@ -142,8 +138,7 @@ static void boot_serve(struct job *j, struct node *nd, int gone)
 {
     char err[160];
     int rc = gone ? cm5_boot_server_gone(j->boot, nd->rank, err, sizeof(err))
-                  : cm5_boot_server_serve(j->boot, nd->rank, err,
-                                          sizeof(err));
+                  : cm5_boot_server_serve(j->boot, nd->rank, err, sizeof(err));
 
     if (rc == 0)
         return;
@@ -167,8 +162,8 @@ static void boot_check(struct job *j)
         if (nd->alive || cm5_boot_server_joined(j->boot, i))
             continue;
         cr_msg("%s exited before joining the bootstrap "
-            "(pid %ld, exit status 0); stopping the job",
-            cr_who(j, i), (long)nd->pid);
+               "(pid %ld, exit status 0); stopping the job",
+               cr_who(j, i), (long)nd->pid);
         cr_stop_job(j, 1);
         return;
     }
@@ -184,8 +179,7 @@ static void describe_status(int st, char *buf, size_t size, int *code)
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
 
-        snprintf(buf, size, "killed by signal %d (%s)", sig,
-                 strsignal(sig));
+        snprintf(buf, size, "killed by signal %d (%s)", sig, strsignal(sig));
         *code = 128 + sig;
     } else {
         snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
@@ -202,10 +196,11 @@ static void node_failed(struct job *j, struct node *nd)
     if (cm5_boot_server_active(j->boot) &&
         !cm5_boot_server_joined(j->boot, nd->rank))
         cr_msg("%s exited before joining the bootstrap (pid %ld, %s); "
-            "stopping the job", cr_who(j, nd->rank), (long)nd->pid, what);
+               "stopping the job",
+               cr_who(j, nd->rank), (long)nd->pid, what);
     else
-        cr_msg("%s (pid %ld) %s; stopping the job",
-            cr_who(j, nd->rank), (long)nd->pid, what);
+        cr_msg("%s (pid %ld) %s; stopping the job", cr_who(j, nd->rank),
+               (long)nd->pid, what);
     cr_stop_job(j, code ? code : 1);
 }
 
@@ -216,7 +211,7 @@ static void node_exited(struct job *j, struct node *nd, int st)
     j->alive--;
     cr_drain_output(j, nd);
     if (!j->stopping)
-        boot_serve(j, nd, 1);       /* it may have joined just before */
+        boot_serve(j, nd, 1); /* it may have joined just before */
     if (!j->stopping && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
         node_failed(j, nd);
     if (j->alive == 0)
@@ -243,17 +238,17 @@ static void reap_children(struct job *j)
         if ((nd = find_node(j, pid)))
             node_exited(j, nd, st);
         else if (pid == j->janitor)
-            j->janitor = 0;     /* it died: nothing to wait for at the end */
+            j->janitor = 0; /* it died: nothing to wait for at the end */
 }
 
 static void on_signal(struct job *j, int sig)
 {
     if (!j->stopping) {
-        cr_msg("caught signal %d (%s); stopping %d running node%s",
-            sig, strsignal(sig), j->alive, plural(j->alive));
+        cr_msg("caught signal %d (%s); stopping %d running node%s", sig,
+               strsignal(sig), j->alive, plural(j->alive));
         cr_stop_job(j, 128 + sig);
     } else if (!j->killed) {
-        j->kill_at = cr_now_ms();      /* asked again: kill right away */
+        j->kill_at = cr_now_ms(); /* asked again: kill right away */
     }
 }
 
@@ -290,8 +285,7 @@ static nfds_t build_poll(struct job *j)
         struct node *nd = &j->nodes[i];
 
         short ev;
-        int fd = j->stopping ? -1
-                             : cm5_boot_server_pollfd(j->boot, i, &ev);
+        int fd = j->stopping ? -1 : cm5_boot_server_pollfd(j->boot, i, &ev);
 
         if (fd >= 0)
             add_poll(j, &n, fd, ev, i * SLOT_KINDS);

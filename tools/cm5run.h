@@ -23,70 +23,70 @@
 
 #include "boot_proto.h"
 
-#define MAX_NODES       1024
-#define LINE_BUF        (64 * 1024)     /* longest line kept whole */
-#define KILL_GRACE_MS   1000            /* SIGTERM -> SIGKILL */
-#define DRAIN_GRACE_MS  500             /* pipes kept open by others */
-#define DRAIN_READS     64              /* reads per pipe at node exit */
-#define EXIT_TIMEOUT    124
-#define EXIT_USAGE      2
+#define MAX_NODES 1024
+#define LINE_BUF (64 * 1024) /* longest line kept whole */
+#define KILL_GRACE_MS 1000   /* SIGTERM -> SIGKILL */
+#define DRAIN_GRACE_MS 500   /* pipes kept open by others */
+#define DRAIN_READS 64       /* reads per pipe at node exit */
+#define EXIT_TIMEOUT 124
+#define EXIT_USAGE 2
 
 /* Command-line settings. */
 struct opts {
     int nodes;
-    int procs;                  /* nodes, and the host program if any */
+    int procs; /* nodes, and the host program if any */
     const char *provider;
-    const char *model;          /* --model SPEC, or NULL */
+    const char *model; /* --model SPEC, or NULL */
     int label;
-    double timeout;             /* seconds, 0 = no limit */
-    char **argv;                /* PROGRAM and its arguments */
-    char **host_argv;           /* --host HOSTPROG [HOSTARGS], or NULL */
-    int no_aslr;                /* -R: address randomization off */
+    double timeout;              /* seconds, 0 = no limit */
+    char **argv;                 /* PROGRAM and its arguments */
+    char **host_argv;            /* --host HOSTPROG [HOSTARGS], or NULL */
+    int no_aslr;                 /* -R: address randomization off */
     int fixed_nodes, fixed_host; /* ... for the nodes, for the host */
 };
 
 /* A node's stdout or stderr pipe. */
 struct stream {
-    int fd;                     /* read end, -1 once closed */
-    int out_fd;                 /* where it goes: 1 or 2 */
-    int at_bol;                 /* next byte starts a line */
-    size_t len;                 /* bytes held in buf */
-    char *buf;                  /* LINE_BUF bytes, allocated lazily */
+    int fd;     /* read end, -1 once closed */
+    int out_fd; /* where it goes: 1 or 2 */
+    int at_bol; /* next byte starts a line */
+    size_t len; /* bytes held in buf */
+    char *buf;  /* LINE_BUF bytes, allocated lazily */
 };
 
 struct node {
     int rank;
-    pid_t pid;                  /* 0 if never started */
-    int alive;                  /* started and not yet reaped */
-    int status;                 /* wait status once reaped */
+    pid_t pid;  /* 0 if never started */
+    int alive;  /* started and not yet reaped */
+    int status; /* wait status once reaped */
     struct stream out[2];
 };
 
 struct job {
     const struct opts *o;
     struct node *nodes;
-    int launched;               /* nodes[0..launched) were forked */
-    int alive;                  /* nodes not yet reaped */
-    cm5_boot_server_t *boot;    /* the bootstrap's rounds */
+    int launched;            /* nodes[0..launched) were forked */
+    int alive;               /* nodes not yet reaped */
+    cm5_boot_server_t *boot; /* the bootstrap's rounds */
     int sigfd;
     int doorbell_fd;
-    char key[17];               /* job key, 16 hex digits */
+    char key[17]; /* job key, 16 hex digits */
     pid_t self;
     int stopping;
-    int killed;                 /* SIGKILL already sent */
+    int killed; /* SIGKILL already sent */
     int exit_code;
-    int64_t deadline;           /* timeout, 0 = none */
+    int64_t deadline; /* timeout, 0 = none */
     int64_t kill_at;
     int64_t drain_at;
     struct pollfd *pfd;
-    int *pslot;                 /* pfd index -> rank*3 + kind */
+    int *pslot; /* pfd index -> rank*3 + kind */
     sigset_t old_mask;
     struct sigaction old_pipe;
     struct sigaction old_chld;
     struct rlimit old_nofile;
-    int nofile_raised;          /* restore old_nofile in the nodes */
-    int janitor_fd;             /* our end of the janitor's socket */
-    pid_t janitor;              /* the janitor, until reaped */
+    int nofile_raised; /* restore old_nofile in the nodes */
+    int janitor_fd;    /* our end of the janitor's socket */
+    pid_t janitor;     /* the janitor, until reaped */
 };
 
 enum { SLOT_BOOT, SLOT_OUT, SLOT_ERR, SLOT_KINDS };

@@ -57,8 +57,10 @@ void cr_check_model(const struct opts *o)
         exit(EXIT_USAGE);
     }
     if (scale && cm5i_model_number(scale, &f) < 0) {
-        fprintf(stderr, "cm5run: %s=%s: not a number >= 0 (0: computation "
-                "is free)\n", CM5_ENV_MODEL_CPU_SCALE, scale);
+        fprintf(stderr,
+                "cm5run: %s=%s: not a number >= 0 (0: computation "
+                "is free)\n",
+                CM5_ENV_MODEL_CPU_SCALE, scale);
         exit(EXIT_USAGE);
     }
     if (floor_us && cm5i_model_number(floor_us, &f) < 0) {
@@ -74,6 +76,8 @@ void cr_check_model(const struct opts *o)
 
 static void print_help(void)
 {
+    /* The help as it prints, column for column: */
+    /* clang-format off */
     printf(
 "Usage: cm5run -n N [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       cm5run -n N [OPTIONS] --host HOSTPROG [HOSTARGS...] -- NODEPROG\n"
@@ -102,6 +106,7 @@ static void print_help(void)
 "timeout, 128+SIG\n"
 "if cm5run itself got signal SIG, 2 on bad usage.\n",
         MAX_NODES);
+    /* clang-format on */
 }
 
 static int parse_nodes(const char *s)
@@ -112,8 +117,8 @@ static int parse_nodes(const char *s)
     errno = 0;
     v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < 1 || v > MAX_NODES)
-        usage_error("invalid number of nodes '%s' (expected 1 to %d)",
-                    s, MAX_NODES);
+        usage_error("invalid number of nodes '%s' (expected 1 to %d)", s,
+                    MAX_NODES);
     return (int)v;
 }
 
@@ -264,12 +269,15 @@ static void parse_host(int argc, char **argv, int *i, struct opts *o)
         k++;
     if (k >= argc)
         usage_error("--host %s: missing \"--\" and the node program "
-                    "after the host program's arguments", argv[*i + 1]);
+                    "after the host program's arguments",
+                    argv[*i + 1]);
     argv[k] = NULL; /* ends the host's argv */
     *i = k;
     if (!find_program(o->host_argv[0])) {
-        fprintf(stderr, "cm5run: host program '%s' not found or not "
-                "executable\n", o->host_argv[0]);
+        fprintf(stderr,
+                "cm5run: host program '%s' not found or not "
+                "executable\n",
+                o->host_argv[0]);
         exit(EXIT_USAGE);
     }
 }
@@ -303,6 +311,6 @@ void cr_parse_args(int argc, char **argv, struct opts *o)
     o->argv = argv + i;
     o->procs = o->nodes + (o->host_argv != NULL);
     o->fixed_nodes = o->no_aslr || legacy_program(o->argv[0]);
-    o->fixed_host = o->host_argv &&
-                    (o->no_aslr || legacy_program(o->host_argv[0]));
+    o->fixed_host =
+        o->host_argv && (o->no_aslr || legacy_program(o->host_argv[0]));
 }

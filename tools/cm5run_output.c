@@ -15,11 +15,10 @@
 
 #include "cm5run.h"
 
-static char stage[2 * LINE_BUF];  /* output being assembled */
+static char stage[2 * LINE_BUF]; /* output being assembled */
 static size_t stage_len;
 static int stage_fd = -1;
-static int out_broken[3];         /* our stdout/stderr went away */
-
+static int out_broken[3]; /* our stdout/stderr went away */
 
 /* ------------------------------------------------------------------ */
 /* Output forwarding                                                   */
@@ -27,7 +26,7 @@ static int out_broken[3];         /* our stdout/stderr went away */
 
 static void write_all(int fd, const char *p, size_t n)
 {
-    struct pollfd pf = { .fd = fd, .events = POLLOUT };
+    struct pollfd pf = {.fd = fd, .events = POLLOUT};
     ssize_t r;
 
     while (n > 0 && !out_broken[fd]) {
@@ -38,7 +37,7 @@ static void write_all(int fd, const char *p, size_t n)
         } else if (errno == EAGAIN) {
             poll(&pf, 1, -1);
         } else if (errno != EINTR) {
-            out_broken[fd] = 1;     /* e.g. EPIPE: drop the output */
+            out_broken[fd] = 1; /* e.g. EPIPE: drop the output */
         }
     }
 }
@@ -60,8 +59,8 @@ static void stage_put(int fd, const char *p, size_t n)
 }
 
 /* Forward one line or piece of a line. */
-static void emit(const struct job *j, int rank, struct stream *s,
-                 const char *p, size_t n)
+static void emit(const struct job *j, int rank, struct stream *s, const char *p,
+                 size_t n)
 {
     char pre[16];
     int len;
@@ -134,7 +133,7 @@ int cr_stream_read(const struct job *j, int rank, struct stream *s)
     }
     if (r < 0 && errno == EAGAIN)
         return 0;
-    cr_stream_close(j, rank, s);       /* EOF or error */
+    cr_stream_close(j, rank, s); /* EOF or error */
     return 0;
 }
 

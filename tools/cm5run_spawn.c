@@ -63,7 +63,7 @@ static int setup_signals(struct job *j)
     sigemptyset(&sa.sa_mask);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, &j->old_pipe);
-    sa.sa_handler = SIG_DFL;    /* an ignored SIGCHLD breaks waitpid() */
+    sa.sa_handler = SIG_DFL; /* an ignored SIGCHLD breaks waitpid() */
     sigaction(SIGCHLD, &sa, &j->old_chld);
 
     sigemptyset(&set);
@@ -171,8 +171,7 @@ static void child_signals(const struct job *j)
     sigprocmask(SIG_SETMASK, &j->old_mask, NULL);
 }
 
-static void child_fds(int stdin_ok, int boot, int out_w, int err_w,
-                      int bell)
+static void child_fds(int stdin_ok, int boot, int out_w, int err_w, int bell)
 {
     int fd;
 
@@ -189,8 +188,8 @@ static void child_fds(int stdin_ok, int boot, int out_w, int err_w,
 }
 
 /* In the child after fork: never returns. */
-static void child_exec(const struct job *j, int rank, int boot,
-                       int out_w, int err_w)
+static void child_exec(const struct job *j, int rank, int boot, int out_w,
+                       int err_w)
 {
     int host = rank == j->o->nodes; /* the host program, if any */
     char **argv = host ? j->o->host_argv : j->o->argv;
@@ -210,16 +209,18 @@ static void child_exec(const struct job *j, int rank, int boot,
     /* Inherited through exec: the same addresses on every node. */
     if ((host ? j->o->fixed_host : j->o->fixed_nodes) &&
         personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE) < 0)
-        fprintf(stderr, "cm5run: cannot turn address randomization off "
-                "for %s: %s\n", argv[0], strerror(errno));
+        fprintf(stderr,
+                "cm5run: cannot turn address randomization off "
+                "for %s: %s\n",
+                argv[0], strerror(errno));
     execvp(argv[0], argv);
-    fprintf(stderr, "cm5run: cannot execute %s: %s\n",
-            argv[0], strerror(errno));
+    fprintf(stderr, "cm5run: cannot execute %s: %s\n", argv[0],
+            strerror(errno));
     _exit(127);
 }
 
-static void node_attach(struct job *j, int rank, pid_t pid, int boot,
-                        int out_r, int err_r)
+static void node_attach(struct job *j, int rank, pid_t pid, int boot, int out_r,
+                        int err_r)
 {
     struct node *nd = &j->nodes[rank];
 
@@ -234,7 +235,7 @@ static void node_attach(struct job *j, int rank, pid_t pid, int boot,
 
 static int spawn_node(struct job *j, int rank)
 {
-    int sv[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+    int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
     const char *what = "create its bootstrap socket";
     pid_t pid;
 
@@ -249,7 +250,7 @@ static int spawn_node(struct job *j, int rank)
         goto err_close;
     if (pid == 0)
         child_exec(j, rank, sv[1], po[1], pe[1]);
-    setpgid(pid, pid);      /* also done by the child: avoids the race */
+    setpgid(pid, pid); /* also done by the child: avoids the race */
     cr_janitor_add(j, pid);
     close(sv[1]);
     close(po[1]);

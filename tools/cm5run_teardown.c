@@ -34,7 +34,7 @@ struct jnode {
     int fd;
 };
 
-#define JANITOR_WAIT_MS 1500    /* for the nodes to die, after SIGKILL */
+#define JANITOR_WAIT_MS 1500 /* for the nodes to die, after SIGKILL */
 
 static int pidfd_open_(pid_t pid)
 {
@@ -63,7 +63,7 @@ static int pidfd_kill_(int fd, int sig)
  * only a zombie's.) */
 static int jnode_gone(const struct jnode *n)
 {
-    struct pollfd p = { .fd = n->fd, .events = POLLIN };
+    struct pollfd p = {.fd = n->fd, .events = POLLIN};
     char path[64], st = 0;
     FILE *f;
 
@@ -100,7 +100,7 @@ static void remove_shm_key(const char *key)
  * the job's shared memory, which nothing can recreate any more. */
 static void janitor_clean(const char *key, struct jnode *n, int count)
 {
-    struct timespec ts = { 0, 10 * 1000 * 1000 };
+    struct timespec ts = {0, 10 * 1000 * 1000};
     int64_t until = cr_now_ms() + JANITOR_WAIT_MS;
     int left;
 
@@ -122,7 +122,8 @@ static void janitor_clean(const char *key, struct jnode *n, int count)
 
 /* The janitor's life: take the nodes' pidfds as cm5run starts them; end
  * at 'Q' (cm5run ends the job itself), clean at the socket's hang-up. */
-static __attribute__((noreturn)) void janitor_main(const char *key, int sock, int procs)
+static __attribute__((noreturn)) void janitor_main(const char *key, int sock,
+                                                   int procs)
 {
     struct jnode *n = calloc((size_t)procs + 1, sizeof(*n));
     int count = 0, devnull;
@@ -152,21 +153,21 @@ static __attribute__((noreturn)) void janitor_main(const char *key, int sock, in
     for (;;) {
         char buf[1 + sizeof(pid_t)];
         char cbuf[CMSG_SPACE(sizeof(int))];
-        struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-                            .msg_control = cbuf,
-                            .msg_controllen = sizeof(cbuf) };
+        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+        struct msghdr m = {.msg_iov = &iov,
+                           .msg_iovlen = 1,
+                           .msg_control = cbuf,
+                           .msg_controllen = sizeof(cbuf)};
         struct cmsghdr *c;
         ssize_t r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
 
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            break;              /* cm5run is gone */
+            break; /* cm5run is gone */
         if (buf[0] == 'Q')
             _exit(0);
-        if (buf[0] != 'N' || r != (ssize_t)sizeof(buf) || !n ||
-            count > procs)
+        if (buf[0] != 'N' || r != (ssize_t)sizeof(buf) || !n || count > procs)
             continue;
         memcpy(&n[count].pid, buf + 1, sizeof(pid_t));
         n[count].fd = -1;
@@ -207,10 +208,10 @@ int cr_janitor_start(struct job *j)
  * the janitor. */
 void cr_janitor_add(struct job *j, pid_t pid)
 {
-    char buf[1 + sizeof(pid_t)] = { 'N' };
+    char buf[1 + sizeof(pid_t)] = {'N'};
     char cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
     int fd = pidfd_open_(pid);
 
     if (j->janitor_fd < 0)
@@ -238,8 +239,7 @@ void cr_janitor_add(struct job *j, pid_t pid)
 static void janitor_stop(struct job *j)
 {
     if (j->janitor_fd >= 0) {
-        while (send(j->janitor_fd, "Q", 1, MSG_NOSIGNAL) < 0 &&
-               errno == EINTR)
+        while (send(j->janitor_fd, "Q", 1, MSG_NOSIGNAL) < 0 && errno == EINTR)
             ;
         cr_close_fd(&j->janitor_fd);
     }

@@ -54,16 +54,16 @@ typedef struct {
     double phases, msgs; /* sums, for the mean */
     int n;
 } cell_t;
-#define CELL(a, cells, wi, k, s)                                              \
+#define CELL(a, cells, wi, k, s)                                               \
     (&(cells)[((size_t)(wi) * (a)->nalg + (k)) * (a)->nsize + (s)])
 
 /* What one run measured, reduced over the nodes. */
 typedef struct {
-    double d[7];    /* max: total, comm, sched, recv, gather, recv+gather,
-                       copy */
-    uint64_t u[NU]; /* max: phases, max_concurrent_in, nstages, stages */
-    uint64_t s[NS]; /* sum: msgs, bytes sent; msgs, bytes received;
-                       inquiries, denials */
+    double d[7];     /* max: total, comm, sched, recv, gather, recv+gather,
+                        copy */
+    uint64_t u[NU];  /* max: phases, max_concurrent_in, nstages, stages */
+    uint64_t s[NS];  /* sum: msgs, bytes sent; msgs, bytes received;
+                        inquiries, denials */
     uint64_t buf[2]; /* max: sbuf, rbuf elements (liu2002 Table 4) */
 } result_t;
 
@@ -92,8 +92,8 @@ struct family {
     void (*opt)(args_t *a, const char *setting);   /* one -o */
     void (*setup)(args_t *a); /* after parsing: checks, defaults */
     void (*help)(void);
-    int (*work_make)(const args_t *a, const char *spec, uint64_t seed,
-                     void **w, point_info_t *pi, char *err, size_t errlen);
+    int (*work_make)(const args_t *a, const char *spec, uint64_t seed, void **w,
+                     point_info_t *pi, char *err, size_t errlen);
     void (*work_free)(void *w);
     void *(*point_new)(const args_t *a, const void *w, const char *wname,
                        int matrix, size_t unit, point_info_t *info);

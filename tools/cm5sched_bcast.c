@@ -41,7 +41,8 @@ static void *point_new(const args_t *a, const void *wv, const char *wname,
         pt->tot += w->len[j];
     if (pt->tot && unit > (SIZE_MAX - GUARD) / pt->tot)
         CMMD_error("cm5sched: distribution %s at size %zu does not fit in "
-                   "memory", wname, unit);
+                   "memory",
+                   wname, unit);
     pt->rc = xcalloc((size_t)cs_nodes, sizeof(size_t));
     pt->sb = malloc(w->len[cs_self] * unit + 1);
     pt->rb = malloc(pt->tot * unit + GUARD);
@@ -127,8 +128,9 @@ static int work_make(const args_t *a, const char *spec, uint64_t seed,
                      void **wp, point_info_t *pi, char *err, size_t errlen)
 {
     cm5_workload_bcast_t *w = xcalloc(1, sizeof(*w));
-    const char *add = has_key(spec, "L") ? "" : strchr(spec, ':') ? ",L=1"
-                                                                  : ":L=1";
+    const char *add = has_key(spec, "L")  ? ""
+                      : strchr(spec, ':') ? ",L=1"
+                                          : ":L=1";
     char eff[512], *at;
 
     /* One unit per source unless the spec says L=: --sizes is then the
@@ -217,6 +219,6 @@ static void help(void)
            cm5_sched_bcast_opts_help());
 }
 
-const family_t broadcast = {"mesh,s,auto_picks", alg_name, add_algs, opt,
-                            setup, help, work_make, work_free, point_new,
-                            point_free, run};
+const family_t broadcast = {
+    "mesh,s,auto_picks", alg_name,  add_algs,  opt,        setup, help,
+    work_make,           work_free, point_new, point_free, run};

@@ -101,8 +101,8 @@ static void record(cell_t *c, const result_t *r)
 }
 
 /* Algorithm k at one point: the warm-up and the recorded reps. */
-static void run_alg(loop_t *l, void *pt, const point_info_t *pi, int wi,
-                    int k, int s)
+static void run_alg(loop_t *l, void *pt, const point_info_t *pi, int wi, int k,
+                    int s)
 {
     const args_t *a = l->a;
     cell_t *c = CELL(a, l->cells, wi, k, s);

@@ -69,9 +69,9 @@ struct cli_opt {
     const char *arg;          /* NULL: a flag */
     const char *help;         /* '\n' continues under the help column */
     void (*set)(args_t *a, const cli_opt_t *d, const char *v);
-    size_t off;            /* the args_t field of set_flag/set_int/set_str */
-    uint64_t lo, hi;       /* set_int's range; hi UINT64_MAX: a uint64_t */
-    const family_t *fam;   /* set_algs's */
+    size_t off;          /* the args_t field of set_flag/set_int/set_str */
+    uint64_t lo, hi;     /* set_int's range; hi UINT64_MAX: a uint64_t */
+    const family_t *fam; /* set_algs's */
 };
 
 static uint64_t parse_u64(const char *opt, const char *v, uint64_t min,
@@ -231,48 +231,70 @@ static void set_o(args_t *a, const cli_opt_t *d, const char *v)
 static const cli_opt_t cli[] = {
     {"--alg", NULL, "LIST", "comma-separated algorithms, or all (rsn)",
      .set = set_algs, .fam = &personalized},
-    {"--bcast", NULL, "LIST", "s-to-p broadcasting algorithms instead, "
+    {"--bcast", NULL, "LIST",
+     "s-to-p broadcasting algorithms instead, "
      "or all (the\neight) or auto; --workload is then a source "
      "distribution\n(equal) and --sizes the message length L in bytes",
      .set = set_algs, .fam = &broadcast},
-    {"--mesh", NULL, "RxC", "--bcast's logical mesh, R x C = P (the most "
-     "square)", .set = set_str, .off = AOFF(mesh)},
-    {"--workload", NULL, "SPEC", "a workload; repeat for several "
-     "(density:d=4)", .set = set_workload},
-    {"--sizes", NULL, "A:B|LIST", "message unit in bytes: powers of two from "
+    {"--mesh", NULL, "RxC",
+     "--bcast's logical mesh, R x C = P (the most "
+     "square)",
+     .set = set_str, .off = AOFF(mesh)},
+    {"--workload", NULL, "SPEC",
+     "a workload; repeat for several "
+     "(density:d=4)",
+     .set = set_workload},
+    {"--sizes", NULL, "A:B|LIST",
+     "message unit in bytes: powers of two from "
      "A to B, or a\ncomma list (16:4096); bytes of a message = entry x "
-     "unit\nx the workload's element size", .set = set_sizes},
+     "unit\nx the workload's element size",
+     .set = set_sizes},
     {"--reps", NULL, "N", "runs of every point (3)", .set = set_int,
      .off = AOFF(reps), .lo = 1, .hi = 1000000},
     {"--warmup", NULL, "N", "unrecorded (but verified) runs before them (1)",
      .set = set_int, .off = AOFF(warmup), .lo = 0, .hi = 1000000},
-    {"--matrices", NULL, "M", "matrices per workload, seeds S..S+M-1 (1; the "
-     "papers\nused 50)", .set = set_int, .off = AOFF(matrices), .lo = 1,
-     .hi = 1000000},
+    {"--matrices", NULL, "M",
+     "matrices per workload, seeds S..S+M-1 (1; the "
+     "papers\nused 50)",
+     .set = set_int, .off = AOFF(matrices), .lo = 1, .hi = 1000000},
     {"--seed", NULL, "S", "first matrix seed (1)", .set = set_int,
      .off = AOFF(seed), .hi = UINT64_MAX},
-    {"--stat", NULL, "KIND", "table statistic over matrices and reps: mean, "
-     "min or\nmedian (mean, as the papers)", .set = set_stat},
-    {"-o", NULL, "NAME=VALUE", "set an algorithm option (below; cm5sched sets "
-     "elem_size\nand recv_capacity itself); repeatable", .set = set_o},
-    {"--recv", NULL, "KIND", "recvcounts: given, am (Generate_Recv) or "
-     "concat (given)", .set = set_o},
+    {"--stat", NULL, "KIND",
+     "table statistic over matrices and reps: mean, "
+     "min or\nmedian (mean, as the papers)",
+     .set = set_stat},
+    {"-o", NULL, "NAME=VALUE",
+     "set an algorithm option (below; cm5sched sets "
+     "elem_size\nand recv_capacity itself); repeatable",
+     .set = set_o},
+    {"--recv", NULL, "KIND",
+     "recvcounts: given, am (Generate_Recv) or "
+     "concat (given)",
+     .set = set_o},
     {"--interrupts", NULL, NULL, "run with CM-5 interrupts on (polling)",
      .set = set_flag, .off = AOFF(o.interrupts)},
-    {"--csv", NULL, "FILE", "one row per workload, matrix, algorithm, size "
-     "and rep", .set = set_str, .off = AOFF(csv)},
-    {"--plot", NULL, "FILE.png", "comm time against size, log-log (needs "
-     "gnuplot)", .set = set_str, .off = AOFF(plot)},
-    {"--trace", NULL, "FILE", "every node's messages and handlers as "
-     "Chrome trace-event\nJSON (open in ui.perfetto.dev)", .set = set_str,
-     .off = AOFF(trace)},
-    {"--progress", NULL, NULL, "progress lines on stderr (default when "
-     "stderr is a tty)", .set = set_flag, .off = AOFF(progress)},
+    {"--csv", NULL, "FILE",
+     "one row per workload, matrix, algorithm, size "
+     "and rep",
+     .set = set_str, .off = AOFF(csv)},
+    {"--plot", NULL, "FILE.png",
+     "comm time against size, log-log (needs "
+     "gnuplot)",
+     .set = set_str, .off = AOFF(plot)},
+    {"--trace", NULL, "FILE",
+     "every node's messages and handlers as "
+     "Chrome trace-event\nJSON (open in ui.perfetto.dev)",
+     .set = set_str, .off = AOFF(trace)},
+    {"--progress", NULL, NULL,
+     "progress lines on stderr (default when "
+     "stderr is a tty)",
+     .set = set_flag, .off = AOFF(progress)},
     {"--quiet", "-q", NULL, "no tables (errors only)", .set = set_flag,
      .off = AOFF(quiet)},
-    {"--spread", NULL, NULL, "also comm's min and max over matrices and "
-     "reps,\nin the tables and as error bars on the plot", .set = set_flag,
-     .off = AOFF(spread)},
+    {"--spread", NULL, NULL,
+     "also comm's min and max over matrices and "
+     "reps,\nin the tables and as error bars on the plot",
+     .set = set_flag, .off = AOFF(spread)},
     {"--help", "-h", NULL, "this text", .set = set_exit},
     {"--version", NULL, NULL, "the version of cm5sched and CMMD",
      .set = set_exit},
@@ -388,8 +410,12 @@ void parse_args(args_t *a, int argc, char **argv)
     size_t k;
     int i;
 
-    *a = (args_t){.fam = &personalized, .reps = 3, .warmup = 1,
-                  .matrices = 1, .seed = 1, .progress = isatty(2)};
+    *a = (args_t){.fam = &personalized,
+                  .reps = 3,
+                  .warmup = 1,
+                  .matrices = 1,
+                  .seed = 1,
+                  .progress = isatty(2)};
     cm5_sched_opts_init(&a->o);
     cm5_sched_bcast_opts_init(&a->bo);
     a->work = xcalloc((size_t)argc, sizeof(char *));

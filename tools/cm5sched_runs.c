@@ -115,8 +115,9 @@ void reduce_result(result_t *r, const cm5_sched_stats_t *stp)
     cm5_sched_stats_t st = *stp;
     int s, n = 3;
 
-    memcpy(r->d, (double[7]){st.total_s, st.comm_s, st.sched_s, st.recv_s,
-                             st.gather_s, st.recv_s + st.gather_s, st.copy_s},
+    memcpy(r->d,
+           (double[7]){st.total_s, st.comm_s, st.sched_s, st.recv_s,
+                       st.gather_s, st.recv_s + st.gather_s, st.copy_s},
            sizeof(r->d));
     memcpy(r->u, (uint64_t[3]){st.phases, st.max_concurrent_in, st.nstages},
            3 * sizeof(uint64_t));
@@ -125,8 +126,9 @@ void reduce_result(result_t *r, const cm5_sched_stats_t *stp)
         r->u[n++] = st.stage[s].msgs_recv;
         r->u[n++] = st.stage[s].max_msg_elems;
     }
-    memcpy(r->s, (uint64_t[NS]){st.msgs_sent, st.bytes_sent, st.msgs_recv,
-                                st.bytes_recv, st.inquiries, st.denials},
+    memcpy(r->s,
+           (uint64_t[NS]){st.msgs_sent, st.bytes_sent, st.msgs_recv,
+                          st.bytes_recv, st.inquiries, st.denials},
            sizeof(r->s));
     r->buf[0] = st.sbuf_elems;
     r->buf[1] = st.rbuf_elems;
@@ -180,8 +182,8 @@ static void *point_new(const args_t *a, const void *wv, const char *wname,
         CMMD_error("cm5sched: workload %s at size %zu: node %d cannot "
                    "allocate %zu + %zu bytes",
                    w->name, unit, cs_self, pt->stot * esz, pt->rtot * esz);
-    *info = (point_info_t){wname, matrix, w->seed, unit, w->elem_size, t[0],
-                           ""};
+    *info =
+        (point_info_t){wname, matrix, w->seed, unit, w->elem_size, t[0], ""};
     return pt;
 }
 
@@ -230,7 +232,8 @@ static size_t verify_unordered(const point_t *pt, const char *where,
     if (k < n)
         CMMD_error("cm5sched: %s: the records received (a4_unordered=1) are "
                    "not those sent to it: sorted record %zu differs at byte "
-                   "%zu", at, k / esz, k % esz);
+                   "%zu",
+                   at, k / esz, k % esz);
     free(exp);
     return own + n;
 }
@@ -241,9 +244,10 @@ static void verify(const point_t *pt, int alg, int rep, uint64_t run)
     char where[256];
     int j;
 
-    snprintf(where, sizeof(where), "%s, workload %s, size %zu, matrix %d, "
-             "rep %d", cm5_sched_alg_name(alg), pt->w->name, pt->unit,
-             pt->matrix, rep);
+    snprintf(where, sizeof(where),
+             "%s, workload %s, size %zu, matrix %d, "
+             "rep %d",
+             cm5_sched_alg_name(alg), pt->w->name, pt->unit, pt->matrix, rep);
     check_counts(where, pt->rc, pt->want_rc);
     if (alg == CM5_SCHED_A4 && pt->a->o.a4_unordered)
         off = verify_unordered(pt, where, run);
@@ -274,8 +278,8 @@ static void run(void *p, int alg, int rep, uint64_t run, result_t *r)
     }
     o.elem_size = esz;
     if (!pt->a->seed_given) /* a fresh schedule seed per matrix and rep */
-        o.seed = mix(pt->a->seed ^
-                     mix((uint64_t)pt->matrix << 20 ^ (uint64_t)rep));
+        o.seed =
+            mix(pt->a->seed ^ mix((uint64_t)pt->matrix << 20 ^ (uint64_t)rep));
     CMMD_sync_with_nodes(); /* everyone starts together */
     cm5_sched_alltoallv(alg, pt->sb, pt->sc, NULL, pt->rb, pt->rc, NULL, &o,
                         &st);
@@ -322,7 +326,8 @@ static void opt(args_t *a, const char *setting)
      * set them for every run. */
     if (strncmp(setting, "elem_size=", 10) == 0)
         usage_error("-o %s: the element size comes from --sizes and the "
-                    "workload", setting);
+                    "workload",
+                    setting);
     if (strncmp(setting, "recv_capacity=", 14) == 0)
         usage_error("-o %s: cm5sched sets the receive capacity", setting);
     if (cm5_sched_opts_set(&a->o, setting, err, sizeof(err)) != CM5_OK)
@@ -375,6 +380,6 @@ static void work_free(void *w)
     free(w);
 }
 
-const family_t personalized = {NULL, alg_name, add_algs, opt, setup, help,
-                               work_make, work_free, point_new, point_free,
-                               run};
+const family_t personalized = {NULL,      alg_name,   add_algs,  opt,
+                               setup,     help,       work_make, work_free,
+                               point_new, point_free, run};

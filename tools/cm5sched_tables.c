@@ -16,14 +16,15 @@
 
 void csv_header(FILE *f, const family_t *fam)
 {
-    fprintf(f, "workload,matrix,matrix_seed,p,provider,alg,size,elem_size,"
-               "msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,"
-               "phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,"
-               "inquiries,denials,nstages,stage1_steps,stage1_msgs,"
-               "stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,"
-               "stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,"
-               "stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,"
-               "rbuf_units%s%s\n",
+    fprintf(f,
+            "workload,matrix,matrix_seed,p,provider,alg,size,elem_size,"
+            "msg_bytes_per_unit,rep,t_units,total_s,comm_s,sched_s,recv_s,"
+            "phases,max_concurrent_in,msgs,bytes,msgs_recv,bytes_recv,"
+            "inquiries,denials,nstages,stage1_steps,stage1_msgs,"
+            "stage1_maxlen,stage2_steps,stage2_msgs,stage2_maxlen,"
+            "stage3_steps,stage3_msgs,stage3_maxlen,stage4_steps,"
+            "stage4_msgs,stage4_maxlen,gather_s,copy_s,sbuf_units,"
+            "rbuf_units%s%s\n",
             fam->csv_cols ? "," : "", fam->csv_cols ? fam->csv_cols : "");
 }
 
@@ -103,7 +104,8 @@ static void table_head(const args_t *a, const work_t *w)
         printf("  mesh=%dx%d", a->mesh_r, a->mesh_c);
     if (cm5_model()) /* CM5_MODEL, cm5run --model: doc/model.md */
         printf("\n# VIRTUAL TIME: model %s (the modelled CM-5's clock, "
-               "not this host's)", cm5_model());
+               "not this host's)",
+               cm5_model());
     printf("\n# times in ms, max over nodes, %s over matrices and reps; as "
            "wang1993's tables:\n# comm = communication cost, comp = "
            "scheduling cost (computing the schedule);\n# gather = "
@@ -177,8 +179,7 @@ void print_table(const args_t *a, int wi, const work_t *w, cell_t *cells)
 
     table_head(a, w);
     for (b = 0; b < a->nalg; b += GROUP)
-        table_block(a, wi, b, b + GROUP < a->nalg ? b + GROUP : a->nalg,
-                    cells);
+        table_block(a, wi, b, b + GROUP < a->nalg ? b + GROUP : a->nalg, cells);
     if (a->nalg >= 2)
         table_best(a, wi, cells);
 }
@@ -207,8 +208,7 @@ int cs_plot(const args_t *a, const work_t *w, cell_t *cells)
             cm5_model() ? cm5_model() : "");
     for (wi = 0; wi < a->nwork; wi++)
         for (k = 0; k < a->nalg; k++)
-            fprintf(g, "%s '-' using 1:2%s title '%s%s%s'",
-                    wi + k ? "," : "",
+            fprintf(g, "%s '-' using 1:2%s title '%s%s%s'", wi + k ? "," : "",
                     a->spread ? ":3:4 with yerrorlines" : " with linespoints",
                     a->fam->alg_name(a->alg[k]), a->nwork > 1 ? " " : "",
                     a->nwork > 1 ? w[wi].name : "");

@@ -12,33 +12,33 @@
 #define CM5_BOOT_ENV_H
 
 /* X(macro, "name") for every variable, in the order of the table. */
-#define CM5_ENV_VARS(X)                                                       \
-    X(CM5_ENV_PROVIDER, "CM5_PROVIDER")                                       \
-    X(CM5_ENV_LOG_LEVEL, "CM5_LOG_LEVEL")                                     \
-    X(CM5_ENV_VERBOSE_ENV, "CM5_VERBOSE_ENV")                                 \
-    X(CM5_ENV_AM_CREDITS, "CM5_AM_CREDITS")                                   \
-    X(CM5_ENV_EAGER_MAX, "CM5_EAGER_MAX")                                     \
-    X(CM5_ENV_ASYNC_MAX, "CM5_ASYNC_MAX")                                     \
-    X(CM5_ENV_SPIN_US, "CM5_SPIN_US")                                         \
-    X(CM5_ENV_YIELDS, "CM5_YIELDS")                                           \
-    X(CM5_ENV_SLEEP_MS, "CM5_SLEEP_MS")                                       \
-    X(CM5_ENV_INTERRUPT_SIGNAL, "CM5_INTERRUPT_SIGNAL")                       \
-    X(CM5_ENV_INTERRUPT_TICK_US, "CM5_INTERRUPT_TICK_US")                     \
-    X(CM5_ENV_INTERRUPTS, "CM5_INTERRUPTS")                                   \
-    X(CM5_ENV_PEER_TIMEOUT, "CM5_PEER_TIMEOUT")                               \
-    X(CM5_ENV_SHM, "CM5_SHM")                                                 \
-    X(CM5_ENV_TRACE, "CM5_TRACE")                                             \
-    X(CM5_ENV_MODEL, "CM5_MODEL")                                             \
-    X(CM5_ENV_MODEL_CPU_SCALE, "CM5_MODEL_CPU_SCALE")                         \
-    X(CM5_ENV_MODEL_CPU_FLOOR, "CM5_MODEL_CPU_FLOOR")                         \
-    X(CM5_ENV_CMA, "CM5_CMA")                                                 \
-    X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                         \
-    X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                       \
-    X(CM5_ENV_RANK, "CM5_RANK")                                               \
-    X(CM5_ENV_SIZE, "CM5_SIZE")                                               \
-    X(CM5_ENV_HOST, "CM5_HOST")                                               \
-    X(CM5_ENV_BOOT_FD, "CM5_BOOT_FD")                                         \
-    X(CM5_ENV_JOB_KEY, "CM5_JOB_KEY")                                         \
+#define CM5_ENV_VARS(X)                                                        \
+    X(CM5_ENV_PROVIDER, "CM5_PROVIDER")                                        \
+    X(CM5_ENV_LOG_LEVEL, "CM5_LOG_LEVEL")                                      \
+    X(CM5_ENV_VERBOSE_ENV, "CM5_VERBOSE_ENV")                                  \
+    X(CM5_ENV_AM_CREDITS, "CM5_AM_CREDITS")                                    \
+    X(CM5_ENV_EAGER_MAX, "CM5_EAGER_MAX")                                      \
+    X(CM5_ENV_ASYNC_MAX, "CM5_ASYNC_MAX")                                      \
+    X(CM5_ENV_SPIN_US, "CM5_SPIN_US")                                          \
+    X(CM5_ENV_YIELDS, "CM5_YIELDS")                                            \
+    X(CM5_ENV_SLEEP_MS, "CM5_SLEEP_MS")                                        \
+    X(CM5_ENV_INTERRUPT_SIGNAL, "CM5_INTERRUPT_SIGNAL")                        \
+    X(CM5_ENV_INTERRUPT_TICK_US, "CM5_INTERRUPT_TICK_US")                      \
+    X(CM5_ENV_INTERRUPTS, "CM5_INTERRUPTS")                                    \
+    X(CM5_ENV_PEER_TIMEOUT, "CM5_PEER_TIMEOUT")                                \
+    X(CM5_ENV_SHM, "CM5_SHM")                                                  \
+    X(CM5_ENV_TRACE, "CM5_TRACE")                                              \
+    X(CM5_ENV_MODEL, "CM5_MODEL")                                              \
+    X(CM5_ENV_MODEL_CPU_SCALE, "CM5_MODEL_CPU_SCALE")                          \
+    X(CM5_ENV_MODEL_CPU_FLOOR, "CM5_MODEL_CPU_FLOOR")                          \
+    X(CM5_ENV_CMA, "CM5_CMA")                                                  \
+    X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                          \
+    X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                        \
+    X(CM5_ENV_RANK, "CM5_RANK")                                                \
+    X(CM5_ENV_SIZE, "CM5_SIZE")                                                \
+    X(CM5_ENV_HOST, "CM5_HOST")                                                \
+    X(CM5_ENV_BOOT_FD, "CM5_BOOT_FD")                                          \
+    X(CM5_ENV_JOB_KEY, "CM5_JOB_KEY")                                          \
     X(CM5_ENV_DOORBELL_FD, "CM5_DOORBELL_FD")
 
 #define CM5_ENV_PROVIDER "CM5_PROVIDER"

@@ -130,8 +130,9 @@ cm5_status_t cm5i_boot_init(cm5i_boot_t *b)
     if (!ok || b->size < 1 || b->rank >= b->size || !key ||
         sscanf(key, "%16llx", (unsigned long long *)&b->key) != 1) {
         cm5i_log(CM5I_LOG_ERROR, "boot",
-                 CM5_ENV_BOOT_FD " is set but " CM5_ENV_RANK ", "
-                 CM5_ENV_SIZE ", " CM5_ENV_HOST " or " CM5_ENV_JOB_KEY
+                 CM5_ENV_BOOT_FD
+                 " is set but " CM5_ENV_RANK ", " CM5_ENV_SIZE ", " CM5_ENV_HOST
+                 " or " CM5_ENV_JOB_KEY
                  " is missing or wrong: start the program with cm5run");
         return CM5_ERR_BOOT;
     }
@@ -179,8 +180,8 @@ cm5_status_t cm5i_boot_allgather(cm5i_boot_t *b, const void *mine, size_t len,
     }
     if (len > CM5_BOOT_MAX_RECORD) {
         cm5i_log(CM5I_LOG_ERROR, "boot",
-                 "bootstrap record of %zu bytes (cm5run takes %u at most)",
-                 len, CM5_BOOT_MAX_RECORD);
+                 "bootstrap record of %zu bytes (cm5run takes %u at most)", len,
+                 CM5_BOOT_MAX_RECORD);
         return CM5_ERR_BOOT;
     }
     if (boot_io(b->fd, &l32, CM5_BOOT_PREFIX, 1) ||

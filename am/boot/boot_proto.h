@@ -30,7 +30,7 @@ typedef uint32_t cm5_boot_len_t;
 /* Largest record cm5run accepts. */
 #define CM5_BOOT_MAX_RECORD (1024u * 1024u)
 /* Bytes of cm5run's answer to n records of len bytes each. */
-#define CM5_BOOT_ANSWER_SIZE(n, len)                                          \
+#define CM5_BOOT_ANSWER_SIZE(n, len)                                           \
     (CM5_BOOT_PREFIX + (size_t)(n) * (CM5_BOOT_PREFIX + (size_t)(len)))
 
 _Static_assert(CM5_BOOT_PREFIX == 4, "bootstrap prefixes are 32-bit");
@@ -40,7 +40,7 @@ _Static_assert(CM5_BOOT_MAX_RECORD <= UINT32_MAX,
 /* ---- doorbell ---- */
 #define CM5_DOORBELL_STRIDE 64 /* bytes per slot: one cache line */
 #define CM5_DOORBELL_FIRST 1   /* slot of node 0 */
-#define CM5_DOORBELL_SIZE(nep)                                                \
+#define CM5_DOORBELL_SIZE(nep)                                                 \
     ((size_t)CM5_DOORBELL_STRIDE * ((size_t)(nep) + CM5_DOORBELL_FIRST))
 
 /* One node's slot.  Senders ring it (seq, a futex) when the node sleeps
@@ -60,8 +60,7 @@ _Static_assert(offsetof(cm5_doorbell_slot_t, seq) == 0 &&
                    offsetof(cm5_doorbell_slot_t, irq) == 8 &&
                    offsetof(cm5_doorbell_slot_t, cpu) == 12,
                "doorbell slot fields at fixed offsets");
-_Static_assert(sizeof(_Atomic uint32_t) == 4 &&
-                   alignof(_Atomic uint32_t) <= 4,
+_Static_assert(sizeof(_Atomic uint32_t) == 4 && alignof(_Atomic uint32_t) <= 4,
                "a doorbell word is a plain 32-bit word (the futex)");
 
 /* ---- the launcher's half (boot_server.c) ---- */
@@ -80,8 +79,7 @@ void cm5_boot_server_free(cm5_boot_server_t *s);
 void cm5_boot_server_attach(cm5_boot_server_t *s, int rank, int fd);
 /* The socket to poll for node rank and what for (POLLIN, POLLOUT), or
  * -1 when there is nothing to do on it. */
-int cm5_boot_server_pollfd(const cm5_boot_server_t *s, int rank,
-                           short *events);
+int cm5_boot_server_pollfd(const cm5_boot_server_t *s, int rank, short *events);
 /* Send what node rank's socket takes of its answer, then read what it
  * holds.  0; or a fault, after which the server serves no more and
  * returns it again, with one line in err: -1 the node's ("sent a

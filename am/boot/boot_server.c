@@ -28,23 +28,23 @@ typedef struct {
 } boot_answer_t;
 
 typedef struct {
-    int fd;                  /* the socket, -1 if none */
-    int eof;                 /* the node closed its end (or is gone) */
+    int fd;  /* the socket, -1 if none */
+    int eof; /* the node closed its end (or is gone) */
     unsigned char hdr[CM5_BOOT_PREFIX]; /* length prefix being received */
     size_t hdr_got;
-    cm5_boot_len_t len;      /* this round's record: its length, */
-    size_t got;              /* the bytes received, */
-    unsigned char *rec;      /* and the bytes */
-    int joined;              /* sent its whole record this round */
-    boot_answer_t *tx;       /* answer being sent, or NULL */
+    cm5_boot_len_t len; /* this round's record: its length, */
+    size_t got;         /* the bytes received, */
+    unsigned char *rec; /* and the bytes */
+    int joined;         /* sent its whole record this round */
+    boot_answer_t *tx;  /* answer being sent, or NULL */
     size_t tx_off;
 } boot_peer_t;
 
 struct cm5_boot_server {
     int procs;
-    int joined;              /* nodes that joined this round */
-    int failed;              /* a fault (-1, -2): serve no more */
-    char why[128];           /* ... and what it was */
+    int joined;    /* nodes that joined this round */
+    int failed;    /* a fault (-1, -2): serve no more */
+    char why[128]; /* ... and what it was */
     unsigned long rounds;
     boot_peer_t peer[];
 };
@@ -110,8 +110,7 @@ static int wants_read(const cm5_boot_server_t *s, const boot_peer_t *p)
     return p->fd >= 0 && !s->failed && !p->eof && !p->joined && !p->tx;
 }
 
-int cm5_boot_server_pollfd(const cm5_boot_server_t *s, int rank,
-                           short *events)
+int cm5_boot_server_pollfd(const cm5_boot_server_t *s, int rank, short *events)
 {
     const boot_peer_t *p = &s->peer[rank];
 
@@ -234,8 +233,7 @@ static int boot_read(cm5_boot_server_t *s, boot_peer_t *p, char *err,
         }
         if (p->hdr_got == sizeof(p->hdr) && p->got == p->len) {
             p->joined = 1;
-            if (++s->joined == s->procs &&
-                complete_round(s, err, errlen) < 0)
+            if (++s->joined == s->procs && complete_round(s, err, errlen) < 0)
                 return s->failed;
         }
     }

@@ -16,18 +16,18 @@
 /* The CM-5 (doc/model.md, "Parameters"). */
 static const cm5i_model_params_t model_cm5 = {
     .name = "cm5",
-    .os = 1600,          /* von Eicken et al. 1992 */
-    .orr = 1700,         /* von Eicken et al. 1992 */
-    .L = 6 * US,         /* Culler et al. 1993 (LogP) */
-    .g = 0,              /* the overheads and the links pace packets */
+    .os = 1600,                  /* von Eicken et al. 1992 */
+    .orr = 1700,                 /* von Eicken et al. 1992 */
+    .L = 6 * US,                 /* Culler et al. 1993 (LogP) */
+    .g = 0,                      /* the overheads and the links pace packets */
     .pkt = {0, 800, 1600, 2000}, /* 20, 10, ~8 MB/s by level */
-    .ms = 19600,         /* fitted: wang1993 Table 2, d = 1 */
-    .mr = 13 * US,       /* fitted: wang1993 Table 2, 256 B, d = 31 */
-    .bar = 5 * US,       /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
-    .red = 5 * US,       /* CMMD 3.1, integer reductions: about 5 us */
-    .redf = 25 * US,     /* CMMD 3.1, floating point: about 25 us */
-    .redv = 10 * US,     /* fitted: wang1993 Table 3, AM, its part not in d */
-    .cnb = 1620,         /* fitted: wang1993 Table 3, concatenate */
+    .ms = 19600,                 /* fitted: wang1993 Table 2, d = 1 */
+    .mr = 13 * US,               /* fitted: wang1993 Table 2, 256 B, d = 31 */
+    .bar = 5 * US,   /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
+    .red = 5 * US,   /* CMMD 3.1, integer reductions: about 5 us */
+    .redf = 25 * US, /* CMMD 3.1, floating point: about 25 us */
+    .redv = 10 * US, /* fitted: wang1993 Table 3, AM, its part not in d */
+    .cnb = 1620,     /* fitted: wang1993 Table 3, concatenate */
     .clk = 1 * US,
 };
 
@@ -57,12 +57,14 @@ typedef struct {
 
 #define F(f) offsetof(cm5i_model_params_t, f)
 static const model_key_t model_keys[] = {
-    {"L", F(L), 0, 0},      {"o", F(os), F(orr), 0}, {"os", F(os), 0, 0},
-    {"or", F(orr), 0, 0},   {"g", F(g), 0, 0},       {"bw1", F(pkt[1]), 0, 1},
-    {"bw2", F(pkt[2]), 0, 1}, {"bw3", F(pkt[3]), 0, 1}, {"ms", F(ms), 0, 0},
-    {"mr", F(mr), 0, 0},    {"bar", F(bar), 0, 0},   {"red", F(red), 0, 0},
-    {"redf", F(redf), 0, 0}, {"redv", F(redv), 0, 0},
-    {"cnb", F(cnb), 0, 0},  {"clk", F(clk), 0, 0},
+    {"L", F(L), 0, 0},        {"o", F(os), F(orr), 0},
+    {"os", F(os), 0, 0},      {"or", F(orr), 0, 0},
+    {"g", F(g), 0, 0},        {"bw1", F(pkt[1]), 0, 1},
+    {"bw2", F(pkt[2]), 0, 1}, {"bw3", F(pkt[3]), 0, 1},
+    {"ms", F(ms), 0, 0},      {"mr", F(mr), 0, 0},
+    {"bar", F(bar), 0, 0},    {"red", F(red), 0, 0},
+    {"redf", F(redf), 0, 0},  {"redv", F(redv), 0, 0},
+    {"cnb", F(cnb), 0, 0},    {"clk", F(clk), 0, 0},
 };
 #undef F
 
@@ -80,8 +82,8 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
         if (strlen(k->key) != klen || strncmp(k->key, kv, klen) != 0)
             continue;
         v = eq ? strtod(eq + 1, &end) : NAN;
-        if (!eq || end == eq + 1 || *end || !isfinite(v) || v < 0 ||
-            v > 1e9 || (k->bw && v == 0)) {
+        if (!eq || end == eq + 1 || *end || !isfinite(v) || v < 0 || v > 1e9 ||
+            (k->bw && v == 0)) {
             snprintf(err, errlen, "'%s' needs a number %s", kv,
                      k->bw ? "> 0 (MB/s)" : ">= 0 (microseconds)");
             return -1;
@@ -128,8 +130,7 @@ int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,
         return -1;
     }
     if (spec[nlen] == ':') {
-        if (spec[nlen + 1] == '\0' ||
-            strlen(spec + nlen + 1) >= sizeof(buf)) {
+        if (spec[nlen + 1] == '\0' || strlen(spec + nlen + 1) >= sizeof(buf)) {
             snprintf(err, errlen, "no parameters, or too many, after '%.*s:'",
                      (int)nlen, spec);
             return -1;

@@ -26,7 +26,7 @@
 #include "fabric/shmring.h"
 
 #define FAB_API FI_VERSION(1, 10)
-#define FAB_NRXBUF 4  /* multi-receive buffers per channel */
+#define FAB_NRXBUF 4 /* multi-receive buffers per channel */
 #define FAB_CQ_BATCH 32
 #define FAB_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -35,8 +35,8 @@ typedef struct {
     int kind;              /* FAB_CTX_RX or FAB_CTX_TX */
     void *buf;
     size_t len;
-    int node;              /* FAB_CTX_TX: destination */
-    int failed;            /* FAB_CTX_RX: a repost failure was reported */
+    int node;   /* FAB_CTX_TX: destination */
+    int failed; /* FAB_CTX_RX: a repost failure was reported */
     struct fab_txslot *next;
 } fab_op_t;
 
@@ -75,8 +75,8 @@ struct cm5i_fab {
     size_t inject_size;
     size_t msg_size;
     size_t addrlen;
-    int tracked;     /* send with completions (shut-down) */
-    long tx_pending; /* sends not yet completed */
+    int tracked;       /* send with completions (shut-down) */
+    long tx_pending;   /* sends not yet completed */
     long bulk_pending; /* tagged operations in flight */
     int lost_node;     /* destination of the last failed send, or -1 */
     int quiet;         /* data-path errors: debug level (the caller judges) */
@@ -90,10 +90,10 @@ struct cm5i_fab {
     cm5i_ring_t *ring;
     uint8_t *via_ring; /* per node */
     int all_ring;
-    int ring_others;   /* ring peers other than this node */
-    int cma;           /* single copy asked for (CM5_CMA) */
-    int *cma_pid;      /* per node: its pid for process_vm_readv, or -1 */
-    unsigned skips;    /* polls that skipped libfabric's queue */
+    int ring_others; /* ring peers other than this node */
+    int cma;         /* single copy asked for (CM5_CMA) */
+    int *cma_pid;    /* per node: its pid for process_vm_readv, or -1 */
+    unsigned skips;  /* polls that skipped libfabric's queue */
     cm5i_fab_counts_t counts;
 };
 
@@ -113,15 +113,11 @@ struct cm5i_fab {
  *   endpoint) stalled for minutes; with up to about 1000 it never did.
  *   cm5i_fab_rx_loss_window reports the queue so that the flow-control
  *   window can stay inside it (tests/integration/flood.sh, udp). */
-static void fab_quirk_env(void)
-{
-    setenv("FI_OFI_RXM_BUFFER_SIZE", "2048", 0);
-}
+static void fab_quirk_env(void) { setenv("FI_OFI_RXM_BUFFER_SIZE", "2048", 0); }
 
 static cm5_status_t fab_err(const char *what, int rc)
 {
-    cm5i_log(CM5I_LOG_ERROR, "fab", "%s: %s (%d)", what, fi_strerror(-rc),
-             rc);
+    cm5i_log(CM5I_LOG_ERROR, "fab", "%s: %s (%d)", what, fi_strerror(-rc), rc);
     return rc == -FI_ENODATA ? CM5_ERR_NO_PROVIDER : CM5_ERR_FABRIC;
 }
 
@@ -132,8 +128,7 @@ static cm5_status_t fab_data_err(const cm5i_fab_t *fab, const char *what,
 {
     if (!fab->quiet)
         return fab_err(what, rc);
-    cm5i_log(CM5I_LOG_DEBUG, "fab", "%s: %s (%d)", what, fi_strerror(-rc),
-             rc);
+    cm5i_log(CM5I_LOG_DEBUG, "fab", "%s: %s (%d)", what, fi_strerror(-rc), rc);
     return CM5_ERR_FABRIC;
 }
 
@@ -401,8 +396,8 @@ static void fab_no_match(const char *provider)
  * whatever its size, goes through its ring, which keeps their order. */
 static void fab_open_ring(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
 {
-    size_t slots = p->ring_slots +
-                   (p->ring_bytes + CM5I_RING_SLOT - 1) / CM5I_RING_SLOT;
+    size_t slots =
+        p->ring_slots + (p->ring_bytes + CM5I_RING_SLOT - 1) / CM5I_RING_SLOT;
     int rc;
 
     if (!p->ring_slots || !p->name_tag || p->nep < 1)
@@ -591,10 +586,7 @@ void cm5i_fab_abandon(cm5i_fab_t *fab)
         cm5i_ring_abandon(fab->ring);
 }
 
-const char *cm5i_fab_provider(const cm5i_fab_t *fab)
-{
-    return fab->prov;
-}
+const char *cm5i_fab_provider(const cm5i_fab_t *fab) { return fab->prov; }
 
 size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab)
 {
@@ -617,8 +609,8 @@ static size_t fab_ring_address(cm5i_fab_t *fab, char *p, size_t used,
         return used;
     if (used + 2 + CM5I_FAB_RING_REC > size)
         return 0;
-    l16 = (uint16_t)cm5i_ring_address(fab->ring, p + used + 2,
-                                      CM5I_FAB_RING_REC);
+    l16 =
+        (uint16_t)cm5i_ring_address(fab->ring, p + used + 2, CM5I_FAB_RING_REC);
     memcpy(p + used, &l16, 2);
     return used + 2 + l16;
 }
@@ -679,8 +671,8 @@ cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
     /* Refused by the kernel (ptrace access mode, Yama, seccomp) or the
      * peer is gone: its data takes the tagged path from now on. */
     cm5i_log(CM5I_LOG_DEBUG, "fab",
-             "node %d: no single copy (process_vm_readv: %s): libfabric",
-             node, strerror(err));
+             "node %d: no single copy (process_vm_readv: %s): libfabric", node,
+             strerror(err));
     fab->cma_pid[node] = -1;
     return CM5_ERR_STATE;
 }
@@ -703,9 +695,9 @@ static cm5_status_t fab_ring_peers(cm5i_fab_t *fab, int n, const void *addrs,
 
         if (ring_off[k] + 2 + CM5I_FAB_RING_REC <= stride)
             memcpy(&len, rec + ring_off[k], 2);
-        fab->via_ring[k] = (uint8_t)(len && cm5i_ring_connect(
-                                                fab->ring, k,
-                                                rec + ring_off[k] + 2, len));
+        fab->via_ring[k] =
+            (uint8_t)(len && cm5i_ring_connect(fab->ring, k,
+                                               rec + ring_off[k] + 2, len));
         nring += fab->via_ring[k];
         fab->ring_others += fab->via_ring[k] && k != rank;
     }
@@ -769,8 +761,7 @@ static size_t fab_av_need(const cm5i_fab_t *fab, int n, int *nring)
  * (on one host), so node 0 says it and the others give it the time to
  * end the job (cm5run stops it at the first node that exits); a node
  * that is still there after that says it too. */
-static void fab_too_many(const cm5i_fab_t *fab, int n, size_t need,
-                         int nring)
+static void fab_too_many(const cm5i_fab_t *fab, int n, size_t need, int nring)
 {
     size_t cap = fab->info->domain_attr->ep_cnt;
     const char *prov = fab->info->fabric_attr->prov_name;
@@ -975,8 +966,8 @@ cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
     ssize_t rc;
 
     op->kind = FAB_CTX_USER;
-    rc = fi_trecv(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, FI_ADDR_UNSPEC,
-                  tag, 0, op->fi_ctx);
+    rc = fi_trecv(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, FI_ADDR_UNSPEC, tag,
+                  0, op->fi_ctx);
     if (rc == 0) {
         fab->bulk_pending++;
         return CM5_OK;
@@ -1030,8 +1021,7 @@ static int fab_op_error(cm5i_fab_t *fab, fab_chan_t *ch,
     /* The caller reports the failure (after giving the launcher time to
      * name a node that died); the provider's words are for debugging. */
     cm5i_log(fab->quiet ? CM5I_LOG_DEBUG : CM5I_LOG_INFO, "fab",
-             "completion error: %s (%s)",
-             fi_strerror(err->err),
+             "completion error: %s (%s)", fi_strerror(err->err),
              fi_cq_strerror(ch->cq, err->prov_errno, err->err_data, NULL, 0));
     return err->err == FI_ETRUNC ? CM5_ERR_INVALID : CM5_ERR_PEER;
 }
@@ -1055,8 +1045,8 @@ static int fab_fault_send(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
 }
 
 static int fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
-                        const struct fi_cq_data_entry *e,
-                        cm5i_fab_rx_func_t cb, void *arg, int *nrx)
+                        const struct fi_cq_data_entry *e, cm5i_fab_rx_func_t cb,
+                        void *arg, int *nrx)
 {
     fab_op_t *op = e->op_context;
 
@@ -1127,25 +1117,13 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
     return st ? st : nrx;
 }
 
-void cm5i_fab_track_sends(cm5i_fab_t *fab)
-{
-    fab->tracked = 1;
-}
+void cm5i_fab_track_sends(cm5i_fab_t *fab) { fab->tracked = 1; }
 
-long cm5i_fab_sends_pending(const cm5i_fab_t *fab)
-{
-    return fab->tx_pending;
-}
+long cm5i_fab_sends_pending(const cm5i_fab_t *fab) { return fab->tx_pending; }
 
-long cm5i_fab_bulk_pending(const cm5i_fab_t *fab)
-{
-    return fab->bulk_pending;
-}
+long cm5i_fab_bulk_pending(const cm5i_fab_t *fab) { return fab->bulk_pending; }
 
-int cm5i_fab_lost_node(const cm5i_fab_t *fab)
-{
-    return fab->lost_node;
-}
+int cm5i_fab_lost_node(const cm5i_fab_t *fab) { return fab->lost_node; }
 
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
 {
@@ -1176,8 +1154,7 @@ int cm5i_fab_trywait(cm5i_fab_t *fab)
 /* cm5info: which providers offer what we need, and why not the others. */
 static int fab_try(const char *prov, char *why, size_t whylen)
 {
-    cm5i_fab_params_t p = {.provider = prov, .msg_size = 64,
-                           .rx_bytes = 4096};
+    cm5i_fab_params_t p = {.provider = prov, .msg_size = 64, .rx_bytes = 4096};
     cm5i_fab_t *fab = NULL;
     int level = cm5i_log_level;
     cm5_status_t st;

@@ -60,8 +60,7 @@ typedef struct {
  * provider saves them to chain to; start-up again once it is done). */
 void cm5i_fab_drop_foreign_crash_handlers(void);
 
-cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *params,
-                           cm5i_fab_t **out);
+cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *params, cm5i_fab_t **out);
 void cm5i_fab_close(cm5i_fab_t *fab);
 /* The process is about to die without closing: remove the shared-memory
  * files a string-addressed provider (shm) made for our endpoints. */
@@ -70,8 +69,8 @@ void cm5i_fab_abandon(cm5i_fab_t *fab);
 /* What the fabric knows of providers, so that nothing above names one:
  * the provider of a job nobody chose one for (on one host, or on
  * several); whether FI_PROVIDER, libfabric's filter ("a,b", "^a,b"),
- * lets a provider in (yes when unset); the address space a provider needs to open nep
- * endpoints (NULL: libfabric's choice); whether a running provider
+ * lets a provider in (yes when unset); the address space a provider needs to
+ * open nep endpoints (NULL: libfabric's choice); whether a running provider
  * ("tcp;ofi_rxm": a core provider under a utility one) answers to a
  * name ("tcp"). */
 const char *cm5i_fab_default_provider(int one_host);
@@ -107,8 +106,8 @@ int cm5i_fab_via_ring(const cm5i_fab_t *fab, int node);
 void cm5i_fab_peer_string(cm5i_fab_t *fab, int node, char *buf, size_t size);
 
 /* Send one message; CM5_ERR_AGAIN when the provider has no room now. */
-cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int ch, int node,
-                           const void *msg, size_t len);
+cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int ch, int node, const void *msg,
+                           size_t len);
 /* Bulk data: tagged messages on the request endpoint.  The receiver picks
  * tags that are unique among its receives in flight; its data never
  * passes through the active-message buffers. */

@@ -66,19 +66,20 @@
 #define RING_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define RING_REC (RING_NAME_MAX + 8 + 8) /* name, nonce, host */
-#define RING_SKIP 0xffffu      /* a slot's length: skip the slots counted
-                                  in its first data word */
+#define RING_SKIP                                                              \
+    0xffffu /* a slot's length: skip the slots counted                         \
+               in its first data word */
 /* A slot's length word: the length (low 16 bits, or RING_SKIP) and, in
  * the high 16, how many times the 32-bit index had wrapped at the slot's
  * index, plus one: with the stamp, 48 bits that no slot written a lap
  * or 65535 wraps before (nor zeroed memory) can match. */
-#define RING_LENW(len, wrap)                                                 \
+#define RING_LENW(len, wrap)                                                   \
     ((uint32_t)(len) | (uint32_t)(uint16_t)((wrap) + 1u) << 16)
-#define RING_LEN(word) ((word) & 0xffffu)
+#define RING_LEN(word) ((word)&0xffffu)
 #define RING_NO_MARK UINT32_MAX /* tx_mpos: no rewind marker unread */
 /* What a rewind may cost the room of a ring: the marker's slot, a spare
  * one and the slots a record skips to pass it. */
-#define RING_REWIND_ROOM                                                     \
+#define RING_REWIND_ROOM                                                       \
     ((CM5I_RING_REC_MAX + CM5I_RING_SLOT - 1) / CM5I_RING_SLOT + 4)
 _Static_assert(CM5I_FAB_RING_REC >= 2 + RING_REC,
                "a ring record fits its room in the address record");
@@ -123,9 +124,9 @@ struct cm5i_ring {
     size_t bits_len, hdr_len, ring_len, seg_len;
     char name[RING_NAME_MAX];
     uint64_t nonce;
-    uint64_t host;  /* this host, as the network sees it (ring_host) */
-    char *own;     /* this node's segment */
-    char **seg;    /* each node's segment mapped here, or NULL */
+    uint64_t host;   /* this host, as the network sees it (ring_host) */
+    char *own;       /* this node's segment */
+    char **seg;      /* each node's segment mapped here, or NULL */
     uint64_t pid_ns; /* this process's pid namespace, 0 if unknown */
     uint32_t *tx_tail, *tx_head; /* per node and channel: ours, its */
     /* per node and channel: the index and slot of our last rewind
@@ -403,8 +404,8 @@ int cm5i_ring_connect(cm5i_ring_t *r, int node, const void *rec, size_t len)
         seg = ring_map_peer(r, name, nonce);
     if (!seg) {
         cm5i_log(CM5I_LOG_DEBUG, "fab",
-                 "node %d: no shared-memory ring here (%s): libfabric",
-                 node, name);
+                 "node %d: no shared-memory ring here (%s): libfabric", node,
+                 name);
         return 0;
     }
     r->seg[node] = seg;
@@ -435,10 +436,7 @@ static void ring_try_unlink(cm5i_ring_t *r)
         ring_unlink(r);
 }
 
-void cm5i_ring_connected(cm5i_ring_t *r)
-{
-    ring_try_unlink(r);
-}
+void cm5i_ring_connected(cm5i_ring_t *r) { ring_try_unlink(r); }
 
 size_t cm5i_ring_rec_slots(size_t len)
 {
@@ -460,8 +458,8 @@ static void ring_bytes_in(ring_ctl_t *c, uint32_t slots, size_t off,
     memcpy(base, (const unsigned char *)src + first, len - first);
 }
 
-static void ring_bytes_out(ring_ctl_t *c, uint32_t slots, size_t off,
-                           void *dst, size_t len)
+static void ring_bytes_out(ring_ctl_t *c, uint32_t slots, size_t off, void *dst,
+                           size_t len)
 {
     const unsigned char *base = (const unsigned char *)ring_slot(c, 0);
     size_t size = (size_t)slots * CM5I_RING_SLOT, first;
@@ -498,8 +496,8 @@ static void ring_skip(ring_slot_t *s, uint32_t t, uint16_t w, uint32_t k)
  * (and no marker is unread), write a marker skipping to the end of the
  * ring and return the tail after it (the record then starts at slot 0);
  * else t. */
-static uint32_t ring_rewind(cm5i_ring_t *r, ring_ctl_t *c, size_t i,
-                            uint32_t t, uint32_t n, uint16_t w)
+static uint32_t ring_rewind(cm5i_ring_t *r, ring_ctl_t *c, size_t i, uint32_t t,
+                            uint32_t n, uint16_t w)
 {
     uint32_t pos = t & (r->slots - 1);
 
@@ -557,8 +555,8 @@ static cm5_status_t ring_room(cm5i_ring_t *r, ring_ctl_t *c, size_t i,
     return CM5_OK;
 }
 
-cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
-                            const void *msg, size_t len)
+cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node, const void *msg,
+                            size_t len)
 {
     size_t i = (size_t)node * r->nch + ch;
     char *seg = r->seg[node];
@@ -650,8 +648,8 @@ ring_drain_long(cm5i_ring_t *r, ring_ctl_t *c, int ch, uint32_t *hp,
 
 /* The slot at index h (wrap w) if its packet, record or skip has been
  * written (its stamp and length word say so), else NULL. */
-static inline ring_slot_t *ring_next(cm5i_ring_t *r, ring_ctl_t *c,
-                                     uint32_t h, uint16_t w)
+static inline ring_slot_t *ring_next(cm5i_ring_t *r, ring_ctl_t *c, uint32_t h,
+                                     uint16_t w)
 {
     ring_slot_t *s = ring_slot(c, h & (r->slots - 1));
 
@@ -718,8 +716,8 @@ int cm5i_ring_poll(cm5i_ring_t *r, int ch, int max, cm5i_fab_rx_func_t cb,
         uint64_t m;
 
         if (atomic_load_explicit(&bits[w], memory_order_relaxed))
-            pend[w] |= atomic_exchange_explicit(&bits[w], 0,
-                                                memory_order_acq_rel);
+            pend[w] |=
+                atomic_exchange_explicit(&bits[w], 0, memory_order_acq_rel);
         m = pend[w];
         while (m && n < max) {
             int b = __builtin_ctzll(m), got;

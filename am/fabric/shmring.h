@@ -55,8 +55,8 @@ int cm5i_ring_peer_pid(const cm5i_ring_t *r, int node);
 void cm5i_ring_connected(cm5i_ring_t *r);
 /* Copy msg (at most CM5I_RING_REC_MAX bytes, and at most the ring)
  * into node's ring; CM5_ERR_AGAIN when it has no room for it now. */
-cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node,
-                            const void *msg, size_t len);
+cm5_status_t cm5i_ring_send(cm5i_ring_t *r, int ch, int node, const void *msg,
+                            size_t len);
 /* Deliver up to max packets of channel ch to cb; returns how many. */
 int cm5i_ring_poll(cm5i_ring_t *r, int ch, int max, cm5i_fab_rx_func_t cb,
                    void *arg);

@@ -58,8 +58,8 @@ int main(void)
         CMMD_receive_bc_from_node(&r, sizeof(r));
     }
     /* EXERCISE: a sent handler instead of NULL, NULL. */
-    CMAML_scopy(0, r, 0, (int)sizeof(mine) * self, mine, sizeof(mine),
-                NULL, NULL);
+    CMAML_scopy(0, r, 0, (int)sizeof(mine) * self, mine, sizeof(mine), NULL,
+                NULL);
     if (self == 0) {
         CMAML_poll_while_lt(&all_in, 1);
         for (int i = 0; i < nodes; i++) {
@@ -67,8 +67,8 @@ int main(void)
 
             for (int k = 0; k < BLOCK; k++)
                 sum += all[i * BLOCK + k];
-            printf("block of node %d: %d .. %d, sum %ld\n", i,
-                   all[i * BLOCK], all[i * BLOCK + BLOCK - 1], sum);
+            printf("block of node %d: %d .. %d, sum %ld\n", i, all[i * BLOCK],
+                   all[i * BLOCK + BLOCK - 1], sum);
         }
         CMAML_free_rport(r);
         free(all);

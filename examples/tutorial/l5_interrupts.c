@@ -82,11 +82,11 @@ static void round_of(const char *how, int interrupts, int poll_every)
         CMAML_poll_while_lt(&served, ASKS);
     }
     /* Node 1 says how many; everybody learns it, node 0 prints. */
-    served_busy = CMMD_reduce_int(self == 1 ? served_busy : 0,
-                                  CMMD_combiner_add);
+    served_busy =
+        CMMD_reduce_int(self == 1 ? served_busy : 0, CMMD_combiner_add);
     if (self == 0)
-        printf("%s: node 1 served %d of %d requests while it computed\n",
-               how, served_busy, ASKS);
+        printf("%s: node 1 served %d of %d requests while it computed\n", how,
+               served_busy, ASKS);
 }
 
 int main(void)

@@ -52,8 +52,8 @@ static void fill(void)
 static int check(void)
 {
     for (int j = 0; j < nodes; j++)
-        if (j != self && rbuf[(size_t)j * BLOCK + BLOCK - 1] !=
-                             'a' + (j + self) % 26)
+        if (j != self &&
+            rbuf[(size_t)j * BLOCK + BLOCK - 1] != 'a' + (j + self) % 26)
             return 0;
     return 1;
 }
@@ -66,16 +66,12 @@ static void naive(void)
                                NULL);
     for (int j = 0; j < nodes; j++)
         if (j != self)
-            CMMD_send_async(j, 0, sbuf + (size_t)j * BLOCK, BLOCK, NULL,
-                            NULL);
+            CMMD_send_async(j, 0, sbuf + (size_t)j * BLOCK, BLOCK, NULL, NULL);
     CMMD_all_msgs_wait();
 }
 
 /* Partner of node i in step k (1 .. nodes-1). */
-static int partner(int i, int k)
-{
-    return i ^ k;
-}
+static int partner(int i, int k) { return i ^ k; }
 
 static void scheduled(void)
 {
@@ -124,8 +120,8 @@ static double run(const char *name, void (*order)(void), int lp)
     ok = CMMD_reduce_int(check(), CMMD_combiner_min);
     if (self == 0) {
         printf("%-6s %d steps, most messages into one node in a step: "
-               "%d, data %s\n", name, nodes - 1, most_into_one(lp),
-               ok ? "correct" : "WRONG");
+               "%d, data %s\n",
+               name, nodes - 1, most_into_one(lp), ok ? "correct" : "WRONG");
         if (model)
             printf("time %-6s %.3f ms (virtual time, model %s)\n", name,
                    t * 1e3, model);
@@ -154,8 +150,8 @@ int main(void)
         CMMD_error("l7_contention: out of memory");
     CMMD_fset_io_mode(stdout, CMMD_independent);
     if (self == 0)
-        printf("complete exchange of %d KiB blocks on %d nodes\n",
-               BLOCK / 1024, nodes);
+        printf("complete exchange of %d KiB blocks on %d nodes\n", BLOCK / 1024,
+               nodes);
     naive_t = run("naive", naive, 0);
     lp_t = run("lp", scheduled, 1);
     if (self == 0 && cm5_model())

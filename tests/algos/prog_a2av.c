@@ -44,9 +44,9 @@ static uint64_t rnd(uint64_t n)
 
 static unsigned char pattern(int src, int dst, size_t k)
 {
-    return (unsigned char)(mix(((uint64_t)src << 48) ^ ((uint64_t)dst << 32) ^
-                               k) &
-                           0xff);
+    return (
+        unsigned char)(mix(((uint64_t)src << 48) ^ ((uint64_t)dst << 32) ^ k) &
+                       0xff);
 }
 
 /* Exactly d nonzeros per row and column, none on the diagonal: the
@@ -223,14 +223,14 @@ int main(int argc, char **argv)
         }
         CMMD_reduce_v(v, v, CMMD_combiner_umax, sizeof(unsigned long), n);
         {
-            unsigned long msgs = CMMD_reduce_luint(st.msgs_sent,
-                                                   CMMD_combiner_add);
-            unsigned long bytes = CMMD_reduce_luint(st.bytes_sent,
-                                                    CMMD_combiner_add);
-            unsigned long inq = CMMD_reduce_luint(st.inquiries,
-                                                  CMMD_combiner_add);
-            unsigned long den = CMMD_reduce_luint(st.denials,
-                                                  CMMD_combiner_add);
+            unsigned long msgs =
+                CMMD_reduce_luint(st.msgs_sent, CMMD_combiner_add);
+            unsigned long bytes =
+                CMMD_reduce_luint(st.bytes_sent, CMMD_combiner_add);
+            unsigned long inq =
+                CMMD_reduce_luint(st.inquiries, CMMD_combiner_add);
+            unsigned long den =
+                CMMD_reduce_luint(st.denials, CMMD_combiner_add);
             double comm = CMMD_reduce_double(st.comm_s, CMMD_combiner_dmax);
             double sch = CMMD_reduce_double(st.sched_s, CMMD_combiner_dmax);
 
@@ -238,8 +238,8 @@ int main(int argc, char **argv)
                 printf("stats alg=%s p=%d t=%zu phases=%lu max_concurrent_in="
                        "%lu msgs=%lu bytes=%lu inquiries=%lu denials=%lu "
                        "nstages=%lu",
-                       cm5_sched_alg_name(alg), P, t, v[0], v[1], msgs,
-                       bytes, inq, den, v[2]);
+                       cm5_sched_alg_name(alg), P, t, v[0], v[1], msgs, bytes,
+                       inq, den, v[2]);
                 for (s = 0; s < CM5_SCHED_MAX_STAGES; s++)
                     printf(" stage%d_steps=%lu stage%d_msgs=%lu "
                            "stage%d_maxlen=%lu",

@@ -113,8 +113,8 @@ static int bad_pairs(const char *m, int me)
             sc[0] = 16;
         else
             rc[1] = 16;
-        cm5_sched_alltoallv(CM5_SCHED_TWO_STAGE, sbuf, sc, NULL, rbuf, rc,
-                            NULL, &o, NULL);
+        cm5_sched_alltoallv(CM5_SCHED_TWO_STAGE, sbuf, sc, NULL, rbuf, rc, NULL,
+                            &o, NULL);
         node0_wait(0);
     } else if (!strcmp(m, "ts_mismatch")) { /* 3 sent, 2 expected */
         if (me == 1)

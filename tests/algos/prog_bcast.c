@@ -86,10 +86,9 @@ static void check(const cfg_t *g, const cm5_workload_bcast_t *w,
 
 /* One call: mode 0 counts given, 1 discovered into recvcounts, 2
  * discovered with recvcounts NULL; gaps: displacements with gaps. */
-static void call(cfg_t *g, cm5_sched_bcast_t alg,
-                 const cm5_workload_bcast_t *w, int mode, int gaps,
-                 unsigned char *rb, size_t cap, const char *what,
-                 cm5_sched_stats_t *st)
+static void call(cfg_t *g, cm5_sched_bcast_t alg, const cm5_workload_bcast_t *w,
+                 int mode, int gaps, unsigned char *rb, size_t cap,
+                 const char *what, cm5_sched_stats_t *st)
 {
     size_t esz = g->o.elem_size, *rc = calloc((size_t)P, sizeof(size_t));
     size_t *displ = calloc((size_t)P, sizeof(size_t)), sum = 0, mine;
@@ -224,12 +223,12 @@ static void bad(const char *what, cfg_t *g)
             CMMD_error("prog_bcast: unknown algorithm '%s'\n", name);
         cm5_sched_allgatherv(alg, buf, 1, buf, NULL, NULL, &g->o, NULL);
     } else if (!strcmp(what, "negative")) {
-        cm5_sched_allgatherv(CM5_SCHED_BC_XOR, buf, (size_t)-5, buf, rc,
-                             NULL, &g->o, NULL);
+        cm5_sched_allgatherv(CM5_SCHED_BC_XOR, buf, (size_t)-5, buf, rc, NULL,
+                             &g->o, NULL);
     } else if (!strcmp(what, "count")) {
         rc[me] = 2; /* but sends 1 */
-        cm5_sched_allgatherv(CM5_SCHED_BC_BR_LIN, buf, 1, buf, rc, NULL,
-                             &g->o, NULL);
+        cm5_sched_allgatherv(CM5_SCHED_BC_BR_LIN, buf, 1, buf, rc, NULL, &g->o,
+                             NULL);
     } else if (!strncmp(what, "workload:", 9)) {
         int r, c;
 
@@ -247,7 +246,11 @@ int main(int argc, char **argv)
                "part_xy_source,auto",
                "row:s=3;col:s=3;dr:s=3;dl:s=3;equal:s=3;cross:s=3;block:s=3;"
                "band:s=3;random:s=3",
-               "1:200", 1, 1, {0}, 0};
+               "1:200",
+               1,
+               1,
+               {0},
+               0};
     char err[256];
     int i;
 

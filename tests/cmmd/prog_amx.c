@@ -59,10 +59,7 @@ static void rep_h(void)
     wrong += inside == IN_REQUEST_POLL;
 }
 
-static void go_h(void)
-{
-    go++;
-}
+static void go_h(void) { go++; }
 
 static void request_poll(void)
 {
@@ -148,10 +145,7 @@ static void test_channels(void)
 
 static volatile int flags[3];
 
-static void inc_h(int which)
-{
-    flags[which]++;
-}
+static void inc_h(int which) { flags[which]++; }
 
 enum { PER_SENDER = 6 };
 
@@ -168,8 +162,9 @@ static void test_waits(void)
                 CMAML_request(0, (CMAML_handler_t)inc_h, w);
     } else {
         CMAML_poll_until_gte(&flags[0], PER_SENDER * senders);
-        T_EQ(flags[0], PER_SENDER * senders, "flag after "
-                                             "CMAML_poll_until_gte");
+        T_EQ(flags[0], PER_SENDER * senders,
+             "flag after "
+             "CMAML_poll_until_gte");
         CMAML_wait(&flags[1], 3 * senders);
         T_CHECK(flags[1] >= 0 && flags[1] <= 3 * senders,
                 "flag after the first CMAML_wait is %d", flags[1]);
@@ -271,8 +266,7 @@ static void send_elements(int s, int esize)
 }
 
 /* Node 0's buffer: element i (of sender i / K + 1) at i * estride. */
-static void check_elements(const unsigned char *base, int esize,
-                           int estride)
+static void check_elements(const unsigned char *base, int esize, int estride)
 {
     int count = (t_nodes - 1) * K;
 
@@ -281,11 +275,11 @@ static void check_elements(const unsigned char *base, int esize,
         unsigned want = GUARD;
 
         if (b >= 0 && i < count && k < esize)
-            want = t_byte((uint32_t)(i / K + 1),
-                          (size_t)((i % K) * esize + k));
-        T_CHECK(base[b] == want, "stride %d: byte %d (element %d, byte %d) "
-                "is 0x%02x, expected 0x%02x", estride, b, i, k, base[b],
-                want);
+            want = t_byte((uint32_t)(i / K + 1), (size_t)((i % K) * esize + k));
+        T_CHECK(base[b] == want,
+                "stride %d: byte %d (element %d, byte %d) "
+                "is 0x%02x, expected 0x%02x",
+                estride, b, i, k, base[b], want);
     }
 }
 
@@ -351,8 +345,9 @@ static void test_allocated(void)
     T_CHECK(CMAML_get_rport_addri(40, 3) == (void *)(bad_buf + 72),
             "addri of element 3 of 8 bytes every 24");
     CMAML_set_rport_allocated(40, 1);
-    T_EQ(CMAML_number_of_free_rports(), free0 - 1, "free rports, set 1 "
-                                                   "twice");
+    T_EQ(CMAML_number_of_free_rports(), free0 - 1,
+         "free rports, set 1 "
+         "twice");
     CMAML_set_rport_allocated(40, 0);
     T_EQ(CMAML_get_rport_allocated(40), 0, "allocated(40) after set 0");
     CMAML_set_rport_allocated(40, 0);
@@ -420,8 +415,8 @@ int main(int argc, char **argv)
     T_CHECK(t_nodes >= 2, "prog_amx runs on 2 or more nodes");
     if (mode) {
         bad(mode);
-        fprintf(stderr, "prog_amx[%d]: %s: the wrong call returned\n",
-                t_self, mode);
+        fprintf(stderr, "prog_amx[%d]: %s: the wrong call returned\n", t_self,
+                mode);
         fflush(stderr);
         _exit(99);
     }

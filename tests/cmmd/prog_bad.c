@@ -17,9 +17,7 @@
 
 static char buf[256];
 
-static void noop_handler(void)
-{
-}
+static void noop_handler(void) {}
 
 static void wait_here(void)
 {

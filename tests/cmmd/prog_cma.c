@@ -42,8 +42,8 @@
 #define RPORT 11
 #define VRPORT 12
 
-static const int sizes[NSIZES] = {4095, 4096, 4097, 8191, 8192, 8193,
-                                  65535, 65536, 65537, BIG};
+static const int sizes[NSIZES] = {4095, 4096,  4097,  8191,  8192,
+                                  8193, 65535, 65536, 65537, BIG};
 static long eager_max;
 static int expect_cma, transfers;
 static long expect_bytes;
@@ -68,10 +68,14 @@ static void check_guards(const unsigned char *b, size_t at, size_t len,
                          const char *what, int k)
 {
     for (size_t i = 0; i < 8; i++) {
-        T_CHECK(b[at - 1 - i] == GUARD, "%s %d: byte %zu before the buffer "
-                "written", what, k, i + 1);
-        T_CHECK(b[at + len + i] == GUARD, "%s %d: byte %zu after the buffer "
-                "written", what, k, i + 1);
+        T_CHECK(b[at - 1 - i] == GUARD,
+                "%s %d: byte %zu before the buffer "
+                "written",
+                what, k, i + 1);
+        T_CHECK(b[at + len + i] == GUARD,
+                "%s %d: byte %zu after the buffer "
+                "written",
+                what, k, i + 1);
     }
 }
 
@@ -93,8 +97,8 @@ static void test_msgs(void)
                 } else if (how == 1) {
                     CMMD_send_noblock(0, tag, b + at, len);
                 } else if (how == 2) {
-                    CMMD_mcb h = CMMD_send_async(0, tag, b + at, len, NULL,
-                                                 NULL);
+                    CMMD_mcb h =
+                        CMMD_send_async(0, tag, b + at, len, NULL, NULL);
 
                     CMMD_msg_wait(h);
                     CMMD_free_mcb(h);
@@ -118,12 +122,12 @@ static void test_msgs(void)
                     CMMD_receive_v(1, tag, b + at, 4, len / 12, 12);
                     t_fill(want, (size_t)len, SEED(k * 4 + how));
                     for (int e = 0; e < len / 12; e++) {
-                        T_CHECK(memcmp(b + at + 12 * e, want + 12 * e, 4) ==
-                                    0,
+                        T_CHECK(memcmp(b + at + 12 * e, want + 12 * e, 4) == 0,
                                 "_v message %d: element %d wrong", k, e);
                         T_CHECK(b[at + 12 * e + 4] == GUARD,
                                 "_v message %d: gap after element %d "
-                                "written", k, e);
+                                "written",
+                                k, e);
                     }
                     counted(len / 12 * 4);
                     free(want);
@@ -200,8 +204,7 @@ static void test_scopy(void)
             T_PATTERN(land + off[k], (size_t)sizes[k], SEED(100 + k),
                       "scopy %d (%d bytes)", k, sizes[k]);
             counted_scopy(sizes[k]);
-            counted_scopy(k ? (long)(off[k] - off[k - 1]) - sizes[k - 1]
-                            : 8);
+            counted_scopy(k ? (long)(off[k] - off[k - 1]) - sizes[k - 1] : 8);
         }
         T_CHECK(land[total] == GUARD, "scopy: written past the end");
     }
@@ -258,8 +261,7 @@ int main(int argc, char **argv)
     cm5_stats_t st;
 
     t_init("prog_cma");
-    eager_max = getenv("CM5_EAGER_MAX") ? atol(getenv("CM5_EAGER_MAX"))
-                                        : 4096;
+    eager_max = getenv("CM5_EAGER_MAX") ? atol(getenv("CM5_EAGER_MAX")) : 4096;
     expect_cma = strcmp(mode, "cma") == 0;
     if (strcmp(mode, "refused") == 0 && t_self == 1)
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -269,7 +271,8 @@ int main(int argc, char **argv)
     if (t_self == 0) {
         cm5_stats(&st);
         printf("prog_cma: node 0: %llu single copies of %llu bytes, %llu "
-               "fell back\n", (unsigned long long)st.cma_messages,
+               "fell back\n",
+               (unsigned long long)st.cma_messages,
                (unsigned long long)st.cma_bytes,
                (unsigned long long)st.cma_fallbacks);
         T_EQ(st.cma_messages, expect_cma ? transfers : 0,

@@ -36,13 +36,13 @@ static const struct {
     int op;
     const char *name;
 } combiners[] = {
-    {CMMD_combiner_add, OP_ADD, "add"},    {CMMD_combiner_uadd, OP_ADD, "uadd"},
-    {CMMD_combiner_fadd, OP_ADD, "fadd"},  {CMMD_combiner_dadd, OP_ADD, "dadd"},
-    {CMMD_combiner_max, OP_MAX, "max"},    {CMMD_combiner_umax, OP_MAX, "umax"},
-    {CMMD_combiner_fmax, OP_MAX, "fmax"},  {CMMD_combiner_dmax, OP_MAX, "dmax"},
-    {CMMD_combiner_min, OP_MIN, "min"},    {CMMD_combiner_umin, OP_MIN, "umin"},
-    {CMMD_combiner_fmin, OP_MIN, "fmin"},  {CMMD_combiner_dmin, OP_MIN, "dmin"},
-    {CMMD_combiner_and, OP_AND, "and"},    {CMMD_combiner_ior, OP_IOR, "ior"},
+    {CMMD_combiner_add, OP_ADD, "add"},   {CMMD_combiner_uadd, OP_ADD, "uadd"},
+    {CMMD_combiner_fadd, OP_ADD, "fadd"}, {CMMD_combiner_dadd, OP_ADD, "dadd"},
+    {CMMD_combiner_max, OP_MAX, "max"},   {CMMD_combiner_umax, OP_MAX, "umax"},
+    {CMMD_combiner_fmax, OP_MAX, "fmax"}, {CMMD_combiner_dmax, OP_MAX, "dmax"},
+    {CMMD_combiner_min, OP_MIN, "min"},   {CMMD_combiner_umin, OP_MIN, "umin"},
+    {CMMD_combiner_fmin, OP_MIN, "fmin"}, {CMMD_combiner_dmin, OP_MIN, "dmin"},
+    {CMMD_combiner_and, OP_AND, "and"},   {CMMD_combiner_ior, OP_IOR, "ior"},
     {CMMD_combiner_xor, OP_XOR, "xor"},
 };
 #define NCOMB ((int)(sizeof(combiners) / sizeof(*combiners)))
@@ -68,8 +68,7 @@ static long v_lint(int i, int k, int op)
 {
     uint64_t h = t_hash64((uint32_t)i, (uint32_t)k);
 
-    return op >= OP_AND ? (long)h
-                        : ((long)(h % 20001) - 10000) * 4294967311L;
+    return op >= OP_AND ? (long)h : ((long)(h % 20001) - 10000) * 4294967311L;
 }
 static unsigned long v_luint(int i, int k, int op)
 {
@@ -80,25 +79,27 @@ static unsigned long v_luint(int i, int k, int op)
 }
 static float v_float(int i, int k)
 {
-    return (float)((int)(t_hash((uint32_t)i, (uint32_t)k + 5) % 4001) -
-                   2000) * 0.5f;
+    return (float)((int)(t_hash((uint32_t)i, (uint32_t)k + 5) % 4001) - 2000) *
+           0.5f;
 }
 static double v_double(int i, int k)
 {
-    return (double)((long)(t_hash64((uint32_t)i, (uint32_t)k + 7) %
-                           400000001) - 200000000) * 0.25;
+    return (double)((long)(t_hash64((uint32_t)i, (uint32_t)k + 7) % 400000001) -
+                    200000000) *
+           0.25;
 }
 
-#define COMBINE(T, a, b, op)                                                  \
-    ((op) == OP_ADD   ? (T)((a) + (b))                                        \
-     : (op) == OP_MAX ? ((a) > (b) ? (a) : (b))                               \
-     : (op) == OP_MIN ? ((a) < (b) ? (a) : (b))                               \
-     : (op) == OP_AND ? (T)((a) & (b))                                        \
-     : (op) == OP_IOR ? (T)((a) | (b))                                        \
+#define COMBINE(T, a, b, op)                                                   \
+    ((op) == OP_ADD   ? (T)((a) + (b))                                         \
+     : (op) == OP_MAX ? ((a) > (b) ? (a) : (b))                                \
+     : (op) == OP_MIN ? ((a) < (b) ? (a) : (b))                                \
+     : (op) == OP_AND ? (T)((a) & (b))                                         \
+     : (op) == OP_IOR ? (T)((a) | (b))                                         \
                       : (T)((a) ^ (b)))
-#define FCOMBINE(a, b, op)                                                    \
-    ((op) == OP_ADD ? (a) + (b) : (op) == OP_MAX ? ((a) > (b) ? (a) : (b))    \
-                                                 : ((a) < (b) ? (a) : (b)))
+#define FCOMBINE(a, b, op)                                                     \
+    ((op) == OP_ADD   ? (a) + (b)                                              \
+     : (op) == OP_MAX ? ((a) > (b) ? (a) : (b))                                \
+                      : ((a) < (b) ? (a) : (b)))
 
 /* Unsigned arithmetic in the signed types: wrap-around as the hardware. */
 static int add_int(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
@@ -122,8 +123,7 @@ static void same_everywhere(const void *mine, int len, const char *what)
 
     CMMD_concat_with_nodes((void *)mine, all, len);
     for (int n = 0; n < t_nodes; n++)
-        T_CHECK(memcmp(all + (size_t)n * (size_t)len, mine, (size_t)len) ==
-                    0,
+        T_CHECK(memcmp(all + (size_t)n * (size_t)len, mine, (size_t)len) == 0,
                 "%s: node %d got other bits than node %d", what, n, t_self);
     free(all);
 }
@@ -147,8 +147,7 @@ static void test_reduce(void)
             el = comb_lint(el, v_lint(n, k, op), op);
             elu = COMBINE(unsigned long, elu, v_luint(n, k, op), op);
         }
-        snprintf(what, sizeof(what), "CMMD_reduce_int(%s)",
-                 combiners[c].name);
+        snprintf(what, sizeof(what), "CMMD_reduce_int(%s)", combiners[c].name);
         ri = CMMD_reduce_int(v_int(t_self, k, op), combiners[c].c);
         T_CHECK(ri == ei, "%s is %d, expected %d", what, ri, ei);
         same_everywhere(&ri, sizeof(ri), what);
@@ -179,8 +178,10 @@ static void test_reduce(void)
                     combiners[c].name, rf, ef);
             same_everywhere(&rf, sizeof(rf), "CMMD_reduce_float");
             rd = CMMD_reduce_double(v_double(t_self, k), combiners[c].c);
-            T_CHECK(rd == ed, "CMMD_reduce_double(%s) is %.17g, expected "
-                    "%.17g", combiners[c].name, rd, ed);
+            T_CHECK(rd == ed,
+                    "CMMD_reduce_double(%s) is %.17g, expected "
+                    "%.17g",
+                    combiners[c].name, rd, ed);
             same_everywhere(&rd, sizeof(rd), "CMMD_reduce_double");
         }
     }
@@ -188,16 +189,20 @@ static void test_reduce(void)
      * every node must still get the very same bits. */
     {
         double d = CMMD_reduce_double(1.0 / (t_self + 3), CMMD_combiner_dadd);
-        float f = CMMD_reduce_float(1.0f / (float)(t_self + 3),
-                                    CMMD_combiner_fadd);
+        float f =
+            CMMD_reduce_float(1.0f / (float)(t_self + 3), CMMD_combiner_fadd);
         double ed = 0;
 
         for (int n = 0; n < t_nodes; n++)
             ed += 1.0 / (n + 3);
-        T_CHECK((d > ed ? d - ed : ed - d) <= 1e-12 * ed, "CMMD_reduce_double(dadd) of "
-                "1/(i+3) is %.17g, expected about %.17g", d, ed);
-        T_CHECK((f > ed ? f - ed : ed - f) <= 1e-5 * ed, "CMMD_reduce_float(fadd) of "
-                "1/(i+3) is %.9g, expected about %.9g", f, ed);
+        T_CHECK((d > ed ? d - ed : ed - d) <= 1e-12 * ed,
+                "CMMD_reduce_double(dadd) of "
+                "1/(i+3) is %.17g, expected about %.17g",
+                d, ed);
+        T_CHECK((f > ed ? f - ed : ed - f) <= 1e-5 * ed,
+                "CMMD_reduce_float(fadd) of "
+                "1/(i+3) is %.9g, expected about %.9g",
+                f, ed);
         same_everywhere(&d, sizeof(d), "CMMD_reduce_double(dadd) of 1/(i+3)");
         same_everywhere(&f, sizeof(f), "CMMD_reduce_float(fadd) of 1/(i+3)");
     }
@@ -212,18 +217,15 @@ static void test_cmcn_reduce(void)
          CMMD_reduce_int(v_int(t_self, k, OP_ADD), CMMD_combiner_add),
          "CMCN_reduce_int vs CMMD_reduce_int");
     T_CHECK(CMCN_reduce_uint(v_uint(t_self, k, OP_MAX), CMMD_combiner_umax) ==
-                CMMD_reduce_uint(v_uint(t_self, k, OP_MAX),
-                                 CMMD_combiner_umax),
+                CMMD_reduce_uint(v_uint(t_self, k, OP_MAX), CMMD_combiner_umax),
             "CMCN_reduce_uint differs from CMMD_reduce_uint");
     T_CHECK(CMCN_reduce_lint(v_lint(t_self, k, OP_XOR), CMMD_combiner_xor) ==
-                CMMD_reduce_lint(v_lint(t_self, k, OP_XOR),
-                                 CMMD_combiner_xor),
+                CMMD_reduce_lint(v_lint(t_self, k, OP_XOR), CMMD_combiner_xor),
             "CMCN_reduce_lint differs from CMMD_reduce_lint");
-    T_CHECK(CMCN_reduce_luint(v_luint(t_self, k, OP_MIN),
-                              CMMD_combiner_min) ==
-                CMMD_reduce_luint(v_luint(t_self, k, OP_MIN),
-                                  CMMD_combiner_min),
-            "CMCN_reduce_luint differs from CMMD_reduce_luint");
+    T_CHECK(
+        CMCN_reduce_luint(v_luint(t_self, k, OP_MIN), CMMD_combiner_min) ==
+            CMMD_reduce_luint(v_luint(t_self, k, OP_MIN), CMMD_combiner_min),
+        "CMCN_reduce_luint differs from CMMD_reduce_luint");
     T_CHECK(CMCN_reduce_float(v_float(t_self, k), CMMD_combiner_fmax) ==
                 CMMD_reduce_float(v_float(t_self, k), CMMD_combiner_fmax),
             "CMCN_reduce_float differs from CMMD_reduce_float");
@@ -249,8 +251,8 @@ static void rv_int(CMMD_combiner_t c, int op, int count, int inplace,
                      : v_int(t_self, 1000 + e, op);
     CMMD_reduce_v(dst, src, c, 4, count);
     for (int e = 0; e < count; e++) {
-        int32_t want = uns ? (int32_t)v_uint(0, 1000 + e, op)
-                           : v_int(0, 1000 + e, op);
+        int32_t want =
+            uns ? (int32_t)v_uint(0, 1000 + e, op) : v_int(0, 1000 + e, op);
 
         for (int n = 1; n < t_nodes; n++) {
             if (uns)
@@ -259,9 +261,10 @@ static void rv_int(CMMD_combiner_t c, int op, int count, int inplace,
             else
                 want = comb_int(want, v_int(n, 1000 + e, op), op);
         }
-        T_CHECK(dst[e] == want, "CMMD_reduce_v(%s, 4 bytes, count %d%s) "
-                "element %d is %d, expected %d", name, count,
-                inplace ? ", in place" : "", e, dst[e], want);
+        T_CHECK(dst[e] == want,
+                "CMMD_reduce_v(%s, 4 bytes, count %d%s) "
+                "element %d is %d, expected %d",
+                name, count, inplace ? ", in place" : "", e, dst[e], want);
         if (!inplace)
             T_CHECK(src[e] == (uns ? (int32_t)v_uint(t_self, 1000 + e, op)
                                    : v_int(t_self, 1000 + e, op)),
@@ -285,8 +288,8 @@ static void rv_long(CMMD_combiner_t c, int op, int count, int inplace,
                      : v_lint(t_self, 2000 + e, op);
     CMMD_reduce_v(dst, src, c, 8, count);
     for (int e = 0; e < count; e++) {
-        int64_t want = uns ? (int64_t)v_luint(0, 2000 + e, op)
-                           : v_lint(0, 2000 + e, op);
+        int64_t want =
+            uns ? (int64_t)v_luint(0, 2000 + e, op) : v_lint(0, 2000 + e, op);
 
         for (int n = 1; n < t_nodes; n++) {
             if (uns)
@@ -295,9 +298,10 @@ static void rv_long(CMMD_combiner_t c, int op, int count, int inplace,
             else
                 want = comb_lint(want, v_lint(n, 2000 + e, op), op);
         }
-        T_CHECK(dst[e] == want, "CMMD_reduce_v(%s, 8 bytes, count %d%s) "
-                "element %d is %lld, expected %lld", name, count,
-                inplace ? ", in place" : "", e, (long long)dst[e],
+        T_CHECK(dst[e] == want,
+                "CMMD_reduce_v(%s, 8 bytes, count %d%s) "
+                "element %d is %lld, expected %lld",
+                name, count, inplace ? ", in place" : "", e, (long long)dst[e],
                 (long long)want);
     }
     if (!inplace)
@@ -315,9 +319,8 @@ static void rv_fp(CMMD_combiner_t c, int op, int size, int count,
         float f = v_float(t_self, 3000 + e);
         double d = v_double(t_self, 3000 + e);
 
-        memcpy(src + (size_t)e * (size_t)size, size == 4 ? (void *)&f
-                                                         : (void *)&d,
-               (size_t)size);
+        memcpy(src + (size_t)e * (size_t)size,
+               size == 4 ? (void *)&f : (void *)&d, (size_t)size);
     }
     CMMD_reduce_v(dst, src, c, size, count);
     for (int e = 0; e < count; e++) {
@@ -330,12 +333,16 @@ static void rv_fp(CMMD_combiner_t c, int op, int size, int count,
         }
         if (size == 4) {
             memcpy(&gf, dst + (size_t)e * 4, 4);
-            T_CHECK(gf == ef, "CMMD_reduce_v(%s, float) element %d is %.9g, "
-                    "expected %.9g", name, e, gf, ef);
+            T_CHECK(gf == ef,
+                    "CMMD_reduce_v(%s, float) element %d is %.9g, "
+                    "expected %.9g",
+                    name, e, gf, ef);
         } else {
             memcpy(&gd, dst + (size_t)e * 8, 8);
-            T_CHECK(gd == ed, "CMMD_reduce_v(%s, double) element %d is "
-                    "%.17g, expected %.17g", name, e, gd, ed);
+            T_CHECK(gd == ed,
+                    "CMMD_reduce_v(%s, double) element %d is "
+                    "%.17g, expected %.17g",
+                    name, e, gd, ed);
         }
     }
     free(src);
@@ -386,8 +393,8 @@ static void test_reduce_v(void)
 /* ---- scans ---- */
 
 enum { T_INT, T_UINT, T_LINT, T_LUINT, T_FLOAT, T_DOUBLE };
-static const char *tnames[] = {"int", "uint", "lint", "luint", "float",
-                               "double"};
+static const char *tnames[] = {"int",   "uint",  "lint",
+                               "luint", "float", "double"};
 
 typedef union {
     int i;
@@ -404,12 +411,24 @@ static val_t sval(int type, int node, int k, int op)
 
     memset(&v, 0, sizeof(v));
     switch (type) {
-    case T_INT: v.i = v_int(node, k, op); break;
-    case T_UINT: v.u = v_uint(node, k, op); break;
-    case T_LINT: v.l = v_lint(node, k, op); break;
-    case T_LUINT: v.lu = v_luint(node, k, op); break;
-    case T_FLOAT: v.f = v_float(node, k); break;
-    default: v.d = v_double(node, k); break;
+    case T_INT:
+        v.i = v_int(node, k, op);
+        break;
+    case T_UINT:
+        v.u = v_uint(node, k, op);
+        break;
+    case T_LINT:
+        v.l = v_lint(node, k, op);
+        break;
+    case T_LUINT:
+        v.lu = v_luint(node, k, op);
+        break;
+    case T_FLOAT:
+        v.f = v_float(node, k);
+        break;
+    default:
+        v.d = v_double(node, k);
+        break;
     }
     return v;
 }
@@ -417,12 +436,24 @@ static val_t sval(int type, int node, int k, int op)
 static val_t scomb(int type, val_t a, val_t b, int op)
 {
     switch (type) {
-    case T_INT: a.i = comb_int(a.i, b.i, op); break;
-    case T_UINT: a.u = COMBINE(unsigned, a.u, b.u, op); break;
-    case T_LINT: a.l = comb_lint(a.l, b.l, op); break;
-    case T_LUINT: a.lu = COMBINE(unsigned long, a.lu, b.lu, op); break;
-    case T_FLOAT: a.f = FCOMBINE(a.f, b.f, op); break;
-    default: a.d = FCOMBINE(a.d, b.d, op); break;
+    case T_INT:
+        a.i = comb_int(a.i, b.i, op);
+        break;
+    case T_UINT:
+        a.u = COMBINE(unsigned, a.u, b.u, op);
+        break;
+    case T_LINT:
+        a.l = comb_lint(a.l, b.l, op);
+        break;
+    case T_LUINT:
+        a.lu = COMBINE(unsigned long, a.lu, b.lu, op);
+        break;
+    case T_FLOAT:
+        a.f = FCOMBINE(a.f, b.f, op);
+        break;
+    default:
+        a.d = FCOMBINE(a.d, b.d, op);
+        break;
     }
     return a;
 }
@@ -440,12 +471,24 @@ static val_t sidentity(int type, int op)
     if (op != OP_MAX && op != OP_MIN)
         return v;
     switch (type) {
-    case T_INT: v.i = op == OP_MAX ? INT_MIN : INT_MAX; break;
-    case T_UINT: v.u = op == OP_MAX ? 0 : UINT_MAX; break;
-    case T_LINT: v.l = op == OP_MAX ? LONG_MIN : LONG_MAX; break;
-    case T_LUINT: v.lu = op == OP_MAX ? 0 : ULONG_MAX; break;
-    case T_FLOAT: v.f = op == OP_MAX ? -FLT_MAX : FLT_MAX; break;
-    default: v.d = op == OP_MAX ? -DBL_MAX : DBL_MAX; break;
+    case T_INT:
+        v.i = op == OP_MAX ? INT_MIN : INT_MAX;
+        break;
+    case T_UINT:
+        v.u = op == OP_MAX ? 0 : UINT_MAX;
+        break;
+    case T_LINT:
+        v.l = op == OP_MAX ? LONG_MIN : LONG_MAX;
+        break;
+    case T_LUINT:
+        v.lu = op == OP_MAX ? 0 : ULONG_MAX;
+        break;
+    case T_FLOAT:
+        v.f = op == OP_MAX ? -FLT_MAX : FLT_MAX;
+        break;
+    default:
+        v.d = op == OP_MAX ? -DBL_MAX : DBL_MAX;
+        break;
     }
     return v;
 }
@@ -457,8 +500,7 @@ static int sbit_of(int node, int k)
 
 /* The expected scan result of node self, by walking the nodes in scan
  * order. */
-static val_t scan_expect(int type, int op, int down, int smode, int excl,
-                         int k)
+static val_t scan_expect(int type, int op, int down, int smode, int excl, int k)
 {
     val_t acc, prev_incl;
     int have = 0;
@@ -468,8 +510,7 @@ static val_t scan_expect(int type, int op, int down, int smode, int excl,
     for (int p = 0; p < t_nodes; p++) {
         int node = down ? t_nodes - 1 - p : p;
         int prevnode = down ? node + 1 : node - 1;
-        int start = p == 0 ||
-                    (smode == CMMD_start_bit && sbit_of(node, k)) ||
+        int start = p == 0 || (smode == CMMD_start_bit && sbit_of(node, k)) ||
                     (smode == CMMD_segment_bit && sbit_of(prevnode, k));
         val_t v = sval(type, node, k, op);
 
@@ -488,24 +529,42 @@ static val_t scan_expect(int type, int op, int down, int smode, int excl,
 static int val_eq(int type, val_t a, val_t b)
 {
     switch (type) {
-    case T_INT: return a.i == b.i;
-    case T_UINT: return a.u == b.u;
-    case T_LINT: return a.l == b.l;
-    case T_LUINT: return a.lu == b.lu;
-    case T_FLOAT: return memcmp(&a.f, &b.f, sizeof(float)) == 0;
-    default: return memcmp(&a.d, &b.d, sizeof(double)) == 0;
+    case T_INT:
+        return a.i == b.i;
+    case T_UINT:
+        return a.u == b.u;
+    case T_LINT:
+        return a.l == b.l;
+    case T_LUINT:
+        return a.lu == b.lu;
+    case T_FLOAT:
+        return memcmp(&a.f, &b.f, sizeof(float)) == 0;
+    default:
+        return memcmp(&a.d, &b.d, sizeof(double)) == 0;
     }
 }
 
 static void val_str(int type, val_t v, char *s, size_t n)
 {
     switch (type) {
-    case T_INT: snprintf(s, n, "%d", v.i); break;
-    case T_UINT: snprintf(s, n, "%u", v.u); break;
-    case T_LINT: snprintf(s, n, "%ld", v.l); break;
-    case T_LUINT: snprintf(s, n, "%lu", v.lu); break;
-    case T_FLOAT: snprintf(s, n, "%.9g", v.f); break;
-    default: snprintf(s, n, "%.17g", v.d); break;
+    case T_INT:
+        snprintf(s, n, "%d", v.i);
+        break;
+    case T_UINT:
+        snprintf(s, n, "%u", v.u);
+        break;
+    case T_LINT:
+        snprintf(s, n, "%ld", v.l);
+        break;
+    case T_LUINT:
+        snprintf(s, n, "%lu", v.lu);
+        break;
+    case T_FLOAT:
+        snprintf(s, n, "%.9g", v.f);
+        break;
+    default:
+        snprintf(s, n, "%.17g", v.d);
+        break;
     }
 }
 
@@ -557,9 +616,8 @@ static void test_scan(void)
             for (int cfg = 0; cfg < 12; cfg++, k++) {
                 int dir = cfg & 1, inc = (cfg >> 1) & 1, smode = cfg >> 2;
                 /* Cycle through the aliases of the operation. */
-                CMMD_combiner_t c =
-                    op >= OP_AND ? combiners[12 + op - OP_AND].c
-                                 : combiners[op * 4 + k % 4].c;
+                CMMD_combiner_t c = op >= OP_AND ? combiners[12 + op - OP_AND].c
+                                                 : combiners[op * 4 + k % 4].c;
                 int cmcn = k % 7 == 0;
                 val_t got, want;
                 char g[64], w[64];
@@ -612,8 +670,10 @@ static void test_bc(void)
             T_PATTERN(buf, (size_t)size, 5000 + (uint32_t)(r * 4 + s),
                       "%d-byte broadcast from node %d", size, root);
             for (int i = 0; i < 16; i++)
-                T_CHECK(buf[size + i] == 0x3C, "a %d-byte broadcast wrote "
-                        "past its buffer", size);
+                T_CHECK(buf[size + i] == 0x3C,
+                        "a %d-byte broadcast wrote "
+                        "past its buffer",
+                        size);
             free(buf);
         }
     }
@@ -638,7 +698,8 @@ static void test_concat(void)
             T_PATTERN(all + (size_t)n * (size_t)len, (size_t)len,
                       6000 + (uint32_t)(n * 8 + l),
                       "element of node %d in a concatenation of %d-byte "
-                      "elements", n, len);
+                      "elements",
+                      n, len);
         for (int i = 0; i < 16; i++)
             T_CHECK(all[(size_t)len * (size_t)t_nodes + (size_t)i] == 0,
                     "CMMD_concat_with_nodes wrote past N elements");
@@ -680,8 +741,10 @@ static void test_barrier(void)
         CMMD_sync_with_nodes();
     leave = t_now();
     all = times_of_all(enter);
-    T_CHECK(leave >= max_of(all), "CMMD_sync_with_nodes returned %.6f s "
-            "before the last node entered it", max_of(all) - leave);
+    T_CHECK(leave >= max_of(all),
+            "CMMD_sync_with_nodes returned %.6f s "
+            "before the last node entered it",
+            max_of(all) - leave);
 }
 
 /* Split phase: the last node starts late; the others must see
@@ -722,12 +785,15 @@ static void test_split(void)
     all = times_of_all(start);
     T_CHECK(first_true >= max_of(all),
             "CMMD_sync_done() became true %.6f s before the last node "
-            "called CMMD_sync_with_nodes_start()", max_of(all) - first_true);
+            "called CMMD_sync_with_nodes_start()",
+            max_of(all) - first_true);
     T_CHECK(finish >= max_of(all), "CMMD_sync_with_nodes_finish returned "
-            "before the last node started");
+                                   "before the last node started");
     if (t_self != late)
-        T_CHECK(saw_false, "CMMD_sync_done() was never false although node "
-                           "%d started 0.6 s late", late);
+        T_CHECK(saw_false,
+                "CMMD_sync_done() was never false although node "
+                "%d started 0.6 s late",
+                late);
 }
 
 /* ---- global OR ---- */
@@ -737,8 +803,10 @@ static void wait_gor(int want, int cmcn, const char *why)
     double t0 = t_now();
 
     while ((cmcn ? CMCN_get_global_or() : CMMD_get_global_or()) != want) {
-        T_CHECK(t_now() - t0 < 20, "CMMD_get_global_or() still %d 20 s "
-                "after %s", !want, why);
+        T_CHECK(t_now() - t0 < 20,
+                "CMMD_get_global_or() still %d 20 s "
+                "after %s",
+                !want, why);
         t_sleep(0.0002);
     }
 }
@@ -776,8 +844,9 @@ static void test_global_or(void)
         double t0 = t_now();
 
         while (t_now() - t0 < 0.05)
-            T_EQ(CMMD_get_global_or(), 1, "CMMD_get_global_or() while node "
-                                          "still has its bit set");
+            T_EQ(CMMD_get_global_or(), 1,
+                 "CMMD_get_global_or() while node "
+                 "still has its bit set");
     }
     CMMD_sync_with_nodes();
     if (t_self == other)
@@ -798,8 +867,10 @@ static void test_cmutil(void)
     CMUTIL_node_timer_stop(7);
     e = CMMD_node_timer_elapsed(7);
     b = CMMD_node_timer_busy(7);
-    T_CHECK(e >= 0.01 && e < 5, "elapsed %.6f s of a timer started with "
-                                "CMMD_ and stopped with CMUTIL_", e);
+    T_CHECK(e >= 0.01 && e < 5,
+            "elapsed %.6f s of a timer started with "
+            "CMMD_ and stopped with CMUTIL_",
+            e);
     T_CHECK(CMUTIL_node_timer_elapsed(7) == e, "CMUTIL_node_timer_elapsed "
                                                "differs from CMMD's");
     T_CHECK(CMUTIL_node_timer_busy(7) == b, "CMUTIL_node_timer_busy differs");

@@ -39,8 +39,8 @@ static void on_done(cm5_msg_h m, void *arg)
     cm5_msg_info(m, &info);
     T_CHECK(info.status == CM5_OK, "message failed: %d", info.status);
     for (int r = 0; r < REQS; r++)
-        T_CHECK(cm5_am_request((t_self + 1) % t_nodes, req_handler, 0, 0,
-                               0, 0) == CM5_OK,
+        T_CHECK(cm5_am_request((t_self + 1) % t_nodes, req_handler, 0, 0, 0,
+                               0) == CM5_OK,
                 "request from a completion callback");
     done++;
     cm5_msg_free(m);
@@ -71,13 +71,15 @@ int main(int argc, char **argv)
     T_CHECK(t_nodes <= 64, "at most 64 nodes");
     for (int p = 0; p < t_nodes; p++)
         for (int i = 0; p != t_self && i < MSGS; i++)
-            T_CHECK(cm5_msg_recv(p, i, rbuf[p][i], LEN, on_done, NULL,
-                                 &m) == CM5_OK, "receive");
+            T_CHECK(cm5_msg_recv(p, i, rbuf[p][i], LEN, on_done, NULL, &m) ==
+                        CM5_OK,
+                    "receive");
     for (int i = 0; i < MSGS; i++)
         for (int p = 0; p < t_nodes; p++)
             if (p != t_self)
-                T_CHECK(cm5_msg_send(p, i, sbuf, LEN, 0, on_done, NULL,
-                                     &m) == CM5_OK, "send");
+                T_CHECK(cm5_msg_send(p, i, sbuf, LEN, 0, on_done, NULL, &m) ==
+                            CM5_OK,
+                        "send");
     cm5_wait_until(all_done, NULL);
     cm5_wait_until(all_handled, NULL);
     cm5_barrier();

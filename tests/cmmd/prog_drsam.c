@@ -43,7 +43,8 @@ static volatile int released_pending;
 
 static uint32_t msg_seed(int src, int dst, int round)
 {
-    return t_hash(seed ^ (uint32_t)round * 0x9e37u, (uint32_t)(src * MAXN + dst));
+    return t_hash(seed ^ (uint32_t)round * 0x9e37u,
+                  (uint32_t)(src * MAXN + dst));
 }
 
 static int msg_len(int src, int dst, int round)
@@ -59,8 +60,9 @@ static void dests(int src, int round, int *out)
     int n = 0;
 
     for (uint32_t i = 0; n < D; i++) {
-        int d = (int)(t_hash(seed + (uint32_t)round, (uint32_t)(src * 7919) + i) %
-                      (uint32_t)t_nodes);
+        int d =
+            (int)(t_hash(seed + (uint32_t)round, (uint32_t)(src * 7919) + i) %
+                  (uint32_t)t_nodes);
         int dup = d == src;
 
         for (int k = 0; k < n; k++)
@@ -207,11 +209,13 @@ static void round_run(int round)
     /* Check every byte of what arrived. */
     for (int s = 0; s < t_nodes; s++)
         if (rbuf[s]) {
-            long at = t_diff(rbuf[s], (size_t)rlen[s],
-                             msg_seed(s, t_self, round));
+            long at =
+                t_diff(rbuf[s], (size_t)rlen[s], msg_seed(s, t_self, round));
 
-            T_CHECK(at < 0, "round %d: byte %ld of the %d bytes from node %d "
-                    "is wrong", round, at, rlen[s], s);
+            T_CHECK(at < 0,
+                    "round %d: byte %ld of the %d bytes from node %d "
+                    "is wrong",
+                    round, at, rlen[s], s);
             free(rbuf[s]);
             rbuf[s] = NULL;
         }

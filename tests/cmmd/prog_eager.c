@@ -48,7 +48,7 @@
 
 #include "t_util.h"
 
-#define SEED(src, i) ((uint32_t)(src) * 100000u + (uint32_t)(i))
+#define SEED(src, i) ((uint32_t)(src)*100000u + (uint32_t)(i))
 
 static long eager_max;
 
@@ -114,8 +114,7 @@ static void test_bound(void)
              eager_max ? k - b + 1 : 0,
              "messages sent by rendezvous past the bound");
     } else if (t_self == 0) {
-        T_POLL_UNTIL(CMMD_msg_pending(1, 8), 30.0,
-                     "the marker never came");
+        T_POLL_UNTIL(CMMD_msg_pending(1, 8), 30.0, "the marker never came");
         st1 = stats();
         T_EQ(st1.eager_unexpected - st0.eager_unexpected, b,
              "eager messages buffered before their receive");
@@ -123,8 +122,7 @@ static void test_bound(void)
             memset(buf, 0xee, sizeof(buf));
             CMMD_receive_block(1, 7, buf, 16);
             T_EQ(CMMD_bytes_received(), 16, "CMMD_bytes_received()");
-            T_PATTERN(buf, 16, SEED(1, i), "bound: message %ld of %ld", i,
-                      k);
+            T_PATTERN(buf, 16, SEED(1, i), "bound: message %ld of %ld", i, k);
         }
         CMMD_receive_block(1, 8, buf, 16);
     }
@@ -135,8 +133,8 @@ static void test_bound(void)
 
 static int mixed_size(int i)
 {
-    int sizes[8] = {16, 9000, 0, (int)eager_max, (int)eager_max + 1, 100,
-                    2000, 1};
+    int sizes[8] = {16,  9000, 0, (int)eager_max, (int)eager_max + 1,
+                    100, 2000, 1};
 
     return sizes[i % 8];
 }
@@ -182,8 +180,10 @@ static void test_mixed(void)
 
             CMMD_receive_block(1, 9, buf, BIG);
             T_EQ(CMMD_bytes_received(), len, "mixed: message length");
-            T_PATTERN(buf, (size_t)len, SEED(1, i), "mixed: message %d (%d "
-                      "bytes)", i, len);
+            T_PATTERN(buf, (size_t)len, SEED(1, i),
+                      "mixed: message %d (%d "
+                      "bytes)",
+                      i, len);
         }
     }
     free(buf);
@@ -218,10 +218,14 @@ static void test_sizes(void)
             memset(buf, 0xee, (size_t)span + 64);
             CMMD_receive_block(1, 10, buf, (int)span + 64);
             T_EQ(CMMD_bytes_received(), len, "sizes: message length");
-            T_PATTERN(buf, (size_t)len, SEED(1, i), "sizes: message %d (%d "
-                      "bytes)", i, len);
-            T_CHECK(buf[len] == 0xee, "sizes: a byte written after message "
-                    "%d (%d bytes)", i, len);
+            T_PATTERN(buf, (size_t)len, SEED(1, i),
+                      "sizes: message %d (%d "
+                      "bytes)",
+                      i, len);
+            T_CHECK(buf[len] == 0xee,
+                    "sizes: a byte written after message "
+                    "%d (%d bytes)",
+                    i, len);
         }
     }
     free(buf);
@@ -324,8 +328,10 @@ static void test_sync(void)
         t_fill(buf, 32, SEED(3, 0));
         t0 = t_now();
         CMMD_send_block(1, 12, buf, 32);
-        T_CHECK(t_now() - t0 > 0.2, "CMMD_send_block returned after %.3f s, "
-                "before the receive was posted", t_now() - t0);
+        T_CHECK(t_now() - t0 > 0.2,
+                "CMMD_send_block returned after %.3f s, "
+                "before the receive was posted",
+                t_now() - t0);
     }
     phase_end();
 }
@@ -379,7 +385,8 @@ int main(int argc, char **argv)
     eager_max = env_long("CM5_EAGER_MAX", 4096);
     /* ofi_rxm keeps order up to FI_OFI_RXM_BUFFER_SIZE (2048) - 512. */
     if ((strstr(cm5_provider(), "ofi_rxm") ||
-         strncmp(cm5_provider(), "tcp", 3) == 0) && eager_max > 1536)
+         strncmp(cm5_provider(), "tcp", 3) == 0) &&
+        eager_max > 1536)
         eager_max = 1536;
     if (argc > 1 && strcmp(argv[1], "trunc_unexpected") == 0)
         too_long(0);
@@ -396,7 +403,8 @@ int main(int argc, char **argv)
         cm5_stats_t st = stats();
 
         printf("prog_eager: node 0: eager sent %llu, buffered %llu, over "
-               "the bound %llu\n", (unsigned long long)st.eager_sent,
+               "the bound %llu\n",
+               (unsigned long long)st.eager_sent,
                (unsigned long long)st.eager_unexpected,
                (unsigned long long)st.eager_over_bound);
     }

@@ -78,8 +78,7 @@ static void test_flood(void)
     while (t_now() - t0 < FLOOD_SECS) {
         int to = (t_self + 1 + sent % (t_nodes - 1)) % t_nodes;
 
-        CMAML_request(to, (CMAML_handler_t)request_handler, t_self, sent, 0,
-                      0);
+        CMAML_request(to, (CMAML_handler_t)request_handler, t_self, sent, 0, 0);
         sent++;
         CMAML_poll();
         if (!said && replies >= 2000) {
@@ -115,12 +114,14 @@ static void test_rports(void)
         T_EQ(n, NRPORTS, "rports allocated before the first -1");
         T_EQ(CMAML_number_of_free_rports(), 0, "free rports when none is");
         for (int i = 0; i < 1000; i++)
-            T_EQ(CMAML_allocate_rport(), -1, "CMAML_allocate_rport() when "
-                                             "none is free");
+            T_EQ(CMAML_allocate_rport(), -1,
+                 "CMAML_allocate_rport() when "
+                 "none is free");
         for (int i = 0; i < n; i++)
             CMAML_free_rport(got[i]);
-        T_EQ(CMAML_number_of_free_rports(), NRPORTS, "free rports after "
-                                                     "freeing them all");
+        T_EQ(CMAML_number_of_free_rports(), NRPORTS,
+             "free rports after "
+             "freeing them all");
     }
     /* Every node allocates the same rport number (same history). */
     r = CMAML_allocate_rport();
@@ -129,8 +130,8 @@ static void test_rports(void)
     CMAML_set_rport_byte_counter(r, (int)sizeof(words));
     CMAML_set_rport_handler(r, rport_handler);
     CMMD_sync_with_nodes();
-    CMAML_scopy((t_self + 1) % t_nodes, r, 0, 0, mine, (int)sizeof(mine),
-                NULL, NULL);
+    CMAML_scopy((t_self + 1) % t_nodes, r, 0, 0, mine, (int)sizeof(mine), NULL,
+                NULL);
     T_POLL_UNTIL(landed, 30.0, "the scopy into rport %d did not land", r);
     T_EQ(words[0], left, "first word scopied by the left neighbour");
     T_EQ(words[3], 33, "last word scopied");
@@ -217,10 +218,11 @@ static void test_mcbs(void)
         CMMD_mcb m;
 
         val[i] = t_self * 100000 + i;
-        while ((m = CMMD_send_async(right, 702, &val[i], (int)sizeof(int),
-                                    NULL, NULL)) == CMMD_ERRVAL) {
-            T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS, "CMMD_get_errno() "
-                                                       "in the retry loop");
+        while ((m = CMMD_send_async(right, 702, &val[i], (int)sizeof(int), NULL,
+                                    NULL)) == CMMD_ERRVAL) {
+            T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS,
+                 "CMMD_get_errno() "
+                 "in the retry loop");
             retries++;
             busy = reap(live, busy);
             /* Ours complete as the right neighbour receives them: take

@@ -49,8 +49,8 @@ static void test_counter(int rounds)
         CMMD_sync_with_nodes();
         count = 0; /* right after the barrier: the legacy idiom */
         for (int k = 1; k < t_nodes; k++)
-            CMAML_request((t_self + k) % t_nodes, (CMAML_handler_t)count_handler,
-                          t_self);
+            CMAML_request((t_self + k) % t_nodes,
+                          (CMAML_handler_t)count_handler, t_self);
         T_POLL_UNTIL(count >= want, 30,
                      "round %d: %d of %d requests counted after the barrier "
                      "(some ran inside it and were lost to the reset)",
@@ -74,10 +74,7 @@ static void note_phase(int sent_in)
     ran++;
 }
 
-static void phase_reply(int sent_in)
-{
-    note_phase(sent_in);
-}
+static void phase_reply(int sent_in) { note_phase(sent_in); }
 
 /* The others send their requests before their call. */
 static void phase_request(int from)
@@ -168,23 +165,22 @@ static void test_phase(void)
         if (t_self != 0) {
             CMAML_request(0, (CMAML_handler_t)phase_request, t_self);
             CMMD_send_noblock(to, 900 + which, sbuf, (int)sizeof(sbuf));
-            CMAML_scopy(to, rport, 0, 0, pbuf, (int)sizeof(pbuf), NULL,
-                        NULL);
+            CMAML_scopy(to, rport, 0, 0, pbuf, (int)sizeof(pbuf), NULL, NULL);
         }
         inside_calls(which);
         if (t_self == 0) { /* and node 0 sends once the others wait */
             CMMD_send_noblock(to, 900 + which, sbuf, (int)sizeof(sbuf));
-            CMAML_scopy(to, rport, 0, 0, pbuf, (int)sizeof(pbuf), NULL,
-                        NULL);
+            CMAML_scopy(to, rport, 0, 0, pbuf, (int)sizeof(pbuf), NULL, NULL);
         }
         /* node 0: t_nodes - 1 requests, every node: its replies, one
          * MCB handler and one rport handler */
         want = (t_self == 0 ? t_nodes - 1 : 1) + 2;
-        T_POLL_UNTIL(ran >= want, 30, "call %d: %d of %d handlers ran",
-                     which, ran, want);
+        T_POLL_UNTIL(ran >= want, 30, "call %d: %d of %d handlers ran", which,
+                     ran, want);
         CMMD_msg_wait(r);
         CMMD_free_mcb(r);
-        T_CHECK(bad_phase == 0, "call %d: %d handlers of traffic sent "
+        T_CHECK(bad_phase == 0,
+                "call %d: %d handlers of traffic sent "
                 "after the sender's call ran inside this node's call",
                 which, bad_phase);
         T_EQ(ran, want, "handlers that ran");
@@ -287,8 +283,9 @@ static void test_irq(void)
         t0 = t_now();
         while (count < 1 && t_now() - t0 < 20)
             t_compute(0.001);
-        T_EQ(count, 1, "the held handler ran after the barrier without "
-                       "polling");
+        T_EQ(count, 1,
+             "the held handler ran after the barrier without "
+             "polling");
     }
     CMAML_disable_interrupts();
     CMMD_concat_with_nodes(&t_enter, all, (int)sizeof(double));

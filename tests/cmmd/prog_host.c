@@ -62,10 +62,7 @@ static void h_rpc(int src, int v)
 
 #else
 /* On a node: the host's reply to our request. */
-static void n_rep(int v)
-{
-    got_rep = v;
-}
+static void n_rep(int v) { got_rep = v; }
 
 /* On a node: the host's request; answer with CMAML_reply_tohost. */
 static void n_req(int x)
@@ -124,10 +121,10 @@ static void reductions(void)
     double vd[3];
 
     /* int: add (host adds HOST_INT), max (host: INT_MIN), min. */
-    expect_int(RED(int, IS_HOST ? HOST_INT : node_int(me),
-                   CMMD_combiner_add), add_i, HOST_INT, "reduce add");
-    expect_int(RED(int, IS_HOST ? INT_MIN : node_int(me),
-                   CMMD_combiner_max), max_i, INT_MIN, "reduce max");
+    expect_int(RED(int, IS_HOST ? HOST_INT : node_int(me), CMMD_combiner_add),
+               add_i, HOST_INT, "reduce add");
+    expect_int(RED(int, IS_HOST ? INT_MIN : node_int(me), CMMD_combiner_max),
+               max_i, INT_MIN, "reduce max");
     expect_int(RED(int, IS_HOST ? -5000 : node_int(me), CMMD_combiner_min),
                min_i, -5000, "reduce min (the host's -5000 wins)");
     expect_int(RED_CN(int, IS_HOST ? 0 : node_int(me), CMMD_combiner_add),
@@ -139,21 +136,25 @@ static void reductions(void)
         dmax = node_double(i) > dmax ? node_double(i) : dmax;
         lsum += node_long(i);
     }
-    T_EQ(RED(uint, IS_HOST ? HOST_UINT : node_uint(me), CMMD_combiner_xor),
-         ux, "reduce uint xor");
+    T_EQ(RED(uint, IS_HOST ? HOST_UINT : node_uint(me), CMMD_combiner_xor), ux,
+         "reduce uint xor");
     T_EQ(RED(uint, IS_HOST ? HOST_UINT : node_uint(me) & 0x0f0f0f0fu,
-             CMMD_combiner_ior), uo, "reduce uint ior");
+             CMMD_combiner_ior),
+         uo, "reduce uint ior");
     T_CHECK(RED(double, IS_HOST ? HOST_DOUBLE : node_double(me),
-                CMMD_combiner_dadd) == dsum, "reduce double add");
+                CMMD_combiner_dadd) == dsum,
+            "reduce double add");
     T_CHECK(RED(double, IS_HOST ? -1e300 : node_double(me),
-                CMMD_combiner_dmax) == dmax, "reduce double max");
+                CMMD_combiner_dmax) == dmax,
+            "reduce double max");
     T_CHECK(RED(float, IS_HOST ? HOST_DOUBLE : node_double(me),
                 CMMD_combiner_fadd) == (double)(float)dsum,
             "reduce float add");
-    T_EQ(RED_CN(lint, IS_HOST ? 99L : node_long(me), CMMD_combiner_add),
-         lsum, "CMCN reduce lint add");
+    T_EQ(RED_CN(lint, IS_HOST ? 99L : node_long(me), CMMD_combiner_add), lsum,
+         "CMCN reduce lint add");
     T_EQ(RED_CN(luint, IS_HOST ? 1ul << 40 : (unsigned long)me,
-                CMMD_combiner_umax), 1ul << 40, "CMCN reduce luint max");
+                CMMD_combiner_umax),
+         1ul << 40, "CMCN reduce luint max");
     /* Vectors: element k of node i is 10 i + k, of the host 100 k. */
     for (int k = 0; k < VN; k++) {
         vi[k] = IS_HOST ? 100 * k : 10 * me + k;
@@ -208,9 +209,10 @@ static void host_sync(void)
     CMMD_sync_host_with_nodes();
     t0 = t_now();
     CMMD_sync_host_with_nodes(); /* node N-1 is 0.3 s late */
-    T_CHECK(t_now() - t0 > 0.15, "host passed the sync %.3f s after "
-            "entering it; node %d came 0.3 s late", t_now() - t0,
-            nodes - 1);
+    T_CHECK(t_now() - t0 > 0.15,
+            "host passed the sync %.3f s after "
+            "entering it; node %d came 0.3 s late",
+            t_now() - t0, nodes - 1);
     CMCN_sync_host_with_nodes();
 }
 
@@ -247,13 +249,11 @@ static void host_active_messages(void)
     host_h[2] = (uintptr_t)h_rpc;
     CMMD_bc_from_host(host_h, sizeof(host_h));
     CMMD_gather_from_nodes(node_h, 2 * sizeof(uint64_t));
-    T_POLL_UNTIL(req_count == nodes, 20, "%d requests of %d", req_count,
-                 nodes);
+    T_POLL_UNTIL(req_count == nodes, 20, "%d requests of %d", req_count, nodes);
     CMMD_sync_host_with_nodes();
     for (int i = 0; i < nodes; i++)
         CMAML_request(i, H(node_h[2 * i + 1]), 1000 + i);
-    T_POLL_UNTIL(rep_count == nodes, 20, "%d replies of %d", rep_count,
-                 nodes);
+    T_POLL_UNTIL(rep_count == nodes, 20, "%d replies of %d", rep_count, nodes);
     for (int i = 0; i < nodes; i++)
         T_EQ(rep_from[i], 2 * (1000 + i), "reply_tohost value");
     CMMD_sync_host_with_nodes();
@@ -274,8 +274,10 @@ static void host_global_or(void)
     CMMD_sync_host_with_nodes(); /* nodes wait for 0 */
     CMMD_sync_host_with_nodes(); /* every node has seen 0 */
     CMMD_sync_host_with_nodes(); /* node N-1 has set 1 */
-    T_POLL_UNTIL(CMMD_get_global_or() == 1, 20, "host never saw node %d's "
-                 "bit", nodes - 1);
+    T_POLL_UNTIL(CMMD_get_global_or() == 1, 20,
+                 "host never saw node %d's "
+                 "bit",
+                 nodes - 1);
     CMMD_sync_host_with_nodes();
     CMMD_sync_host_with_nodes(); /* node N-1 has set 0 */
     T_POLL_UNTIL(CMMD_get_global_or() == 0, 20, "the global OR stays 1");
@@ -343,8 +345,10 @@ static void node_sync(void)
     double t0 = t_now();
 
     CMMD_sync_with_host(); /* the host computes 0.3 s first */
-    T_CHECK(t_now() - t0 > 0.15, "node passed the sync %.3f s after "
-            "entering it; the host came 0.3 s late", t_now() - t0);
+    T_CHECK(t_now() - t0 > 0.15,
+            "node passed the sync %.3f s after "
+            "entering it; the host came 0.3 s late",
+            t_now() - t0);
     if (t_self == nodes - 1)
         t_compute(0.3);
     CMMD_sync_with_host();
@@ -422,8 +426,7 @@ static int run(const char *mode)
         return 1;
     }
     T_EQ(CMMD_is_enabled(), 1, "CMMD_is_enabled()");
-    T_CHECK(t_self >= 0 && t_self < nodes, "CMMD_self_address() %d",
-            t_self);
+    T_CHECK(t_self >= 0 && t_self < nodes, "CMMD_self_address() %d", t_self);
     node_collectives();
     reductions();
     node_sync();

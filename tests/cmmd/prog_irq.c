@@ -74,18 +74,14 @@ static volatile int bad_args, bad_tid, in_cmmd, in_crit, cmmd_violations,
     crit_violations, polled_in_irq;
 static volatile int phase;
 
-static pid_t t_gettid(void)
-{
-    return (pid_t)syscall(SYS_gettid);
-}
+static pid_t t_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 
 static void req_handler(int seq, int src, int magic, int ph)
 {
     int irq = CMAML_inside_interrupt_handler();
 
     hcount++;
-    if (magic != MAGIC || src <= 0 || src >= t_nodes || seq < 0 ||
-        ph != phase)
+    if (magic != MAGIC || src <= 0 || src >= t_nodes || seq < 0 || ph != phase)
         bad_args++;
     if (t_gettid() != main_tid)
         bad_tid++;
@@ -113,14 +109,17 @@ static void test_state(void)
     T_EQ(CMAML_interrupt_status(), 1, "CMAML_interrupt_status() when on");
     T_EQ(CMMD_interrupt_status(), 1, "CMMD_interrupt_status() when on");
     T_EQ(CMAML_enable_interrupts(), 1, "CMAML_enable_interrupts() when on");
-    T_EQ(CMAML_disable_interrupts(), 1, "CMAML_disable_interrupts() when "
-                                        "on");
+    T_EQ(CMAML_disable_interrupts(), 1,
+         "CMAML_disable_interrupts() when "
+         "on");
     T_EQ(CMAML_interrupt_status(), 0, "CMAML_interrupt_status() when off");
-    T_EQ(CMAML_disable_interrupts(), 0, "CMAML_disable_interrupts() when "
-                                        "off");
+    T_EQ(CMAML_disable_interrupts(), 0,
+         "CMAML_disable_interrupts() when "
+         "off");
     T_EQ(CMMD_enable_interrupts(), 0, "CMMD_enable_interrupts() when off");
-    T_EQ(CMAML_interrupt_status(), 1, "CMAML_interrupt_status() after "
-                                      "CMMD_enable_interrupts()");
+    T_EQ(CMAML_interrupt_status(), 1,
+         "CMAML_interrupt_status() after "
+         "CMMD_enable_interrupts()");
     T_EQ(CMMD_disable_interrupts(), 1, "CMMD_disable_interrupts() when on");
     T_EQ(CMMD_inside_interrupt_handler(), 0,
          "CMMD_inside_interrupt_handler() in main code");
@@ -154,14 +153,18 @@ static void test_compute(void)
             for (volatile int i = 0; i < 10000; i++)
                 ;
         in_loop = 0;
-        T_CHECK(hcount == expect, "only %d of %d request handlers ran in "
+        T_CHECK(hcount == expect,
+                "only %d of %d request handlers ran in "
                 "20 s while node 0 computed with interrupts enabled",
                 hcount, expect);
-        T_CHECK(in_irq >= 1, "no handler ran during the computing loop "
-                             "(all %d ran before it)", hcount);
-        T_EQ(outside_irq_in_loop, 0, "handlers that ran during the loop "
-                                     "with CMAML_inside_interrupt_handler() "
-                                     "false");
+        T_CHECK(in_irq >= 1,
+                "no handler ran during the computing loop "
+                "(all %d ran before it)",
+                hcount);
+        T_EQ(outside_irq_in_loop, 0,
+             "handlers that ran during the loop "
+             "with CMAML_inside_interrupt_handler() "
+             "false");
         T_EQ(CMAML_inside_interrupt_handler(), 0,
              "CMAML_inside_interrupt_handler() after the loop");
         T_EQ(bad_tid, 0, "handlers that ran in another thread than main");
@@ -186,12 +189,16 @@ static void test_polling(void)
         int before = hcount;
 
         t_compute(0.3);
-        T_EQ(hcount - before, 0, "handlers that ran while node 0 computed "
-                                 "with interrupts disabled");
-        T_POLL_UNTIL(hcount - base == expect, 20, "CMAML_poll ran %d of %d "
-                     "handlers in 20 s", hcount - base, expect);
-        T_EQ(polled_in_irq, 0, "polled handlers with "
-                               "CMAML_inside_interrupt_handler() true");
+        T_EQ(hcount - before, 0,
+             "handlers that ran while node 0 computed "
+             "with interrupts disabled");
+        T_POLL_UNTIL(hcount - base == expect, 20,
+                     "CMAML_poll ran %d of %d "
+                     "handlers in 20 s",
+                     hcount - base, expect);
+        T_EQ(polled_in_irq, 0,
+             "polled handlers with "
+             "CMAML_inside_interrupt_handler() true");
     } else {
         send_requests(2, 0);
     }
@@ -212,20 +219,23 @@ static void test_crit(void)
         double t0 = t_now();
 
         while (hcount - base < expect && t_now() - t0 < 20) {
-            T_EQ(CMAML_disable_interrupts(), 1, "CMAML_disable_interrupts() "
-                                                "in the loop");
+            T_EQ(CMAML_disable_interrupts(), 1,
+                 "CMAML_disable_interrupts() "
+                 "in the loop");
             in_crit = 1;
             t_compute(0.0003);
             in_crit = 0;
-            T_EQ(CMAML_enable_interrupts(), 0, "CMAML_enable_interrupts() "
-                                               "in the loop");
+            T_EQ(CMAML_enable_interrupts(), 0,
+                 "CMAML_enable_interrupts() "
+                 "in the loop");
             t_compute(0.0002);
         }
         T_CHECK(hcount - base == expect, "%d of %d handlers ran in 20 s",
                 hcount - base, expect);
         CMAML_disable_interrupts();
-        T_EQ(crit_violations, 0, "handlers run while interrupts were "
-                                 "disabled");
+        T_EQ(crit_violations, 0,
+             "handlers run while interrupts were "
+             "disabled");
         T_EQ(bad_tid, 0, "handlers that ran in another thread than main");
         T_EQ(bad_args, 0, "handlers with wrong arguments");
     } else {
@@ -279,8 +289,8 @@ static void test_inside(void)
         }
     } else {
         while (!CMMD_get_global_or()) {
-            CMAML_request(0, (CMAML_handler_t)req_handler, sent, t_self,
-                          MAGIC, 4);
+            CMAML_request(0, (CMAML_handler_t)req_handler, sent, t_self, MAGIC,
+                          4);
             sent++;
         }
     }
@@ -366,8 +376,8 @@ static void test_malloc(void)
         for (int i = 0; i < K; i++) {
             CMMD_send_noblock(0, 5, buf, sizeof(buf));
             if (i % 10 == 0)
-                CMAML_request(0, (CMAML_handler_t)req_handler, i, t_self,
-                              MAGIC, 5);
+                CMAML_request(0, (CMAML_handler_t)req_handler, i, t_self, MAGIC,
+                              5);
             t_sleep(0.003);
         }
     }
@@ -424,9 +434,8 @@ static void test_free(void)
                                 (CMAML_handler_t)free_rport_handler);
         CMAML_set_rport_handler_arg2(FREE_RPORT, (void *)&free_rport_done);
         for (int i = 0; i < FREE_N; i++)
-            T_CHECK(CMMD_receive_async(1, 8, in[i], FREE_LEN,
-                                       free_recv_done, (void *)&free_done) >
-                        0,
+            T_CHECK(CMMD_receive_async(1, 8, in[i], FREE_LEN, free_recv_done,
+                                       (void *)&free_done) > 0,
                     "CMMD_receive_async %d", i);
         for (int i = 0; i < FREE_N; i++)
             CMMD_send_noblock(1, 9, out, FREE_LEN); /* no callback */
@@ -437,27 +446,29 @@ static void test_free(void)
         CMMD_sync_with_nodes();
         free_computing = 1;
         t0 = t_now();
-        while ((free_done < FREE_N || !free_rport_done) &&
-               t_now() - t0 < 20)
+        while ((free_done < FREE_N || !free_rport_done) && t_now() - t0 < 20)
             for (volatile int i = 0; i < 10000; i++)
                 ;
         free_computing = 0;
         CMAML_disable_interrupts();
         printf("prog_irq: node 0: %d of %d completions before the loop "
-               "(%d of them by interrupt)\n", free_early, FREE_N,
-               free_early_irq);
+               "(%d of them by interrupt)\n",
+               free_early, FREE_N, free_early_irq);
         T_CHECK(free_done == FREE_N && free_rport_done == 1,
                 "%d of %d receive handlers and %d of 1 rport handler ran "
                 "in 20 s while computing with interrupts enabled",
                 free_done, FREE_N, free_rport_done);
-        T_EQ(free_bad, 0, "handlers run outside an interrupt while node 0 "
-                          "computed, or with wrong arguments");
+        T_EQ(free_bad, 0,
+             "handlers run outside an interrupt while node 0 "
+             "computed, or with wrong arguments");
         CMMD_all_msgs_wait();
         cm5_stats(&st);
-        T_CHECK(st.signal_frees == 0, "the runtime freed memory %llu times "
+        T_CHECK(st.signal_frees == 0,
+                "the runtime freed memory %llu times "
                 "inside the interrupt signal handler",
                 (unsigned long long)st.signal_frees);
-        T_CHECK(st.signal_steps == 0, "%llu deferred steps ran inside the "
+        T_CHECK(st.signal_steps == 0,
+                "%llu deferred steps ran inside the "
                 "interrupt signal handler (protocol steps run there)",
                 (unsigned long long)st.signal_steps);
         for (int i = 0; i < FREE_N; i++)
@@ -503,12 +514,17 @@ static void test_quiet(void)
     while (nanosleep(&ts, &ts) != 0)
         eintr++;
     printf("prog_irq: node %d: sleep(2) slept %.3f s, nanosleep(1 s) saw "
-           "%d EINTR\n", t_self, slept, eintr);
+           "%d EINTR\n",
+           t_self, slept, eintr);
     fflush(stdout);
-    T_CHECK(left == 0 && slept > 1.9, "sleep(2) returned %u after %.3f s "
-            "with interrupts enabled and no traffic", left, slept);
-    T_CHECK(eintr <= 2, "a 1 s nanosleep saw %d EINTR with interrupts "
-            "enabled and no traffic", eintr);
+    T_CHECK(left == 0 && slept > 1.9,
+            "sleep(2) returned %u after %.3f s "
+            "with interrupts enabled and no traffic",
+            left, slept);
+    T_CHECK(eintr <= 2,
+            "a 1 s nanosleep saw %d EINTR with interrupts "
+            "enabled and no traffic",
+            eintr);
     CMAML_disable_interrupts();
     CMMD_sync_with_nodes();
 }
@@ -544,19 +560,21 @@ static void test_peers(void)
         while (hcount < expect && t_now() - t0 < 10)
             for (volatile int i = 0; i < 10000; i++)
                 ;
-        T_CHECK(hcount == expect, "node 0 handled %d of %d requests in "
-                "10 s while computing with interrupts enabled", hcount,
-                expect);
+        T_CHECK(hcount == expect,
+                "node 0 handled %d of %d requests in "
+                "10 s while computing with interrupts enabled",
+                hcount, expect);
     } else {
         for (int i = 0; i < PEER_REQ; i++)
-            CMAML_request(0, (CMAML_handler_t)peer_request, i, t_self,
-                          MAGIC, 6);
+            CMAML_request(0, (CMAML_handler_t)peer_request, i, t_self, MAGIC,
+                          6);
         while (replies < PEER_REQ && t_now() - t0 < 10)
             for (volatile int i = 0; i < 10000; i++)
                 ;
-        T_CHECK(replies == PEER_REQ, "node %d got %d of %d replies in 10 s "
-                "while computing with interrupts enabled", t_self, replies,
-                PEER_REQ);
+        T_CHECK(replies == PEER_REQ,
+                "node %d got %d of %d replies in 10 s "
+                "while computing with interrupts enabled",
+                t_self, replies, PEER_REQ);
     }
     T_EQ(bad_args, 0, "handlers with wrong arguments");
     T_EQ(bad_tid, 0, "handlers that ran in another thread than main");

@@ -58,8 +58,7 @@ static void test_version(void)
             "CMMD_version() says %d.%d", major, minor);
     T_CHECK(strstr(v, " on libfabric ") && v[strlen(v) - 1] == ')',
             "CMMD_version() is \"%s\"", v);
-    T_CHECK(strlen(v) < sizeof(mine), "CMMD_version() is %zu bytes",
-            strlen(v));
+    T_CHECK(strlen(v) < sizeof(mine), "CMMD_version() is %zu bytes", strlen(v));
     memset(mine, 0, sizeof(mine));
     strcpy(mine, v);
     all = t_malloc(sizeof(mine) * (size_t)t_nodes);
@@ -90,8 +89,7 @@ static void test_timers(void)
 
     for (int t = 0; t < CMMD_NUM_TIMERS; t++) {
         CMMD_node_timer_clear(t);
-        T_CHECK(CMMD_node_timer_elapsed(t) == 0 &&
-                    CMMD_node_timer_busy(t) == 0,
+        T_CHECK(CMMD_node_timer_elapsed(t) == 0 && CMMD_node_timer_busy(t) == 0,
                 "timer %d not 0 after CMMD_node_timer_clear", t);
         CMMD_node_timer_start(t);
     }
@@ -104,21 +102,31 @@ static void test_timers(void)
     e1 = CMMD_node_timer_elapsed(3); /* running: reads as if stopped now */
     t_sleep(0.3);
     e2 = CMMD_node_timer_elapsed(3);
-    T_CHECK(e2 >= e1 + 0.29, "a running timer's elapsed went from %.3f to "
-            "%.3f s over a 0.3 s sleep", e1, e2);
+    T_CHECK(e2 >= e1 + 0.29,
+            "a running timer's elapsed went from %.3f to "
+            "%.3f s over a 0.3 s sleep",
+            e1, e2);
     for (int t = CMMD_NUM_TIMERS - 1; t >= 0; t--)
         CMMD_node_timer_stop(t);
     e = CMMD_node_timer_elapsed(3);
     b = CMMD_node_timer_busy(3);
     i = CMMD_node_timer_idle(3);
-    T_CHECK(e >= 0.5 && e < 5, "elapsed %.3f s after 0.2 s of computing "
-            "and 0.3 s of sleeping", e);
-    T_CHECK(b >= 0.2 && b < e, "busy %.3f s after 0.2 s of computing "
-            "(elapsed %.3f s)", b, e);
-    T_CHECK(i >= 0.15 && i <= e - 0.2, "idle %.3f s after 0.3 s of "
-            "sleeping (elapsed %.3f, busy %.3f)", i, e, b);
-    T_CHECK(i > e - b - 1e-6 && i < e - b + 1e-6, "CMMD_node_timer_idle "
-            "%.6f is not elapsed - busy (%.6f)", i, e - b);
+    T_CHECK(e >= 0.5 && e < 5,
+            "elapsed %.3f s after 0.2 s of computing "
+            "and 0.3 s of sleeping",
+            e);
+    T_CHECK(b >= 0.2 && b < e,
+            "busy %.3f s after 0.2 s of computing "
+            "(elapsed %.3f s)",
+            b, e);
+    T_CHECK(i >= 0.15 && i <= e - 0.2,
+            "idle %.3f s after 0.3 s of "
+            "sleeping (elapsed %.3f, busy %.3f)",
+            i, e, b);
+    T_CHECK(i > e - b - 1e-6 && i < e - b + 1e-6,
+            "CMMD_node_timer_idle "
+            "%.6f is not elapsed - busy (%.6f)",
+            i, e - b);
     T_CHECK(CMMD_node_timer_elapsed(3) == e, "a stopped timer still runs");
     T_CHECK(CMMD_node_timer_elapsed(63) >= 0.5 &&
                 CMMD_node_timer_elapsed(0) >= 0.5,
@@ -129,7 +137,8 @@ static void test_timers(void)
     CMMD_node_timer_stop(3);
     T_CHECK(CMMD_node_timer_elapsed(3) >= e + 0.05,
             "elapsed did not accumulate over a second start/stop (%.3f, "
-            "%.3f)", e, CMMD_node_timer_elapsed(3));
+            "%.3f)",
+            e, CMMD_node_timer_elapsed(3));
     CMMD_node_timer_clear(3);
     T_CHECK(CMMD_node_timer_elapsed(3) == 0 && CMMD_node_timer_busy(3) == 0 &&
                 CMMD_node_timer_idle(3) == 0,
@@ -172,8 +181,10 @@ static void rpc_fn(int src)
 static void test_poll(void)
 {
     if (t_self == 0) {
-        T_POLL_UNTIL(requests == t_nodes - 1, 20, "CMMD_poll ran %d of %d "
-                     "request handlers in 20 s", requests, t_nodes - 1);
+        T_POLL_UNTIL(requests == t_nodes - 1, 20,
+                     "CMMD_poll ran %d of %d "
+                     "request handlers in 20 s",
+                     requests, t_nodes - 1);
     } else {
         CMAML_request(0, (CMAML_handler_t)request_handler, t_self, 777);
         CMAML_poll_while_lt(&replies, 1);
@@ -210,8 +221,9 @@ static void test_io_modes(void)
                                            CMMD_independent};
 
     for (int k = 0; k < 3; k++) {
-        T_EQ(CMMD_fset_io_mode(stdout, modes[k]), 0, "CMMD_fset_io_mode's "
-                                                     "return value");
+        T_EQ(CMMD_fset_io_mode(stdout, modes[k]), 0,
+             "CMMD_fset_io_mode's "
+             "return value");
         T_EQ(CMMD_fget_io_mode(stdout), modes[k], "CMMD_fget_io_mode(stdout)");
         T_EQ(CMMD_get_io_mode(1), modes[k], "CMMD_get_io_mode(1)");
         T_EQ(CMMD_set_io_mode(2, modes[(k + 1) % 3]), 0,
@@ -239,8 +251,9 @@ static void test_resize(void)
         fflush(stdout);
         exit(0);
     }
-    T_EQ(CMMD_partition_size(), size, "CMMD_partition_size() after "
-                                      "CMMD_reset_partition_size");
+    T_EQ(CMMD_partition_size(), size,
+         "CMMD_partition_size() after "
+         "CMMD_reset_partition_size");
     t_nodes = size;
     CMMD_sync_with_nodes();
     sum = CMMD_reduce_int(t_self + 1, CMMD_combiner_add);
@@ -313,8 +326,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "resize") == 0) {
         test_resize();
     } else if (strcmp(mode, "resize_seq") == 0) {
-        T_EQ(CMMD_fset_io_mode(stdout, CMMD_sync_seq), 0,
-             "CMMD_fset_io_mode");
+        T_EQ(CMMD_fset_io_mode(stdout, CMMD_sync_seq), 0, "CMMD_fset_io_mode");
         printf("prog_misc: node %d before the resize\n", t_self);
         test_resize();
     } else if (strcmp(mode, "io_bc") == 0) {

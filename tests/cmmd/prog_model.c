@@ -60,10 +60,7 @@
 
 static volatile int replies, requests;
 
-static void on_reply(void)
-{
-    replies++;
-}
+static void on_reply(void) { replies++; }
 
 static void on_request(int from)
 {
@@ -71,15 +68,9 @@ static void on_request(int from)
     CMAML_reply(from, (CMAML_handler_t)on_reply);
 }
 
-static void on_hit(void)
-{
-    requests++;
-}
+static void on_hit(void) { requests++; }
 
-static long long ns(double s)
-{
-    return llround(s * 1e9);
-}
+static long long ns(double s) { return llround(s * 1e9); }
 
 static void pingpong(int rounds)
 {
@@ -127,8 +118,8 @@ static void timers(void)
         x += sqrt((double)i);
     CMMD_node_timer_stop(1);
     r1 = cm5_rtime();
-    printf("prog_model: timer %lld real %lld\n",
-           ns(CMMD_node_timer_elapsed(1)), (long long)((r1 - r0) * 1e3));
+    printf("prog_model: timer %lld real %lld\n", ns(CMMD_node_timer_elapsed(1)),
+           (long long)((r1 - r0) * 1e3));
 }
 
 static uint64_t cpu_ns(void)
@@ -205,10 +196,7 @@ static void redtypes(void)
 
 static int scopied;
 
-static void on_landed(void)
-{
-    scopied = 1;
-}
+static void on_landed(void) { scopied = 1; }
 
 static void det(void)
 {
@@ -272,11 +260,13 @@ static void a2a_naive(void)
     for (int j = 0; j < t_nodes; j++)
         if (j != t_self)
             T_CHECK(CMMD_receive_async(j, 3, a2a_r + j * b, a2a_block, NULL,
-                                       NULL) != CMMD_ERRVAL, "receive");
+                                       NULL) != CMMD_ERRVAL,
+                    "receive");
     for (int j = 0; j < t_nodes; j++)
         if (j != t_self)
             T_CHECK(CMMD_send_async(j, 3, a2a_s + j * b, a2a_block, NULL,
-                                    NULL) != CMMD_ERRVAL, "send");
+                                    NULL) != CMMD_ERRVAL,
+                    "send");
     CMMD_all_msgs_wait();
 }
 
@@ -289,12 +279,12 @@ static void a2a_reap(void)
     T_CHECK(t_nodes <= 64, "too many nodes");
     for (int j = 0; j < t_nodes; j++)
         if (j != t_self)
-            m[n++] = CMMD_receive_async(j, 5, a2a_r + j * b, a2a_block, NULL,
-                                        NULL);
+            m[n++] =
+                CMMD_receive_async(j, 5, a2a_r + j * b, a2a_block, NULL, NULL);
     for (int j = 0; j < t_nodes; j++)
         if (j != t_self)
-            m[n++] = CMMD_send_async(j, 5, a2a_s + j * b, a2a_block, NULL,
-                                     NULL);
+            m[n++] =
+                CMMD_send_async(j, 5, a2a_s + j * b, a2a_block, NULL, NULL);
     for (left = n; left > 0;)
         for (int i = 0; i < n; i++)
             if (m[i] && CMMD_msg_done(m[i])) {
@@ -327,9 +317,8 @@ static void a2a_one(const char *name, void (*order)(void))
     t = cm5_wtime() - t0;
     for (int j = 0; j < t_nodes; j++)
         if (j != t_self)
-            T_PATTERN(a2a_r + (size_t)j * (size_t)a2a_block,
-                      (size_t)a2a_block, (uint32_t)(j * 64 + t_self),
-                      "%s block from %d", name, j);
+            T_PATTERN(a2a_r + (size_t)j * (size_t)a2a_block, (size_t)a2a_block,
+                      (uint32_t)(j * 64 + t_self), "%s block from %d", name, j);
     printf("prog_model: node %d %s %lld\n", t_self, name, ns(t));
     t = CMMD_reduce_double(t, CMMD_combiner_dmax);
     if (t_self == 0)
@@ -387,8 +376,8 @@ static void split(void)
             T_EQ(CMMD_reduce_int_finish(1, CMMD_combiner_add), t_nodes,
                  "reduce");
         } else if (i == 1) {
-            CMMD_scan_int_start(1, CMMD_combiner_add, CMMD_upward,
-                                CMMD_none, 0, CMMD_inclusive);
+            CMMD_scan_int_start(1, CMMD_combiner_add, CMMD_upward, CMMD_none, 0,
+                                CMMD_inclusive);
             while (!CMMD_scan_done())
                 ;
             T_EQ(CMMD_scan_int_finish(1, CMMD_combiner_add, CMMD_upward,

@@ -41,8 +41,10 @@ static void vcheck(const unsigned char *p, int elen, int count, int stride,
         int in = i < (size_t)count && j < (size_t)elen && k < (size_t)n;
         unsigned char want = in ? t_byte(seed, k) : GAP;
 
-        T_CHECK(p[b] == want, "%s: byte %zu (element %zu, offset %zu) is "
-                "0x%02x, expected 0x%02x", what, b, i, j, p[b], want);
+        T_CHECK(p[b] == want,
+                "%s: byte %zu (element %zu, offset %zu) is "
+                "0x%02x, expected 0x%02x",
+                what, b, i, j, p[b], want);
     }
 }
 
@@ -91,8 +93,7 @@ static void s_send_block_v(int k)
 {
     unsigned char *p = vnew(3, 777, 7, seed_of(t_self, k));
 
-    T_EQ(CMMD_send_block_v(right, k, p, 3, 777, 7), TRUE,
-         "CMMD_send_block_v");
+    T_EQ(CMMD_send_block_v(right, k, p, 3, 777, 7), TRUE, "CMMD_send_block_v");
     free(p);
 }
 
@@ -240,8 +241,7 @@ static int in_place(const unsigned char *p, int elen, int count, int stride,
 {
     for (int i = 0; i < count; i++)
         for (int j = 0; j < elen; j++)
-            if (p[(size_t)i * stride + j] !=
-                t_byte(seed, (size_t)i * elen + j))
+            if (p[(size_t)i * stride + j] != t_byte(seed, (size_t)i * elen + j))
                 return 0;
     return 1;
 }
@@ -252,9 +252,8 @@ static void handler(CMMD_mcb *mcb, void *arg)
 
     h->runs++;
     h->mcb = *mcb;
-    h->in_place = h->p ? in_place(h->p, h->elen, h->count, h->stride,
-                                  h->seed)
-                       : 1;
+    h->in_place =
+        h->p ? in_place(h->p, h->elen, h->count, h->stride, h->seed) : 1;
 }
 
 static void test_async(int k)
@@ -304,8 +303,8 @@ static void test_send_and_receive(int k)
     unsigned char *s = vnew(4, 3000, 8, seed_of(t_self, k));
     unsigned char *r = vnew(4, 3000, 16, 0);
 
-    T_EQ(CMMD_send_and_receive_v(left, k, r, 4, 3000, 16, right, k, s, 4,
-                                 3000, 8),
+    T_EQ(CMMD_send_and_receive_v(left, k, r, 4, 3000, 16, right, k, s, 4, 3000,
+                                 8),
          TRUE, "CMMD_send_and_receive_v");
     T_EQ(CMMD_bytes_received(), 12000, "bytes of send_and_receive_v");
     vcheck(r, 4, 3000, 16, seed_of(left, k), 12000, "send_and_receive_v");
@@ -357,8 +356,8 @@ int main(int argc, char **argv)
     if (mode) {
         T_CHECK(t_nodes >= 2, "a wrong call runs on 2 or more nodes");
         bad(mode);
-        fprintf(stderr, "prog_mpv[%d]: %s: the wrong call returned\n",
-                t_self, mode);
+        fprintf(stderr, "prog_mpv[%d]: %s: the wrong call returned\n", t_self,
+                mode);
         fflush(stderr);
         _exit(99);
     }

@@ -36,7 +36,7 @@
 
 static int next, prev;
 
-#define SEED(src, what) ((uint32_t)(src) * 1000u + (uint32_t)(what))
+#define SEED(src, what) ((uint32_t)(src)*1000u + (uint32_t)(what))
 
 /* ---- ring: send_block / receive_block ---- */
 
@@ -137,8 +137,9 @@ static void test_send(void)
                 T_EQ(CMMD_receive(prev, tag, rbuf, size), 1,
                      "CMMD_receive's return value");
         }
-        T_EQ(CMMD_bytes_received(), size, "CMMD_bytes_received() after "
-                                          "CMMD_receive");
+        T_EQ(CMMD_bytes_received(), size,
+             "CMMD_bytes_received() after "
+             "CMMD_receive");
         T_PATTERN(rbuf, (size_t)size, SEED(prev, 20 + k),
                   "CMMD_send of %d bytes from node %d", size, prev);
         free(sbuf);
@@ -190,7 +191,8 @@ static void test_noblock_reuse(void)
         CMMD_receive_block(prev, tag, rbuf, size);
         T_PATTERN(rbuf, (size_t)size, SEED(prev, 40 + k),
                   "second of two %d-byte CMMD_send_noblock messages from "
-                  "node %d", size, prev);
+                  "node %d",
+                  size, prev);
         free(buf);
         free(rbuf);
     }
@@ -298,7 +300,8 @@ static void test_noblock_nowait(void)
         T_CHECK(all[3] < all[0] - 0.5,
                 "1000 CMMD_send_noblock calls to node 0 returned only %.3f s "
                 "before node 0 started polling, after its 1 s of computing: "
-                "they blocked", all[0] - all[3]);
+                "they blocked",
+                all[0] - all[3]);
 }
 
 /* ---- asynchronous messages ---- */
@@ -330,14 +333,14 @@ static void test_async_basic(void)
 
     memset(rbuf, 0, sizeof(rbuf));
     t_fill(sbuf, sizeof(sbuf), SEED(t_self, 60));
-    rb = CMMD_receive_async(prev, 600, rbuf, sizeof(rbuf), async_handler,
-                            &rc);
+    rb = CMMD_receive_async(prev, 600, rbuf, sizeof(rbuf), async_handler, &rc);
     T_CHECK(rb > 0, "CMMD_receive_async returned no MCB (errno %d: %s)",
             (int)CMMD_get_errno(), CMMD_error_string(CMMD_get_errno()));
     T_EQ(CMMD_mcb_len(rb), sizeof(rbuf), "CMMD_mcb_len of a receive");
     T_EQ(CMMD_mcb_dest(rb), t_self, "CMMD_mcb_dest of a receive");
-    T_EQ(CMMD_mcb_pending(prev, 600), 0, "CMMD_mcb_pending before the "
-                                         "message was sent");
+    T_EQ(CMMD_mcb_pending(prev, 600), 0,
+         "CMMD_mcb_pending before the "
+         "message was sent");
     T_CHECK(!CMMD_msg_done(rb), "CMMD_msg_done is true before the message "
                                 "was sent");
     T_CHECK(!CMMD_all_receives_done(), "CMMD_all_receives_done() is true "
@@ -389,8 +392,7 @@ static void test_async_free(void)
     memset(rbuf, 0, sizeof(rbuf));
     t_fill(sbuf, sizeof(sbuf), SEED(t_self, 61));
     t_fill(sbuf2, sizeof(sbuf2), SEED(t_self, 62));
-    m = CMMD_receive_async(prev, 601, rbuf, sizeof(rbuf), async_handler,
-                           &rc);
+    m = CMMD_receive_async(prev, 601, rbuf, sizeof(rbuf), async_handler, &rc);
     T_CHECK(m > 0, "CMMD_receive_async returned no MCB");
     CMMD_free_mcb(m); /* in flight */
     m = CMMD_send_async(next, 602, sbuf2, (int)sizeof(sbuf2), NULL, NULL);
@@ -400,8 +402,9 @@ static void test_async_free(void)
     CMMD_send_block(next, 601, sbuf, (int)sizeof(sbuf));
     CMMD_receive_block(prev, 602, rbuf2, (int)sizeof(rbuf2));
     CMMD_all_msgs_wait();
-    T_EQ(rc.calls, 1, "handler calls of a receive whose MCB was freed in "
-                      "flight");
+    T_EQ(rc.calls, 1,
+         "handler calls of a receive whose MCB was freed in "
+         "flight");
     T_PATTERN(rbuf, sizeof(rbuf), SEED(prev, 61),
               "receive whose MCB was freed in flight");
     T_PATTERN(rbuf2, sizeof(rbuf2), SEED(prev, 62),
@@ -476,8 +479,8 @@ static void test_async_charm(int irq)
         T_CHECK(msg != NULL, "malloc");
         t_fill(msg, CHARM_LEN, SEED(t_self, 700 + k));
         msg[0] = (unsigned char)k;
-        charm_mcbs[k] = CMMD_send_async(next, 640, msg, CHARM_LEN,
-                                        charm_send_handler, msg);
+        charm_mcbs[k] =
+            CMMD_send_async(next, 640, msg, CHARM_LEN, charm_send_handler, msg);
         T_CHECK(charm_mcbs[k] > 0, "CMMD_send_async returned no MCB");
     }
     for (int k = 0; k < CHARM_MSGS; k++) {
@@ -531,8 +534,8 @@ static void test_async_many(void)
     CMMD_sync_with_nodes();
     for (int i = N - 1; i >= 0; i--) { /* reverse: matched by tag */
         sv[i] = t_self * 100 + i;
-        s[i] = CMMD_send_async(next, 610 + i, &sv[i], (int)sizeof(int),
-                               NULL, NULL);
+        s[i] = CMMD_send_async(next, 610 + i, &sv[i], (int)sizeof(int), NULL,
+                               NULL);
         T_CHECK(s[i] > 0, "CMMD_send_async %d returned no MCB", i);
     }
     /* With interrupts on, an eager send whose receive is posted may
@@ -574,19 +577,22 @@ static void test_async_exhaust(void)
     T_EQ(avail, 128, "CMMD_available_receives() with none in flight");
     T_EQ(CMMD_available_sends(), 128, "CMMD_available_sends()");
     for (int i = 0; i < avail; i++) {
-        r[i] = CMMD_receive_async(prev, 620, &rv[i], (int)sizeof(int), NULL,
-                                  NULL);
+        r[i] =
+            CMMD_receive_async(prev, 620, &rv[i], (int)sizeof(int), NULL, NULL);
         T_CHECK(r[i] > 0, "CMMD_receive_async %d of %d returned no MCB", i,
                 avail);
     }
-    T_EQ(CMMD_available_receives(), 0, "CMMD_available_receives() with "
-                                       "all in use");
-    extra = CMMD_receive_async(prev, 620, &tmp, (int)sizeof(int), NULL,
-                               NULL);
-    T_CHECK(extra == CMMD_ERRVAL, "receive %d beyond CMMD_available_receives() "
-                           "did not return CMMD_ERRVAL", avail + 1);
-    T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS, "CMMD_get_errno() after a "
-                                               "receive too many");
+    T_EQ(CMMD_available_receives(), 0,
+         "CMMD_available_receives() with "
+         "all in use");
+    extra = CMMD_receive_async(prev, 620, &tmp, (int)sizeof(int), NULL, NULL);
+    T_CHECK(extra == CMMD_ERRVAL,
+            "receive %d beyond CMMD_available_receives() "
+            "did not return CMMD_ERRVAL",
+            avail + 1);
+    T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS,
+         "CMMD_get_errno() after a "
+         "receive too many");
     es = CMMD_error_string(CMMD_ERR_NO_RPORTS);
     T_CHECK(es && *es && strcmp(es, CMMD_error_string(CMMD_ERR_NONE)) &&
                 strcmp(es, CMMD_error_string(CMMD_ERR_BAD_ARG)) &&
@@ -595,17 +601,18 @@ static void test_async_exhaust(void)
             "CMMD_error_string does not name the three errors apart");
     for (int i = 0; i < 128; i++) {
         sv[i] = t_self * 1000 + i;
-        s[i] = CMMD_send_async(next, 621, &sv[i], (int)sizeof(int), NULL,
-                               NULL);
+        s[i] = CMMD_send_async(next, 621, &sv[i], (int)sizeof(int), NULL, NULL);
         T_CHECK(s[i] > 0, "CMMD_send_async %d of 128 returned no MCB", i);
     }
-    T_EQ(CMMD_available_sends(), 0, "CMMD_available_sends() with all in "
-                                    "use");
+    T_EQ(CMMD_available_sends(), 0,
+         "CMMD_available_sends() with all in "
+         "use");
     extra = CMMD_send_async(next, 621, &tmp, (int)sizeof(int), NULL, NULL);
     T_CHECK(extra == CMMD_ERRVAL, "send 129 beyond CMMD_available_sends() "
                                   "did not return CMMD_ERRVAL");
-    T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS, "CMMD_get_errno() after a "
-                                               "send too many");
+    T_EQ(CMMD_get_errno(), CMMD_ERR_NO_RPORTS,
+         "CMMD_get_errno() after a "
+         "send too many");
     CMMD_sync_with_nodes();
     for (int i = 0; i < 128; i++) {
         tmp = i; /* in order, into the receives in posting order */
@@ -644,10 +651,12 @@ static void probe_mcb(int tag, int len)
     T_EQ(CMMD_mcb_dest(m), t_self, "CMMD_mcb_dest of a pending message");
     T_CHECK(!CMMD_msg_done(m), "CMMD_msg_done of a pending message");
     m2 = CMMD_mcb_pending(prev, tag);
-    T_CHECK(m2 > 0 && m2 != m, "a second CMMD_mcb_pending is %d (first %d)",
-            m2, m);
-    T_CHECK(CMMD_mcb_pending(prev, tag + 1) == 0, "CMMD_mcb_pending(%d, "
-            "%d) found a message: wrong tag", prev, tag + 1);
+    T_CHECK(m2 > 0 && m2 != m, "a second CMMD_mcb_pending is %d (first %d)", m2,
+            m);
+    T_CHECK(CMMD_mcb_pending(prev, tag + 1) == 0,
+            "CMMD_mcb_pending(%d, "
+            "%d) found a message: wrong tag",
+            prev, tag + 1);
     CMMD_free_mcb(m);
     CMMD_free_mcb(m2);
     T_CHECK(CMMD_msg_pending(prev, tag), "the message is gone after "
@@ -671,19 +680,21 @@ static void test_probe(void)
     T_EQ(CMMD_msg_sender(), prev, "CMMD_msg_sender() after a probe");
     T_EQ(CMMD_msg_tag(), tag, "CMMD_msg_tag() after a probe");
     T_EQ(CMMD_bytes_received(), len, "CMMD_bytes_received() after a probe");
-    T_CHECK(CMMD_msg_pending(prev, tag), "CMMD_msg_pending(%d, %d) false",
-            prev, tag);
-    T_CHECK(CMMD_msg_pending(prev, CMMD_ANY_TAG), "CMMD_msg_pending(%d, "
-                                                  "ANY) false", prev);
-    T_CHECK(!CMMD_msg_pending(prev, tag + 1), "CMMD_msg_pending(%d, %d) "
-                                              "true: wrong tag", prev,
-            tag + 1);
+    T_CHECK(CMMD_msg_pending(prev, tag), "CMMD_msg_pending(%d, %d) false", prev,
+            tag);
+    T_CHECK(CMMD_msg_pending(prev, CMMD_ANY_TAG),
+            "CMMD_msg_pending(%d, "
+            "ANY) false",
+            prev);
+    T_CHECK(!CMMD_msg_pending(prev, tag + 1),
+            "CMMD_msg_pending(%d, %d) "
+            "true: wrong tag",
+            prev, tag + 1);
     T_CHECK(!CMMD_msg_pending(CMMD_ANY_NODE, tag + 100),
             "CMMD_msg_pending(ANY, %d) true: no such tag", tag + 100);
     if (t_nodes > 2)
         T_CHECK(!CMMD_msg_pending(next, CMMD_ANY_TAG),
-                "CMMD_msg_pending(%d, ANY) true: that node sent nothing",
-                next);
+                "CMMD_msg_pending(%d, ANY) true: that node sent nothing", next);
     probe_mcb(tag, len);
     CMMD_receive_block(prev, tag, rbuf, sizeof(rbuf));
     T_EQ(CMMD_bytes_received(), len, "CMMD_bytes_received()");
@@ -706,16 +717,17 @@ static void test_shift(void)
         char *s = t_malloc((size_t)size), *r = t_malloc((size_t)size + 8);
 
         t_fill(s, (size_t)size, SEED(t_self, 80 + k));
-        T_EQ(CMMD_send_and_receive(prev, 800 + k, r, size + 8, next, 800 + k,
-                                   s, size),
+        T_EQ(CMMD_send_and_receive(prev, 800 + k, r, size + 8, next, 800 + k, s,
+                                   size),
              1, "CMMD_send_and_receive's return value");
-        T_EQ(CMMD_bytes_received(), size, "CMMD_bytes_received() after "
-                                          "CMMD_send_and_receive");
-        T_EQ(CMMD_msg_sender(), prev, "CMMD_msg_sender() after "
-                                      "CMMD_send_and_receive");
+        T_EQ(CMMD_bytes_received(), size,
+             "CMMD_bytes_received() after "
+             "CMMD_send_and_receive");
+        T_EQ(CMMD_msg_sender(), prev,
+             "CMMD_msg_sender() after "
+             "CMMD_send_and_receive");
         T_PATTERN(r, (size_t)size, SEED(prev, 80 + k),
-                  "CMMD_send_and_receive of %d bytes from node %d", size,
-                  prev);
+                  "CMMD_send_and_receive of %d bytes from node %d", size, prev);
         free(s);
         free(r);
     }
@@ -754,13 +766,16 @@ static void test_wildcard_vs_coll(void)
     else
         CMMD_receive_bc_from_node(buf, (int)sizeof(buf));
     /* Before the barrier: no user message can have been sent yet. */
-    T_CHECK(!CMMD_msg_done(m), "a posted ANY_NODE/ANY_TAG receive was "
-                               "matched by a collective (got %d)", v);
+    T_CHECK(!CMMD_msg_done(m),
+            "a posted ANY_NODE/ANY_TAG receive was "
+            "matched by a collective (got %d)",
+            v);
     CMMD_sync_with_nodes();
     CMMD_send_noblock(next, 950, &out, (int)sizeof(out));
     CMMD_msg_wait(m);
-    T_EQ(CMMD_mcb_tag(m), 950, "tag of the message the wildcard receive "
-                               "got");
+    T_EQ(CMMD_mcb_tag(m), 950,
+         "tag of the message the wildcard receive "
+         "got");
     T_EQ(v, 950 + prev, "value the wildcard receive got");
     CMMD_free_mcb(m);
     CMMD_all_msgs_wait();

@@ -134,8 +134,8 @@ static void bc_files(void)
  * node's once every node has written. */
 static void ind_file(void)
 {
-    int fd = CMMD_global_open(path("ind.out"), O_RDWR | O_CREAT | O_TRUNC,
-                              0644);
+    int fd =
+        CMMD_global_open(path("ind.out"), O_RDWR | O_CREAT | O_TRUNC, 0644);
     char rec[17], got[16];
     int next = (t_self + 1) % t_nodes;
 
@@ -198,7 +198,8 @@ static void stdio_file(void)
     CMMD_fset_io_mode(f, CMMD_sync_seq);
     n = snprintf(want, sizeof(want), "app %d\n", t_self);
     T_EQ(fread(got, 1, (size_t)n, f), n, "sync_seq fread");
-    T_CHECK(memcmp(got, want, (size_t)n) == 0, "sync_seq fread data: %.*s", n, got);
+    T_CHECK(memcmp(got, want, (size_t)n) == 0, "sync_seq fread data: %.*s", n,
+            got);
     T_EQ(fread(got, 1, 8, f), 0, "sync_seq fread at the end");
     fclose(f);
 }
@@ -253,8 +254,8 @@ static void missing(void)
 
 static void bad(const char *mode)
 {
-    int fd = CMMD_global_open(path("bad.out"), O_RDWR | O_CREAT | O_TRUNC,
-                              0644);
+    int fd =
+        CMMD_global_open(path("bad.out"), O_RDWR | O_CREAT | O_TRUNC, 0644);
     char buf[8] = "abcdefg";
 
     T_CHECK(fd >= 0, "CMMD_global_open: %s", strerror(errno));
@@ -270,7 +271,7 @@ static void bad(const char *mode)
         CMMD_set_io_mode(fd, t_self == 1 ? CMMD_sync_bc : CMMD_sync_seq);
     } else {
         CMMD_set_io_mode(fd, strcmp(mode, "bad_bclen") == 0 ? CMMD_sync_bc
-                                                             : CMMD_sync_seq);
+                                                            : CMMD_sync_seq);
         if (strcmp(mode, "bad_seek") == 0 && t_self == 1)
             lseek(fd, 4, SEEK_SET);
         if (strcmp(mode, "bad_order") == 0 && t_self == 1)

@@ -40,15 +40,18 @@ static void test_local(void)
     T_EQ(CMAML_number_of_free_rports(), 128, "free rports at start");
     r = CMAML_allocate_rport();
     T_CHECK(r >= 0 && r < 128, "CMAML_allocate_rport() returned %d", r);
-    T_EQ(CMAML_number_of_free_rports(), 127, "free rports after one "
-                                             "allocation");
+    T_EQ(CMAML_number_of_free_rports(), 127,
+         "free rports after one "
+         "allocation");
     want2 = r == 77 ? 78 : 77;
     r2 = CMAML_allocate_this_rport(want2);
     T_EQ(r2, want2, "CMAML_allocate_this_rport of a free rport");
-    T_EQ(CMAML_allocate_this_rport(want2), -1, "CMAML_allocate_this_rport "
-                                               "of a taken rport");
-    T_EQ(CMAML_allocate_this_rport(r), -1, "CMAML_allocate_this_rport of "
-                                           "the rport allocate_rport gave");
+    T_EQ(CMAML_allocate_this_rport(want2), -1,
+         "CMAML_allocate_this_rport "
+         "of a taken rport");
+    T_EQ(CMAML_allocate_this_rport(r), -1,
+         "CMAML_allocate_this_rport of "
+         "the rport allocate_rport gave");
     T_EQ(CMAML_number_of_free_rports(), 126, "free rports after two");
 
     CMAML_set_rport_addr(r, &x);
@@ -59,15 +62,15 @@ static void test_local(void)
     T_CHECK(CMAML_get_rport_addr(r) == &x, "CMAML_get_rport_addr");
     T_EQ(CMAML_get_rport_byte_counter(r), 123456,
          "CMAML_get_rport_byte_counter");
-    T_EQ(CMAML_get_rport_total_nbytes(r), 789,
-         "CMAML_get_rport_total_nbytes");
+    T_EQ(CMAML_get_rport_total_nbytes(r), 789, "CMAML_get_rport_total_nbytes");
     T_CHECK(CMAML_get_rport_handler(r) == (CMAML_handler_t)dummy_handler,
             "CMAML_get_rport_handler");
     T_CHECK(CMAML_get_rport_handler_arg2(r) == (void *)&all[3],
             "CMAML_get_rport_handler_arg2");
     /* The other rport is untouched. */
-    T_EQ(CMAML_get_rport_byte_counter(r2), 0, "byte counter of a fresh "
-                                              "rport");
+    T_EQ(CMAML_get_rport_byte_counter(r2), 0,
+         "byte counter of a fresh "
+         "rport");
     CMAML_set_rport_byte_counter(r, 0);
     T_EQ(CMAML_get_rport_byte_counter(r), 0, "byte counter set to 0");
     CMAML_free_rport(r);
@@ -82,10 +85,12 @@ static void test_local(void)
         seen[all[i]] = 1;
         T_EQ(CMAML_number_of_free_rports(), 127 - i, "free rports");
     }
-    T_EQ(CMAML_allocate_rport(), -1, "CMAML_allocate_rport() with none "
-                                     "free");
-    T_EQ(CMAML_allocate_this_rport(5), -1, "CMAML_allocate_this_rport(5) "
-                                           "with none free");
+    T_EQ(CMAML_allocate_rport(), -1,
+         "CMAML_allocate_rport() with none "
+         "free");
+    T_EQ(CMAML_allocate_this_rport(5), -1,
+         "CMAML_allocate_this_rport(5) "
+         "with none free");
     T_EQ(CMAML_number_of_free_rports(), 0, "free rports when all are taken");
     CMAML_free_rport(all[64]);
     T_EQ(CMAML_allocate_rport(), all[64], "the only free rport");
@@ -192,24 +197,30 @@ static void test_gather(void)
             CMAML_scopy(0, rport, 0, off[c], src + off[c], len[c],
                         (CMAML_handler_t)sent_handler, &sent_count[c]);
         }
-        T_POLL_UNTIL(sent_calls == mine, 30, "%d of %d sent handlers ran "
-                     "in 30 s", sent_calls, mine);
+        T_POLL_UNTIL(sent_calls == mine, 30,
+                     "%d of %d sent handlers ran "
+                     "in 30 s",
+                     sent_calls, mine);
         for (int i = 0; i < mine; i++)
             T_EQ(sent_count[order[i]], 1, "sent handler calls of a chunk");
     }
     if (t_self == 0) {
-        T_POLL_UNTIL(gather_ctx.calls > 0, 30, "the rport handler did not "
+        T_POLL_UNTIL(gather_ctx.calls > 0, 30,
+                     "the rport handler did not "
                      "run within 30 s (byte counter %d)",
                      CMAML_get_rport_byte_counter(rport));
         T_EQ(gather_ctx.rport, rport, "rport argument of the rport handler");
         T_CHECK(gather_ctx.arg2 == &gather_marker, "arg2 of the rport "
                                                    "handler");
-        T_EQ(CMAML_get_rport_byte_counter(rport), 0, "byte counter when "
-                                                     "the handler ran");
+        T_EQ(CMAML_get_rport_byte_counter(rport), 0,
+             "byte counter when "
+             "the handler ran");
         T_EQ(CMAML_get_rport_total_nbytes(rport), T_MIB,
              "CMAML_get_rport_total_nbytes after 1 MiB");
-        T_PATTERN(dst, T_MIB, GATHER_SEED, "1 MiB scopied in %d chunks by "
-                  "%d nodes", nch, senders);
+        T_PATTERN(dst, T_MIB, GATHER_SEED,
+                  "1 MiB scopied in %d chunks by "
+                  "%d nodes",
+                  nch, senders);
     }
     CMMD_sync_with_nodes();
     if (t_self == 0) {
@@ -262,10 +273,11 @@ static void test_alltoall(void)
 
         t_fill(src + (size_t)d * BLOCK, BLOCK,
                7000 + (uint32_t)(t_self * 64 + d));
-        CMAML_scopy(d, rports[d], 0, t_self * BLOCK,
-                    src + (size_t)d * BLOCK, BLOCK, NULL, NULL);
+        CMAML_scopy(d, rports[d], 0, t_self * BLOCK, src + (size_t)d * BLOCK,
+                    BLOCK, NULL, NULL);
     }
-    T_POLL_UNTIL(a2a_calls == 1, 30, "the rport handler did not run within "
+    T_POLL_UNTIL(a2a_calls == 1, 30,
+                 "the rport handler did not run within "
                  "30 s (byte counter %d)",
                  CMAML_get_rport_byte_counter(mine));
     for (int s = 0; s < t_nodes; s++)
@@ -311,12 +323,12 @@ static void test_rearm(void)
     t_fill(src, sizeof(src), 8000);
     for (int round = 0; round < 2; round++) {
         CMMD_sync_with_nodes(); /* the counter is (re-)armed */
-        if (t_self == sender) /* 50 bytes each, 2 per round */
+        if (t_self == sender)   /* 50 bytes each, 2 per round */
             for (int i = 2 * round; i < 2 * round + 2; i++)
-                CMAML_scopy(0, rport, 4, 50 * i, src + 50 * i, 50, NULL,
-                            NULL);
+                CMAML_scopy(0, rport, 4, 50 * i, src + 50 * i, 50, NULL, NULL);
         if (t_self == 0)
-            T_POLL_UNTIL(rearm_calls == round + 1, 30, "the re-armed rport "
+            T_POLL_UNTIL(rearm_calls == round + 1, 30,
+                         "the re-armed rport "
                          "handler ran %d times in 30 s, expected %d",
                          rearm_calls, round + 1);
     }

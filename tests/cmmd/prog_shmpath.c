@@ -45,16 +45,16 @@ static void request_handler(int from)
 }
 
 /* Wait until cond: polling, or computing while interrupts run handlers. */
-#define WAIT_UNTIL(cond, irq, what)                                           \
-    do {                                                                      \
-        double t0_ = t_now();                                                 \
-        while (!(cond)) {                                                     \
-            T_CHECK(t_now() - t0_ < 60, "%s: timed out", what);              \
-            if (irq)                                                          \
-                t_compute(0.0002);                                            \
-            else                                                              \
-                CMMD_poll();                                                  \
-        }                                                                     \
+#define WAIT_UNTIL(cond, irq, what)                                            \
+    do {                                                                       \
+        double t0_ = t_now();                                                  \
+        while (!(cond)) {                                                      \
+            T_CHECK(t_now() - t0_ < 60, "%s: timed out", what);                \
+            if (irq)                                                           \
+                t_compute(0.0002);                                             \
+            else                                                               \
+                CMMD_poll();                                                   \
+        }                                                                      \
     } while (0)
 
 static void traffic(int irq)
@@ -119,8 +119,7 @@ static void check_paths(int shm)
                 "%llu/%llu packets through the rings, expected at least "
                 "%llu each way",
                 (unsigned long long)st.shm_sent,
-                (unsigned long long)st.shm_received,
-                (unsigned long long)want);
+                (unsigned long long)st.shm_received, (unsigned long long)want);
         T_EQ(ring_files(), 0, "ring segments still named in /dev/shm");
     } else {
         T_EQ(st.shm_sent, 0, "packets sent through the rings");

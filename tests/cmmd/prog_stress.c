@@ -100,8 +100,8 @@ static void shape_counter(void)
     for (int to = 0; to < t_nodes; to++)
         for (int k = 0; k < ct_count(t_self, to); k++)
             CMAML_request(to, (CMAML_handler_t)ct_handler, t_self);
-    T_POLL_UNTIL(counted >= want, 60, "round %d counter: %d of %d",
-                 round_no, counted, want);
+    T_POLL_UNTIL(counted >= want, 60, "round %d counter: %d of %d", round_no,
+                 counted, want);
     T_EQ(counted, want, "counter");
 }
 
@@ -116,8 +116,9 @@ static int drs_len(int from, int to)
     uint32_t h = draw(5, (uint32_t)(from * MAXN + to));
 
     /* eager, rendezvous or single copy */
-    return (int)(h % 3 == 0 ? 1 + h % 2000 : h % 3 == 1 ? 4096 + h % 30000
-                                                         : 60000 + h % 140000);
+    return (int)(h % 3 == 0   ? 1 + h % 2000
+                 : h % 3 == 1 ? 4096 + h % 30000
+                              : 60000 + h % 140000);
 }
 
 static int drs_sends(int from, int to)
@@ -239,8 +240,7 @@ static void shape_drs(void)
             free(rbuf[s]);
             rbuf[s] = NULL;
         }
-    T_POLL_UNTIL(pending == 0 && !busy, 60, "round %d drs: releases",
-                 round_no);
+    T_POLL_UNTIL(pending == 0 && !busy, 60, "round %d drs: releases", round_no);
     /* Buffers go once every scopy out of them is done (pending == 0). */
     for (int to = 0; to < t_nodes; to++)
         free(sbuf[to]);
@@ -267,8 +267,8 @@ static void as_done_free(CMMD_mcb *mcb, void *arg)
 static void shape_async(void)
 {
     int k = 1 + (int)(draw(8, 0) % MAXASYNC);
-    int to = (t_self + 1 + (int)(draw(9, 0) % (uint32_t)(t_nodes - 1))) %
-             t_nodes;
+    int to =
+        (t_self + 1 + (int)(draw(9, 0) % (uint32_t)(t_nodes - 1))) % t_nodes;
     int from = (t_self - (to - t_self) + 2 * t_nodes) % t_nodes;
     static int sv[MAXASYNC], rv[MAXASYNC];
     static CMMD_mcb sm[MAXASYNC], rm[MAXASYNC];
@@ -282,8 +282,8 @@ static void shape_async(void)
     }
     for (int i = 0; i < k; i++) {
         sv[i] = (int)draw(10, (uint32_t)(t_self * 1000 + i));
-        sm[i] = CMMD_send_async(to, 5000 + i, &sv[i], (int)sizeof(int),
-                                as_done, (void *)&done_send);
+        sm[i] = CMMD_send_async(to, 5000 + i, &sv[i], (int)sizeof(int), as_done,
+                                (void *)&done_send);
         T_CHECK(sm[i] != CMMD_ERRVAL, "send_async %d", i);
     }
     CMMD_all_msgs_wait();

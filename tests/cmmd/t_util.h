@@ -46,19 +46,19 @@ static inline void t_fail(const char *file, int line, const char *fmt, ...)
     _exit(1);
 }
 
-#define T_CHECK(cond, ...)                                                    \
-    do {                                                                      \
-        if (!(cond))                                                          \
-            t_fail(__FILE__, __LINE__, __VA_ARGS__);                          \
+#define T_CHECK(cond, ...)                                                     \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            t_fail(__FILE__, __LINE__, __VA_ARGS__);                           \
     } while (0)
 
 /* The two ints must be equal; what names the value. */
-#define T_EQ(got, want, what)                                                 \
-    do {                                                                      \
-        long long g_ = (long long)(got), w_ = (long long)(want);              \
-        if (g_ != w_)                                                         \
-            t_fail(__FILE__, __LINE__, "%s is %lld, expected %lld", what,    \
-                   g_, w_);                                                   \
+#define T_EQ(got, want, what)                                                  \
+    do {                                                                       \
+        long long g_ = (long long)(got), w_ = (long long)(want);               \
+        if (g_ != w_)                                                          \
+            t_fail(__FILE__, __LINE__, "%s is %lld, expected %lld", what, g_,  \
+                   w_);                                                        \
     } while (0)
 
 static inline double t_now(void)
@@ -89,14 +89,14 @@ static inline void t_compute(double s)
 }
 
 /* Serve the network (CMMD_poll) until cond holds; fail after secs. */
-#define T_POLL_UNTIL(cond, secs, ...)                                         \
-    do {                                                                      \
-        double t0_ = t_now();                                                 \
-        while (!(cond)) {                                                     \
-            if (t_now() - t0_ > (secs))                                       \
-                t_fail(__FILE__, __LINE__, __VA_ARGS__);                      \
-            CMMD_poll();                                                      \
-        }                                                                     \
+#define T_POLL_UNTIL(cond, secs, ...)                                          \
+    do {                                                                       \
+        double t0_ = t_now();                                                  \
+        while (!(cond)) {                                                      \
+            if (t_now() - t0_ > (secs))                                        \
+                t_fail(__FILE__, __LINE__, __VA_ARGS__);                       \
+            CMMD_poll();                                                       \
+        }                                                                      \
     } while (0)
 
 static inline uint32_t t_hash(uint32_t a, uint32_t b)
@@ -141,17 +141,17 @@ static inline long t_diff(const void *buf, size_t len, uint32_t seed)
     return -1;
 }
 
-#define T_PATTERN(buf, len, seed, ...)                                        \
-    do {                                                                      \
-        long d_ = t_diff(buf, len, seed);                                     \
-        if (d_ >= 0) {                                                        \
-            char w_[512];                                                     \
-            snprintf(w_, sizeof(w_), __VA_ARGS__);                            \
-            t_fail(__FILE__, __LINE__,                                        \
-                   "%s: byte %ld of %zu is 0x%02x, expected 0x%02x", w_, d_, \
-                   (size_t)(len), ((const unsigned char *)(buf))[d_],         \
-                   t_byte(seed, (size_t)d_));                                 \
-        }                                                                     \
+#define T_PATTERN(buf, len, seed, ...)                                         \
+    do {                                                                       \
+        long d_ = t_diff(buf, len, seed);                                      \
+        if (d_ >= 0) {                                                         \
+            char w_[512];                                                      \
+            snprintf(w_, sizeof(w_), __VA_ARGS__);                             \
+            t_fail(__FILE__, __LINE__,                                         \
+                   "%s: byte %ld of %zu is 0x%02x, expected 0x%02x", w_, d_,   \
+                   (size_t)(len), ((const unsigned char *)(buf))[d_],          \
+                   t_byte(seed, (size_t)d_));                                  \
+        }                                                                      \
     } while (0)
 
 static inline void *t_malloc(size_t n)

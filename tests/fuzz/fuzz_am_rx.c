@@ -54,10 +54,10 @@ void *__wrap_cm5i_handler_decode_raw(cm5i_href_t ref);
 #define RANK 1
 #define KEY 0x5eed5eed5eed5eedull
 
-static jmp_buf fuzz_out;        /* cm5_fatal and endless waits land here */
+static jmp_buf fuzz_out; /* cm5_fatal and endless waits land here */
 static const uint8_t *in, *in_end;
 static uint64_t user_calls, internal_calls, sends, rx_calls;
-static int cn_held;             /* in a control-network call */
+static int cn_held; /* in a control-network call */
 
 /* ---- stubs of the rest of the runtime --------------------------------- */
 
@@ -91,15 +91,31 @@ int cm5_interrupts_enabled(void) { return 0; }
 const char *cm5_status_string(cm5_status_t st) { return st ? "error" : "ok"; }
 double cm5_rtime(void) { return 0; }
 void cm5i_doorbell_ring(int node) { (void)node; }
-int cm5i_fab_lost_node(const cm5i_fab_t *fab) { (void)fab; return -1; }
+int cm5i_fab_lost_node(const cm5i_fab_t *fab)
+{
+    (void)fab;
+    return -1;
+}
 void cm5i_irq_deliver(void) { cm5i_irq_pending = 0; }
 void cm5i_irq_acquire(void) {}
 void cm5i_irq_leave(void) { cm5i_irq_pending = 0; }
 void cm5i_lazy_init(void) { cm5i_ctx.ready = 1; }
-const char *cm5i_config_str(const char *name) { (void)name; return "8"; }
+const char *cm5i_config_str(const char *name)
+{
+    (void)name;
+    return "8";
+}
 void cm5i_config_error(const char *fmt, ...) { (void)fmt; }
-size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab) { (void)fab; return 0; }
-const char *cm5i_fab_provider(const cm5i_fab_t *fab) { (void)fab; return "x"; }
+size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab)
+{
+    (void)fab;
+    return 0;
+}
+const char *cm5i_fab_provider(const cm5i_fab_t *fab)
+{
+    (void)fab;
+    return "x";
+}
 void cm5i_waiter_init(cm5i_waiter_t *w) { memset(w, 0, sizeof(*w)); }
 /* The modules' counts, summed by the oracle as cm5_stats sums them. */
 static const cm5_stats_t *parts[16];
@@ -124,10 +140,7 @@ static uint64_t stats_sum(size_t off)
 }
 #define STAT(field) stats_sum(offsetof(cm5_stats_t, field))
 
-static int next_byte(void)
-{
-    return in < in_end ? *in++ : -1;
-}
+static int next_byte(void) { return in < in_end ? *in++ : -1; }
 
 /* The next packet of the input, with this job's key unless the first
  * byte's low bit asks for the input's own (so that the fuzzer need not

@@ -25,7 +25,7 @@ static struct side {
     int fd;                  /* the node's end */
     uint8_t out[STREAM_MAX]; /* what the node wrote */
     size_t nout;
-    uint8_t in[STREAM_MAX];  /* what it read back */
+    uint8_t in[STREAM_MAX]; /* what it read back */
     size_t nin;
 } side[PROCS_MAX];
 
@@ -98,8 +98,7 @@ static void serve(cm5_boot_server_t *s, int p)
     if (rc != 0) {
         short ev;
 
-        if (!strstr(err, "bootstrap") ||
-            cm5_boot_server_pollfd(s, p, &ev) >= 0)
+        if (!strstr(err, "bootstrap") || cm5_boot_server_pollfd(s, p, &ev) >= 0)
             abort();
     }
 }
@@ -118,8 +117,7 @@ static void node_drain(cm5_boot_server_t *s, int procs, int p)
     check_answers(procs, p);
 }
 
-static void node_write(cm5_boot_server_t *s, int p, const uint8_t *d,
-                       size_t n)
+static void node_write(cm5_boot_server_t *s, int p, const uint8_t *d, size_t n)
 {
     ssize_t r;
 

@@ -45,17 +45,17 @@ extern "C" {
 #endif
 
 typedef enum {
-    CM5_SCHED_AC = 0,     /* asynchronous, random order (wang1993 Fig. 2) */
-    CM5_SCHED_LP,         /* linear (XOR) permutation (wang1993 Fig. 3) */
-    CM5_SCHED_RSN,        /* random scheduling, node contention free */
-    CM5_SCHED_RSNH,       /* RS_N with per-phase cutoff and heaps */
-    CM5_SCHED_DRSN,       /* distributed random scheduling, test-and-set */
-    CM5_SCHED_DRSN_PLUS,  /* DRS_N + busy measure/sleep + early go-ahead */
-    CM5_SCHED_TWO_STAGE,  /* ranka1995 bounded-traffic two-stage */
-    CM5_SCHED_A1,         /* liu2002 A1: direct, shift schedule */
-    CM5_SCHED_A2,         /* liu2002 A2: two-stage (Ranka or Bader) */
-    CM5_SCHED_A3,         /* liu2002 A3: 2-D mesh two-stage (square P) */
-    CM5_SCHED_A4,         /* liu2002 A4: four-stage, any P */
+    CM5_SCHED_AC = 0,    /* asynchronous, random order (wang1993 Fig. 2) */
+    CM5_SCHED_LP,        /* linear (XOR) permutation (wang1993 Fig. 3) */
+    CM5_SCHED_RSN,       /* random scheduling, node contention free */
+    CM5_SCHED_RSNH,      /* RS_N with per-phase cutoff and heaps */
+    CM5_SCHED_DRSN,      /* distributed random scheduling, test-and-set */
+    CM5_SCHED_DRSN_PLUS, /* DRS_N + busy measure/sleep + early go-ahead */
+    CM5_SCHED_TWO_STAGE, /* ranka1995 bounded-traffic two-stage */
+    CM5_SCHED_A1,        /* liu2002 A1: direct, shift schedule */
+    CM5_SCHED_A2,        /* liu2002 A2: two-stage (Ranka or Bader) */
+    CM5_SCHED_A3,        /* liu2002 A3: 2-D mesh two-stage (square P) */
+    CM5_SCHED_A4,        /* liu2002 A4: four-stage, any P */
     CM5_SCHED_NALGS
 } cm5_sched_alg_t;
 
@@ -93,43 +93,43 @@ typedef enum {
 /* Options; cm5_sched_opts_init() sets the paper-faithful defaults
  * (ALGORITHMS.md section 8).  Every node must pass the same values. */
 typedef struct {
-    size_t elem_size;         /* bytes per element (1) */
-    uint64_t seed;            /* shared random seed (1) */
-    cm5_sched_recv_t recv;    /* GIVEN */
-    size_t recv_capacity;     /* elements in recvbuf when recv != GIVEN */
-    int interrupts;           /* run with CM-5 interrupts on (0: polling) */
+    size_t elem_size;      /* bytes per element (1) */
+    uint64_t seed;         /* shared random seed (1) */
+    cm5_sched_recv_t recv; /* GIVEN */
+    size_t recv_capacity;  /* elements in recvbuf when recv != GIVEN */
+    int interrupts;        /* run with CM-5 interrupts on (0: polling) */
     /* LP */
-    int lp_barrier;           /* barrier after every step (0; ranka: 1) */
-    int lp_shift;             /* non-power-of-two P: 0 XOR skip, 1 shift */
+    int lp_barrier; /* barrier after every step (0; ranka: 1) */
+    int lp_shift;   /* non-power-of-two P: 0 XOR skip, 1 shift */
     /* RS_N / RS_NH */
     cm5_sched_row_order_t rsn_row_order;
-    int rsn_phase_barrier;    /* barrier between phases (0) */
+    int rsn_phase_barrier; /* barrier between phases (0) */
     cm5_sched_cutoff_t rsnh_cutoff;
-    double rsnh_quantile;     /* for CM5_SCHED_CUTOFF_QUANTILE (0.9) */
+    double rsnh_quantile; /* for CM5_SCHED_CUTOFF_QUANTILE (0.9) */
     /* DRS_N / DRS_N+ */
     double drs_retry_delay_us; /* wait before asking a denier again (0) */
-    int drs_release_sender;   /* 1: sender sends RELEASE (wang1993); 0:
-                                 receiver frees the lock on arrival */
+    int drs_release_sender;    /* 1: sender sends RELEASE (wang1993); 0:
+                                  receiver frees the lock on arrival */
     double drs_mu_ns_per_byte; /* busy-measure calibration (<0: measure) */
-    double drs_tau_us;        /* start-up estimate (<0: measure) */
-    double drs_theta_us;      /* early go-ahead window (<0: INQ RTT + tau;
-                                 0: disabled) */
-    size_t drs_chunk_max;     /* longest piece of a message, bytes: longer
-                                 messages go as several pieces, each with
-                                 its own inquiry (1 GiB; 1..INT_MAX) */
+    double drs_tau_us;         /* start-up estimate (<0: measure) */
+    double drs_theta_us;       /* early go-ahead window (<0: INQ RTT + tau;
+                                  0: disabled) */
+    size_t drs_chunk_max;      /* longest piece of a message, bytes: longer
+                                  messages go as several pieces, each with
+                                  its own inquiry (1 GiB; 1..INT_MAX) */
     /* two-stage / A2 */
     cm5_sched_alg_t twostage_engine; /* LP or DRSN per stage (LP) */
-    int stg1_rotate;          /* round robin starts at k = i (0) */
-    int stg1_shuffle;         /* ranka1995 6.3 random reshuffle (0) */
+    int stg1_rotate;                 /* round robin starts at k = i (0) */
+    int stg1_shuffle;                /* ranka1995 6.3 random reshuffle (0) */
     cm5_sched_hdr_t hdr_format;
-    int a2_bader;             /* A2 with Bader et al.'s bins (0: Ranka) */
+    int a2_bader; /* A2 with Bader et al.'s bins (0: Ranka) */
     /* A4 */
     cm5_sched_a4_mode_t a4_mode;
-    int a4_rotate_counters;   /* counters start at (i + j) mod C (0) */
-    int a4_unordered;         /* self-describing records, no placement
-                                 metadata (0): recvbuf gets this node's own
-                                 records, then the others in arrival order,
-                                 packed from element 0 (rdispls NULL) */
+    int a4_rotate_counters; /* counters start at (i + j) mod C (0) */
+    int a4_unordered;       /* self-describing records, no placement
+                               metadata (0): recvbuf gets this node's own
+                               records, then the others in arrival order,
+                               packed from element 0 (rdispls NULL) */
 } cm5_sched_opts_t;
 
 /* What one node measured and counted during one call. */
@@ -158,10 +158,10 @@ typedef struct {
     /* multi-stage algorithms (two-stage, A2, A3, A4) */
     uint32_t nstages;
     struct {
-        uint32_t steps;          /* schedule steps of this stage */
-        uint32_t msgs_recv;      /* messages this node received */
-        uint64_t max_msg_elems;  /* longest message it received (payload
-                                    elements, headers excluded) */
+        uint32_t steps;         /* schedule steps of this stage */
+        uint32_t msgs_recv;     /* messages this node received */
+        uint64_t max_msg_elems; /* longest message it received (payload
+                                   elements, headers excluded) */
     } stage[CM5_SCHED_MAX_STAGES];
     /* liu2002 Table 4's sBUF and rBUF: the most payload elements (of
      * elem_size bytes; headers and segment descriptors excluded, the self
@@ -204,11 +204,11 @@ CM5_EXPORT cm5_status_t cm5_sched_generate_recv(cm5_sched_recv_t method,
 
 /* Collective personalized communication; see the top of this file.
  * stats may be NULL.  opts may be NULL (defaults). */
-CM5_EXPORT cm5_status_t cm5_sched_alltoallv(
-    cm5_sched_alg_t alg, const void *sendbuf, const size_t *sendcounts,
-    const size_t *sdispls, void *recvbuf, size_t *recvcounts,
-    const size_t *rdispls, const cm5_sched_opts_t *opts,
-    cm5_sched_stats_t *stats);
+CM5_EXPORT cm5_status_t
+cm5_sched_alltoallv(cm5_sched_alg_t alg, const void *sendbuf,
+                    const size_t *sendcounts, const size_t *sdispls,
+                    void *recvbuf, size_t *recvcounts, const size_t *rdispls,
+                    const cm5_sched_opts_t *opts, cm5_sched_stats_t *stats);
 
 /* ======================================================================
  * s-to-p broadcasting (hambrusch1995/1996; ALGORITHMS.md section 4,
@@ -275,16 +275,16 @@ typedef enum {
 /* Options; cm5_sched_bcast_opts_init() sets the defaults (ALGORITHMS.md
  * section 8).  Every node must pass the same values. */
 typedef struct {
-    size_t elem_size;          /* bytes per element (1) */
-    int mesh_r, mesh_c;        /* the logical mesh (0, 0: most square) */
-    int discover;              /* discover recvcounts (0; 1 if NULL) */
-    size_t recv_capacity;      /* recvbuf elements when discovered (0) */
-    int interrupts;            /* run with CM-5 interrupts on (0) */
-    int br_lin_rowmajor;       /* br_lin_order: 0 snake, 1 row-major */
+    size_t elem_size;            /* bytes per element (1) */
+    int mesh_r, mesh_c;          /* the logical mesh (0, 0: most square) */
+    int discover;                /* discover recvcounts (0; 1 if NULL) */
+    size_t recv_capacity;        /* recvbuf elements when discovered (0) */
+    int interrupts;              /* run with CM-5 interrupts on (0) */
+    int br_lin_rowmajor;         /* br_lin_order: 0 snake, 1 row-major */
     cm5_sched_bcast_t repos_alg; /* repos then BR_LIN or BR_XY_SOURCE
                                     (BR_XY_SOURCE) */
-    int ideal_lin_prefix;      /* br_lin's ideal: 0 left diagonal, 1 the
-                                  first s nodes of the linear order */
+    int ideal_lin_prefix;        /* br_lin's ideal: 0 left diagonal, 1 the
+                                    first s nodes of the linear order */
 } cm5_sched_bcast_opts_t;
 
 CM5_EXPORT void cm5_sched_bcast_opts_init(cm5_sched_bcast_opts_t *opts);
@@ -326,8 +326,8 @@ CM5_EXPORT cm5_sched_bcast_t cm5_sched_bcast_auto(int nodes, int rows, int cols,
  * gather, broadcast, final exchange, as the algorithm has them); opts
  * may be NULL (defaults). */
 CM5_EXPORT cm5_status_t cm5_sched_allgatherv(
-    cm5_sched_bcast_t alg, const void *sendbuf, size_t sendcount,
-    void *recvbuf, size_t *recvcounts, const size_t *displs,
+    cm5_sched_bcast_t alg, const void *sendbuf, size_t sendcount, void *recvbuf,
+    size_t *recvcounts, const size_t *displs,
     const cm5_sched_bcast_opts_t *opts, cm5_sched_stats_t *stats);
 
 #ifdef __cplusplus

@@ -22,11 +22,11 @@ extern "C" {
 #endif
 
 typedef struct cm5_workload {
-    int nodes;          /* p */
-    size_t *com;        /* p * p units, row = source (malloc'd) */
-    size_t elem_size;   /* bytes per unit the paper used (1 if bytes) */
-    uint64_t seed;      /* the seed it was built from */
-    char name[160];     /* canonical spec, e.g. "density:d=16" */
+    int nodes;        /* p */
+    size_t *com;      /* p * p units, row = source (malloc'd) */
+    size_t elem_size; /* bytes per unit the paper used (1 if bytes) */
+    uint64_t seed;    /* the seed it was built from */
+    char name[160];   /* canonical spec, e.g. "density:d=16" */
 } cm5_workload_t;
 
 /* Build the workload named by spec for p nodes from seed:
@@ -57,12 +57,12 @@ CM5_EXPORT const char *cm5_workload_help(void);
  * sends.
  * ====================================================================== */
 typedef struct cm5_workload_bcast {
-    int nodes;          /* p */
-    int rows, cols;     /* the r x c mesh */
-    int sources;        /* s */
-    size_t *len;        /* p counts (malloc'd): > 0 exactly at sources */
+    int nodes;      /* p */
+    int rows, cols; /* the r x c mesh */
+    int sources;    /* s */
+    size_t *len;    /* p counts (malloc'd): > 0 exactly at sources */
     uint64_t seed;
-    char name[160];     /* canonical spec, e.g. "cross:s=15,L=2048" */
+    char name[160]; /* canonical spec, e.g. "cross:s=15,L=2048" */
 } cm5_workload_bcast_t;
 
 /* Build the distribution named by spec on an r x c mesh from seed:

@@ -29,21 +29,21 @@ extern "C" {
 
 typedef enum {
     CM5_OK = 0,
-    CM5_ERR_INVALID = -1,   /* bad argument */
-    CM5_ERR_NO_MEMORY = -2, /* allocation failed */
-    CM5_ERR_FABRIC = -3,    /* libfabric call failed */
-    CM5_ERR_BOOT = -4,      /* bootstrap (cm5run socket, PMIx) failed */
-    CM5_ERR_RANGE = -5,     /* node outside the partition */
-    CM5_ERR_AGAIN = -6,     /* resource busy: retry after progress */
-    CM5_ERR_HANDLER = -7,   /* handler is not executable code */
+    CM5_ERR_INVALID = -1,     /* bad argument */
+    CM5_ERR_NO_MEMORY = -2,   /* allocation failed */
+    CM5_ERR_FABRIC = -3,      /* libfabric call failed */
+    CM5_ERR_BOOT = -4,        /* bootstrap (cm5run socket, PMIx) failed */
+    CM5_ERR_RANGE = -5,       /* node outside the partition */
+    CM5_ERR_AGAIN = -6,       /* resource busy: retry after progress */
+    CM5_ERR_HANDLER = -7,     /* handler is not executable code */
     CM5_ERR_NO_PROVIDER = -8, /* no usable libfabric provider */
-    CM5_ERR_STATE = -9,     /* call not allowed in this state */
-    CM5_ERR_PEER = -10      /* a peer is gone */
+    CM5_ERR_STATE = -9,       /* call not allowed in this state */
+    CM5_ERR_PEER = -10        /* a peer is gone */
 } cm5_status_t;
 
 /* An active-message handler: four 32-bit argument words (16 bytes). */
-typedef void (*cm5_am_handler_func_t)(uint32_t word0, uint32_t word1, uint32_t word2,
-                                      uint32_t word3);
+typedef void (*cm5_am_handler_func_t)(uint32_t word0, uint32_t word1,
+                                      uint32_t word2, uint32_t word3);
 
 /* Human-readable name of a status. */
 CM5_EXPORT const char *cm5_status_string(cm5_status_t status);
@@ -64,18 +64,18 @@ CM5_EXPORT const char *cm5_bootstrap(void);
 /* Send a request active message: handler(word0..word3) runs on node.  Blocks
  * (while serving incoming messages) only when flow control says so. */
 CM5_EXPORT cm5_status_t cm5_am_request(int node, cm5_am_handler_func_t handler,
-                                       uint32_t word0, uint32_t word1, uint32_t word2,
-                                       uint32_t word3);
+                                       uint32_t word0, uint32_t word1,
+                                       uint32_t word2, uint32_t word3);
 /* Send a reply active message (on the reply channel).  Legal from a request
  * handler and from user code; reply handlers must not send. */
 CM5_EXPORT cm5_status_t cm5_am_reply(int node, cm5_am_handler_func_t handler,
-                                     uint32_t word0, uint32_t word1, uint32_t word2,
-                                     uint32_t word3);
+                                     uint32_t word0, uint32_t word1,
+                                     uint32_t word2, uint32_t word3);
 /* Remote procedure call: func(word0..word3) runs on node when that node polls
  * outside every handler, so func may send requests and replies itself. */
 CM5_EXPORT cm5_status_t cm5_am_rpc(int node, cm5_am_handler_func_t func,
-                                   uint32_t word0, uint32_t word1, uint32_t word2,
-                                   uint32_t word3);
+                                   uint32_t word0, uint32_t word1,
+                                   uint32_t word2, uint32_t word3);
 /* Check that handler is executable code this process can name on the wire. */
 CM5_EXPORT cm5_status_t cm5_am_handler_check(const void *handler);
 
@@ -161,9 +161,9 @@ CM5_EXPORT cm5_status_t cm5_msg_send(int node, int tag, const void *buf,
 /* Start a receive from node (or CM5_ANY_NODE) with tag (or CM5_ANY_TAG).
  * A message longer than len completes the receive with CM5_ERR_INVALID
  * and is not delivered. */
-CM5_EXPORT cm5_status_t cm5_msg_recv(int node, int tag, void *buf,
-                                     size_t len, cm5_msg_done_func_t done,
-                                     void *arg, cm5_msg_h *out);
+CM5_EXPORT cm5_status_t cm5_msg_recv(int node, int tag, void *buf, size_t len,
+                                     cm5_msg_done_func_t done, void *arg,
+                                     cm5_msg_h *out);
 /* Non-zero when the message is done (serves the network once). */
 CM5_EXPORT int cm5_msg_test(cm5_msg_h msg);
 /* Serve the network until the message is done; returns its status. */
@@ -185,7 +185,7 @@ CM5_EXPORT int cm5_msg_active(int sends);
 #define CM5_RPORTS 128
 typedef void (*cm5_rport_handler_func_t)(int rport, void *arg2);
 typedef struct {
-    void *addr;       /* base address */
+    void *addr;        /* base address */
     long byte_counter; /* bytes still expected; handler runs at 0 */
     long total_nbytes; /* bytes received since set */
     cm5_rport_handler_func_t handler;
@@ -197,8 +197,8 @@ typedef struct {
     long esize, estride, ecount;
 } cm5_rport_attr_t;
 
-/* Allocate rport (or any free one if rport is -1); *out is its number.  CM5_ERR_AGAIN when none is free, CM5_ERR_STATE when that one
- * is taken. */
+/* Allocate rport (or any free one if rport is -1); *out is its number.
+ * CM5_ERR_AGAIN when none is free, CM5_ERR_STATE when that one is taken. */
 CM5_EXPORT cm5_status_t cm5_rport_alloc(int rport, int *out);
 CM5_EXPORT cm5_status_t cm5_rport_free(int rport);
 CM5_EXPORT cm5_status_t cm5_rport_get(int rport, cm5_rport_attr_t *out);
@@ -215,10 +215,20 @@ CM5_EXPORT cm5_status_t cm5_scopy(int node, int rport, size_t offset,
  * algorithms over internal messages; results are identical on all nodes
  * (every node combines in the same order). */
 typedef enum {
-    CM5_INT32, CM5_UINT32, CM5_INT64, CM5_UINT64, CM5_FLOAT, CM5_DOUBLE
+    CM5_INT32,
+    CM5_UINT32,
+    CM5_INT64,
+    CM5_UINT64,
+    CM5_FLOAT,
+    CM5_DOUBLE
 } cm5_type_t;
 typedef enum {
-    CM5_OP_ADD, CM5_OP_MAX, CM5_OP_MIN, CM5_OP_AND, CM5_OP_IOR, CM5_OP_XOR
+    CM5_OP_ADD,
+    CM5_OP_MAX,
+    CM5_OP_MIN,
+    CM5_OP_AND,
+    CM5_OP_IOR,
+    CM5_OP_XOR
 } cm5_op_t;
 /* CM5_SCAN_SEGMENT_END: a scan's start argument says that this node ENDS
  * a segment (the next node in the scan's direction begins one). */
@@ -232,8 +242,8 @@ enum {
 CM5_EXPORT size_t cm5_type_size(cm5_type_t type);
 /* Combine count elements of every node; all nodes get the result in
  * values.  CM5_ERR_INVALID for a bitwise op on a floating type. */
-CM5_EXPORT cm5_status_t cm5_allreduce(void *values, int count,
-                                      cm5_type_t type, cm5_op_t oper);
+CM5_EXPORT cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
+                                      cm5_op_t oper);
 /* Parallel prefix of one element: node i gets the combination of the
  * values of nodes 0..i (upward) or P-1..i (CM5_SCAN_DOWNWARD), excluding
  * its own with CM5_SCAN_EXCLUSIVE (the first node of a segment then gets
@@ -249,8 +259,8 @@ CM5_EXPORT cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type,
  * stores it in value.  One reduction and one scan may be outstanding per
  * node: CM5_ERR_STATE for a second start before finish, or a finish
  * without start.  They advance whenever the node is in the runtime. */
-CM5_EXPORT cm5_status_t cm5_allreduce_start(const void *value,
-                                            cm5_type_t type, cm5_op_t oper);
+CM5_EXPORT cm5_status_t cm5_allreduce_start(const void *value, cm5_type_t type,
+                                            cm5_op_t oper);
 CM5_EXPORT int cm5_allreduce_test(void);
 CM5_EXPORT cm5_status_t cm5_allreduce_finish(void *value);
 CM5_EXPORT cm5_status_t cm5_scan_start(const void *value, cm5_type_t type,
@@ -263,8 +273,7 @@ CM5_EXPORT cm5_status_t cm5_scan_finish(void *value);
 CM5_EXPORT cm5_status_t cm5_bcast(void *buf, size_t len, int root);
 /* Every node contributes len bytes; all get size * len bytes in node
  * order. */
-CM5_EXPORT cm5_status_t cm5_allgather(const void *mine, size_t len,
-                                      void *all);
+CM5_EXPORT cm5_status_t cm5_allgather(const void *mine, size_t len, void *all);
 /* Split-phase barrier: start, then test (non-zero when every node has
  * started) or finish (wait). */
 CM5_EXPORT cm5_status_t cm5_barrier_start(void);
@@ -368,7 +377,7 @@ CM5_EXPORT cm5_status_t cm5_trace_start(const char *path);
 /* List the libfabric providers on this host: cb(arg, name, usable, why)
  * once per provider, usable != 0 if cm5fab's endpoints open on it. */
 CM5_EXPORT int cm5_fabric_list(void (*callback)(void *arg, const char *provider,
-                                          int usable, const char *why),
+                                                int usable, const char *why),
                                void *arg);
 /* libfabric's version, "major.minor". */
 CM5_EXPORT const char *cm5_fabric_version(void);

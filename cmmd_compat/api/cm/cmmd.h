@@ -40,7 +40,7 @@ extern "C" {
  * arguments -- are declared CMMD_KR((...)): without a prototype in C up to
  * C17, with it in C++, C23 and when CMMD_PROTOTYPES is defined.  Each such
  * declaration says why. */
-#if defined(__cplusplus) || defined(CMMD_PROTOTYPES) ||                       \
+#if defined(__cplusplus) || defined(CMMD_PROTOTYPES) ||                        \
     (defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L)
 #define CMMD_FULL_PROTOTYPES 1
 #define CMMD_KR(params) params
@@ -128,9 +128,9 @@ CMMD_API int CMAML_number_of_rports(void);
 CMMD_API int CMAML_number_of_free_rports(void);
 /* Copy nbytes from buf to node's rport at offset; sent_handler(sent_arg),
  * if not NULL, runs here once buf may be reused.  TRUE once started. */
-CMMD_API int CMAML_scopy(int node, int rport, int align, int offset,
-                          void *buf, int nbytes, CMAML_handler_t sent_handler,
-                          void *sent_arg);
+CMMD_API int CMAML_scopy(int node, int rport, int align, int offset, void *buf,
+                         int nbytes, CMAML_handler_t sent_handler,
+                         void *sent_arg);
 
 /* ---- Point-to-point messages (CMMD) ------------------------------------ */
 
@@ -208,8 +208,8 @@ CMMD_API int CMMD_msg_sender(void);
 CMMD_API int CMMD_msg_tag(void);
 /* Receive arguments first, then send arguments.  Returns TRUE. */
 CMMD_API int CMMD_send_and_receive(int source, int source_tag, void *rbuf,
-                                   int rlen, int dest, int dest_tag,
-                                   void *sbuf, int slen);
+                                   int rlen, int dest, int dest_tag, void *sbuf,
+                                   int slen);
 /* Exchange buf with node in place.  Returns TRUE. */
 CMMD_API int CMMD_swap(int node, int tag, void *buf, int len);
 CMMD_API int CMMD_available_sends(void);
@@ -235,11 +235,21 @@ typedef int CMCN_scan_direction_t;
 typedef int CMCN_segment_mode_t;
 typedef int CMCN_scan_inclusion_t;
 enum {
-    CMMD_combiner_add, CMMD_combiner_uadd, CMMD_combiner_fadd,
-    CMMD_combiner_dadd, CMMD_combiner_max, CMMD_combiner_umax,
-    CMMD_combiner_fmax, CMMD_combiner_dmax, CMMD_combiner_min,
-    CMMD_combiner_umin, CMMD_combiner_fmin, CMMD_combiner_dmin,
-    CMMD_combiner_and, CMMD_combiner_ior, CMMD_combiner_xor
+    CMMD_combiner_add,
+    CMMD_combiner_uadd,
+    CMMD_combiner_fadd,
+    CMMD_combiner_dadd,
+    CMMD_combiner_max,
+    CMMD_combiner_umax,
+    CMMD_combiner_fmax,
+    CMMD_combiner_dmax,
+    CMMD_combiner_min,
+    CMMD_combiner_umin,
+    CMMD_combiner_fmin,
+    CMMD_combiner_dmin,
+    CMMD_combiner_and,
+    CMMD_combiner_ior,
+    CMMD_combiner_xor
 };
 enum { CMMD_upward, CMMD_downward };
 /* start_bit: a node whose bit is 1 begins a segment; segment_bit: a node
@@ -262,9 +272,8 @@ CMMD_API double CMMD_reduce_double(double value, CMMD_combiner_t combiner);
 /* Element-wise over count elements of element_size bytes; the combiner's
  * prefix picks the type (none: signed, u: unsigned, f: float, d: double;
  * and/ior/xor: unsigned).  source and dest may be the same. */
-CMMD_API void CMMD_reduce_v(void *dest, void *source,
-                            CMMD_combiner_t combiner, int element_size,
-                            int count);
+CMMD_API void CMMD_reduce_v(void *dest, void *source, CMMD_combiner_t combiner,
+                            int element_size, int count);
 
 CMMD_API int CMMD_scan_int(int value, CMMD_combiner_t combiner,
                            CMMD_scan_direction_t direction,
@@ -274,19 +283,20 @@ CMMD_API unsigned CMMD_scan_uint(unsigned value, CMMD_combiner_t combiner,
                                  CMMD_scan_direction_t direction,
                                  CMMD_segment_mode_t smode, int sbit,
                                  CMMD_scan_inclusion_t inclusion);
-CMMD_API LONGLONG_INT CMMD_scan_lint(LONGLONG_INT value, CMMD_combiner_t combiner,
-                             CMMD_scan_direction_t direction,
-                             CMMD_segment_mode_t smode, int sbit,
-                             CMMD_scan_inclusion_t inclusion);
+CMMD_API LONGLONG_INT CMMD_scan_lint(LONGLONG_INT value,
+                                     CMMD_combiner_t combiner,
+                                     CMMD_scan_direction_t direction,
+                                     CMMD_segment_mode_t smode, int sbit,
+                                     CMMD_scan_inclusion_t inclusion);
 CMMD_API LONGLONG_UINT CMMD_scan_luint(LONGLONG_UINT value,
                                        CMMD_combiner_t combiner,
                                        CMMD_scan_direction_t direction,
                                        CMMD_segment_mode_t smode, int sbit,
                                        CMMD_scan_inclusion_t inclusion);
 CMMD_API double CMMD_scan_float(double value, CMMD_combiner_t combiner,
-                               CMMD_scan_direction_t direction,
-                               CMMD_segment_mode_t smode, int sbit,
-                               CMMD_scan_inclusion_t inclusion);
+                                CMMD_scan_direction_t direction,
+                                CMMD_segment_mode_t smode, int sbit,
+                                CMMD_scan_inclusion_t inclusion);
 CMMD_API double CMMD_scan_double(double value, CMMD_combiner_t combiner,
                                  CMMD_scan_direction_t direction,
                                  CMMD_segment_mode_t smode, int sbit,
@@ -352,20 +362,44 @@ CMMD_API double CMMD_node_timer_idle(int timer);
  * lower layers gave these calls; legacy code sometimes used them. */
 CMMD_API int CMCN_reduce_int(int value, CMMD_combiner_t combiner);
 CMMD_API unsigned CMCN_reduce_uint(unsigned value, CMMD_combiner_t combiner);
-CMMD_API LONGLONG_INT CMCN_reduce_lint(LONGLONG_INT value, CMMD_combiner_t combiner);
-CMMD_API LONGLONG_UINT CMCN_reduce_luint(LONGLONG_UINT value, CMMD_combiner_t combiner);
+CMMD_API LONGLONG_INT CMCN_reduce_lint(LONGLONG_INT value,
+                                       CMMD_combiner_t combiner);
+CMMD_API LONGLONG_UINT CMCN_reduce_luint(LONGLONG_UINT value,
+                                         CMMD_combiner_t combiner);
 CMMD_API double CMCN_reduce_float(double value, CMMD_combiner_t combiner);
 CMMD_API double CMCN_reduce_double(double value, CMMD_combiner_t combiner);
-CMMD_API void CMCN_reduce_v(void *dest, void *source, CMMD_combiner_t combiner, int element_size, int count);
-CMMD_API int CMCN_scan_int(int value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
-CMMD_API unsigned CMCN_scan_uint(unsigned value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
-CMMD_API LONGLONG_INT CMCN_scan_lint(LONGLONG_INT value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
-CMMD_API LONGLONG_UINT CMCN_scan_luint(LONGLONG_UINT value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
-CMMD_API double CMCN_scan_float(double value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
-CMMD_API double CMCN_scan_double(double value, CMMD_combiner_t combiner, CMMD_scan_direction_t direction, CMMD_segment_mode_t smode, int sbit, CMMD_scan_inclusion_t inclusion);
+CMMD_API void CMCN_reduce_v(void *dest, void *source, CMMD_combiner_t combiner,
+                            int element_size, int count);
+CMMD_API int CMCN_scan_int(int value, CMMD_combiner_t combiner,
+                           CMMD_scan_direction_t direction,
+                           CMMD_segment_mode_t smode, int sbit,
+                           CMMD_scan_inclusion_t inclusion);
+CMMD_API unsigned CMCN_scan_uint(unsigned value, CMMD_combiner_t combiner,
+                                 CMMD_scan_direction_t direction,
+                                 CMMD_segment_mode_t smode, int sbit,
+                                 CMMD_scan_inclusion_t inclusion);
+CMMD_API LONGLONG_INT CMCN_scan_lint(LONGLONG_INT value,
+                                     CMMD_combiner_t combiner,
+                                     CMMD_scan_direction_t direction,
+                                     CMMD_segment_mode_t smode, int sbit,
+                                     CMMD_scan_inclusion_t inclusion);
+CMMD_API LONGLONG_UINT CMCN_scan_luint(LONGLONG_UINT value,
+                                       CMMD_combiner_t combiner,
+                                       CMMD_scan_direction_t direction,
+                                       CMMD_segment_mode_t smode, int sbit,
+                                       CMMD_scan_inclusion_t inclusion);
+CMMD_API double CMCN_scan_float(double value, CMMD_combiner_t combiner,
+                                CMMD_scan_direction_t direction,
+                                CMMD_segment_mode_t smode, int sbit,
+                                CMMD_scan_inclusion_t inclusion);
+CMMD_API double CMCN_scan_double(double value, CMMD_combiner_t combiner,
+                                 CMMD_scan_direction_t direction,
+                                 CMMD_segment_mode_t smode, int sbit,
+                                 CMMD_scan_inclusion_t inclusion);
 CMMD_API void CMCN_bc_to_nodes(void *buffer, int len);
 CMMD_API void CMCN_receive_bc_from_node(void *buffer, int len);
-CMMD_API void CMCN_concat_with_nodes(void *element, void *buffer, int element_len);
+CMMD_API void CMCN_concat_with_nodes(void *element, void *buffer,
+                                     int element_len);
 CMMD_API int CMCN_set_global_or(int bit);
 CMMD_API int CMCN_get_global_or(void);
 CMMD_API void CMCN_sync_with_nodes(void);

@@ -24,8 +24,8 @@ static void ask(int from, int b, int c, int d)
 {
     (void)b, (void)c, (void)d;
     served++;
-    CMAML_reply(from, (CMAML_handler_t)answer, 10 * CMMD_self_address(), 0,
-                0, 0);
+    CMAML_reply(from, (CMAML_handler_t)answer, 10 * CMMD_self_address(), 0, 0,
+                0);
 }
 
 int main(void)

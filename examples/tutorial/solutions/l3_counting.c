@@ -62,8 +62,8 @@ int main(void)
     CMMD_reduce_v(cnt, mask, CMMD_combiner_add, sizeof(int), nodes);
     for (int j = 0; j < nodes; j++)
         if (mask[j])
-            CMAML_request(j, (CMAML_handler_t)gr_handler, self,
-                          sendl(self, j), 0, 0);
+            CMAML_request(j, (CMAML_handler_t)gr_handler, self, sendl(self, j),
+                          0, 0);
     CMAML_poll_while_lt(&arrived, cnt[self]);
     printf("node %d receives %d:", self, cnt[self]);
     for (int j = 0; j < nodes; j++)

@@ -79,8 +79,8 @@ int main(void)
 
             for (int k = 0; k < BLOCK; k++)
                 sum += all[i * BLOCK + k];
-            printf("block of node %d: %d .. %d, sum %ld\n", i,
-                   all[i * BLOCK], all[i * BLOCK + BLOCK - 1], sum);
+            printf("block of node %d: %d .. %d, sum %ld\n", i, all[i * BLOCK],
+                   all[i * BLOCK + BLOCK - 1], sum);
         }
         CMAML_free_rport(r);
         free(all);

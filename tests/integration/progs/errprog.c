@@ -28,10 +28,7 @@
 int some_global_int = 17;
 static volatile int flag, replies, done;
 
-static void set_flag(int v)
-{
-    flag = v;
-}
+static void set_flag(int v) { flag = v; }
 
 /* The faulty node says when it faults (wall clock, ms): the test bounds
  * the time from there to the end of the job. */
@@ -92,15 +89,9 @@ static void count_reply(int i)
     replies++;
 }
 
-static void final_reply(int v)
-{
-    done = v;
-}
+static void final_reply(int v) { done = v; }
 
-static void noop(int v)
-{
-    (void)v;
-}
+static void noop(int v) { (void)v; }
 
 /* Node 1, in a request handler: its reply credits to node 0 are used up,
  * so the reply waits for node 0 to return them. */
@@ -112,10 +103,7 @@ static void reply_from_handler(int v)
 
 /* Node 0, outside handlers but inside the poll that received node 1's
  * replies (before that poll returns the credits it owes). */
-static void rpc_send(int v)
-{
-    CMAML_request(1, (CMAML_handler_t)noop, v);
-}
+static void rpc_send(int v) { CMAML_request(1, (CMAML_handler_t)noop, v); }
 
 static void steal(void)
 {
@@ -193,7 +181,7 @@ int main(int argc, char **argv)
         return 0;
     } else {
         fprintf(stderr, "usage: errprog range NODE | handler | abort | exit "
-                "| error | foreign SO | foreign-all SO | steal\n");
+                        "| error | foreign SO | foreign-all SO | steal\n");
         return 2;
     }
     /* Only a node whose fault was not caught gets here. */

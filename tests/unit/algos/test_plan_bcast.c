@@ -59,8 +59,7 @@ static void replay(const cm5s_bc_plan_t *pl, int *maxn)
             maxn[m->iter] = m->nsrc;
         for (i = 0; i < m->nsrc; i++) {
             k = pl->set[m->first + (size_t)i];
-            cr_assert(i == 0 || pl->set[m->first + i - 1] < k,
-                      "sets increase");
+            cr_assert(i == 0 || pl->set[m->first + i - 1] < k, "sets increase");
             cr_assert(got[m->from * s + k] < m->iter,
                       "p=%d %dx%d alg %d: node %d sends source %d at "
                       "iteration %d before it has it",
@@ -95,10 +94,7 @@ static void plan_ok(cm5_sched_bcast_t alg, int r, int c, const size_t *n,
                  CM5_OK, "%s", err);
 }
 
-static int ilog(int n)
-{
-    return cm5s_bc_log2(n);
-}
+static int ilog(int n) { return cm5s_bc_log2(n); }
 
 /* The iterations each algorithm takes. */
 static int want_iters(const cm5s_bc_plan_t *pl, const cm5_sched_bcast_opts_t *o)
@@ -117,7 +113,7 @@ static int want_iters(const cm5s_bc_plan_t *pl, const cm5_sched_bcast_opts_t *o)
         return 1 + ilog(p);
     case CM5_SCHED_BC_REPOS:
         return 1 + (o->repos_alg == CM5_SCHED_BC_BR_LIN ? ilog(p)
-                                                         : ilog(r) + ilog(c));
+                                                        : ilog(r) + ilog(c));
     case CM5_SCHED_BC_PART_LIN:
         return 2 + (r >= 2 ? ilog(r1 * c) : ilog((c + 1) / 2));
     default: /* part_xy_source: the halves may order dimensions apart */
@@ -184,7 +180,7 @@ Test(plan_bcast, listed_sizes_and_skewed_meshes)
 {
     cm5_sched_bcast_opts_t o = opts();
     static const int shapes[][2] = {
-        {1, 64}, {8, 8},  {4, 16}, {16, 4}, {2, 32}, {1, 31}, {10, 10},
+        {1, 64}, {8, 8},  {4, 16}, {16, 4},  {2, 32},  {1, 31},  {10, 10},
         {4, 30}, {6, 20}, {8, 15}, {10, 12}, {16, 16}, {1, 127}, {3, 85},
     };
     size_t i;
@@ -294,9 +290,9 @@ Test(plan_bcast, planner_rejects_bad_meshes_and_algorithms)
                               sizeof(err)),
                  CM5_ERR_INVALID);
     cr_assert(strstr(err, "multiply") != NULL);
-    cr_assert_eq(cm5s_bc_plan(CM5_SCHED_BC_AUTO, 12, 3, 4, n, &o, &pl, err,
-                              sizeof(err)),
-                 CM5_ERR_INVALID);
+    cr_assert_eq(
+        cm5s_bc_plan(CM5_SCHED_BC_AUTO, 12, 3, 4, n, &o, &pl, err, sizeof(err)),
+        CM5_ERR_INVALID);
     o.repos_alg = CM5_SCHED_BC_XOR;
     cr_assert_eq(cm5s_bc_plan(CM5_SCHED_BC_REPOS, 12, 3, 4, n, &o, &pl, err,
                               sizeof(err)),

@@ -331,8 +331,7 @@ Test(plan_rsn, steps_counted_exactly)
     o.rsn_row_order = CM5_SCHED_ROW_FIXED;
     plan(3, two, &o, 0, &pl);
     cr_assert_eq(pl.nphases, 2);
-    cr_assert_eq(pl.steps, 11 + 10, "%llu steps",
-                 (unsigned long long)pl.steps);
+    cr_assert_eq(pl.steps, 11 + 10, "%llu steps", (unsigned long long)pl.steps);
     cr_assert_eq(pl.hsteps, 0);
     cm5s_rsn_plan_free(&pl);
 }
@@ -371,8 +370,8 @@ Test(plan_rsn, rsnh_uniform_same_as_rsn, .timeout = 60)
         for (int c = 0; c < 3; c++) {
             double h = mean_phases(d[t], 1, 7, cuts[c]);
 
-            cr_log_info("uniform d=%d %s: RS_NH %.2f, RS_N %.2f", d[t],
-                        cuts[c], h, rsn);
+            cr_log_info("uniform d=%d %s: RS_NH %.2f, RS_N %.2f", d[t], cuts[c],
+                        h, rsn);
             cr_assert(h >= rsn * 0.9 && h <= rsn * 1.1,
                       "d=%d %s: RS_NH %.2f phases, RS_N %.2f", d[t], cuts[c], h,
                       rsn);

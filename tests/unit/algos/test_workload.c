@@ -410,9 +410,9 @@ Test(workload, bad_specs)
 Test(workload, help_lists_every_kind)
 {
     const char *h = cm5_workload_help(),
-               *kinds[] = {"density:",    "nonuniform:", "mesh:",  "kl:",
-                           "pattern1",    "pattern2",    "random", "hotspot",
-                           "permutation", "csv:",     "contention"};
+               *kinds[] = {"density:",    "nonuniform:", "mesh:",     "kl:",
+                           "pattern1",    "pattern2",    "random",    "hotspot",
+                           "permutation", "csv:",        "contention"};
     size_t i;
 
     for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)

@@ -60,8 +60,8 @@ static void req_reply(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
 {
     inner_in_handler = cm5_in_handler();
     nreq++;
-    inner_status = cm5_am_reply(cm5_rank(), rep_record, ~a0, a1 + 1, a2 ^ a3,
-                                a3);
+    inner_status =
+        cm5_am_reply(cm5_rank(), rep_record, ~a0, a1 + 1, a2 ^ a3, a3);
 }
 
 static double now(void)
@@ -118,10 +118,7 @@ Test(am, single_node_partition)
     cr_expect_eq(cm5_init(NULL), CM5_OK, "cm5_init after the lazy start");
 }
 
-Test(am, default_provider_is_shm)
-{
-    cr_expect_str_eq(cm5_provider(), "shm");
-}
+Test(am, default_provider_is_shm) { cr_expect_str_eq(cm5_provider(), "shm"); }
 
 Test(am, init_with_other_provider_once_running, .init = cr_redirect_stderr)
 {
@@ -160,9 +157,9 @@ static void request_to_self(const char *provider)
         int before = nreq;
 
         memset(req_args, 0, sizeof(req_args));
-        cr_assert_eq(cm5_am_request(0, req_record, w[k][0], w[k][1], w[k][2],
-                                    w[k][3]),
-                     CM5_OK);
+        cr_assert_eq(
+            cm5_am_request(0, req_record, w[k][0], w[k][1], w[k][2], w[k][3]),
+            CM5_OK);
         /* No thread runs handlers behind the program's back. */
         usleep(20000);
         cr_assert_eq(nreq, before, "the handler ran before any poll");
@@ -194,10 +191,7 @@ Test(am, poll_runs_the_handler_and_counts_it)
     cr_expect_eq(ran, 1, "cm5_poll reported %d handlers run", ran);
 }
 
-static int pred_nreq_ge(void *arg)
-{
-    return nreq >= *(int *)arg;
-}
+static int pred_nreq_ge(void *arg) { return nreq >= *(int *)arg; }
 
 Test(am, wait_until_serves_messages)
 {
@@ -220,8 +214,10 @@ static void request_reply(const char *provider)
     cr_expect_eq(nrep, 1);
     cr_expect_eq(inner_in_handler, 1, "cm5_in_handler() in a handler");
     cr_expect_eq(cm5_in_handler(), 0, "cm5_in_handler() outside handlers");
-    cr_expect_eq(inner_status, CM5_OK, "cm5_am_reply in a request handler: "
-                 "%s", cm5_status_string(inner_status));
+    cr_expect_eq(inner_status, CM5_OK,
+                 "cm5_am_reply in a request handler: "
+                 "%s",
+                 cm5_status_string(inner_status));
     cr_expect_eq(rep_args[0], 0xf0f0f0f0u);
     cr_expect_eq(rep_args[1], 0u);
     cr_expect_eq(rep_args[2], 0u);
@@ -244,9 +240,9 @@ static void in_order(const char *provider, int n)
 {
     start_on(provider);
     for (int i = 0; i < n; i++)
-        cr_assert_eq(cm5_am_request(0, req_seq, (uint32_t)i, ~(uint32_t)i,
-                                    0, 0),
-                     CM5_OK, "request %d", i);
+        cr_assert_eq(
+            cm5_am_request(0, req_seq, (uint32_t)i, ~(uint32_t)i, 0, 0), CM5_OK,
+            "request %d", i);
     cm5_wait_while_lt(&nreq, n);
     cr_expect_eq(nreq, n);
     cr_expect_eq(bad_order, 0, "%d requests out of order", bad_order);
@@ -267,12 +263,12 @@ static void flood_self(int n)
     int sent = 0;
 
     for (; sent < n; sent++)
-        cr_assert_eq(cm5_am_request(0, req_seq, (uint32_t)sent,
-                                    ~(uint32_t)sent, 0, 0),
-                     CM5_OK, "request %d", sent);
+        cr_assert_eq(
+            cm5_am_request(0, req_seq, (uint32_t)sent, ~(uint32_t)sent, 0, 0),
+            CM5_OK, "request %d", sent);
     /* Sends made progress by themselves: at most a window is pending. */
-    cr_expect_geq(nreq, n - am_credits(), "%d of %d ran during the sends",
-                  nreq, n);
+    cr_expect_geq(nreq, n - am_credits(), "%d of %d ran during the sends", nreq,
+                  n);
     cm5_wait_while_lt(&nreq, n);
     cr_expect_eq(nreq, sent, "%d handlers ran for %d requests", nreq, sent);
     cr_expect_eq(bad_order, 0);
@@ -332,8 +328,8 @@ Test(am, poll_counts_only_handlers)
     while (now() - t0 < 0.3)
         reported += cm5_poll();
     cr_assert_eq(nreq, half);
-    cr_expect_eq(reported, half, "%d handlers ran, cm5_poll reported %d",
-                 half, reported);
+    cr_expect_eq(reported, half, "%d handlers ran, cm5_poll reported %d", half,
+                 reported);
 }
 
 /* ---- errors ------------------------------------------------------------ */
@@ -344,10 +340,8 @@ Test(am, node_outside_partition)
 
     cr_expect_eq(cm5_am_request(1, req_count, 0, 0, 0, 0), CM5_ERR_RANGE);
     cr_expect_eq(cm5_am_request(-1, req_count, 0, 0, 0, 0), CM5_ERR_RANGE);
-    cr_expect_eq(cm5_am_request(INT_MAX, req_count, 0, 0, 0, 0),
-                 CM5_ERR_RANGE);
-    cr_expect_eq(cm5_am_request(INT_MIN, req_count, 0, 0, 0, 0),
-                 CM5_ERR_RANGE);
+    cr_expect_eq(cm5_am_request(INT_MAX, req_count, 0, 0, 0, 0), CM5_ERR_RANGE);
+    cr_expect_eq(cm5_am_request(INT_MIN, req_count, 0, 0, 0, 0), CM5_ERR_RANGE);
     cr_expect_eq(cm5_am_reply(1, rep_record, 0, 0, 0, 0), CM5_ERR_RANGE);
     cr_expect_eq(cm5_am_reply(-1, rep_record, 0, 0, 0, 0), CM5_ERR_RANGE);
     cr_expect_eq(cm5_am_rpc(1, req_count, 0, 0, 0, 0), CM5_ERR_RANGE);
@@ -394,8 +388,7 @@ Test(am, request_from_reply_handler)
     cr_expect_eq(nreq, 0, "the refused request ran");
 }
 
-static void rep_nested_reply(uint32_t a0, uint32_t a1, uint32_t a2,
-                             uint32_t a3)
+static void rep_nested_reply(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
 {
     (void)a1, (void)a2, (void)a3;
     if (a0 == 0)
@@ -413,8 +406,7 @@ Test(am, reply_from_reply_handler)
     cr_expect_eq(nrep, 1, "the refused reply ran");
 }
 
-static void req_nested_other(uint32_t a0, uint32_t a1, uint32_t a2,
-                             uint32_t a3)
+static void req_nested_other(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3)
 {
     (void)a0, (void)a1, (void)a2, (void)a3;
     inner_status = cm5_am_rpc(0, req_count, 0, 0, 0, 0);
@@ -509,14 +501,12 @@ Test(am, status_strings_are_distinct)
         s[i] = cm5_status_string((cm5_status_t)-i);
         cr_assert_not_null(s[i], "status %d", -i);
         cr_expect_gt(strlen(s[i]), 0, "status %d", -i);
-        cr_expect_null(strstr(s[i], "unknown"), "status %d is '%s'", -i,
-                       s[i]);
+        cr_expect_null(strstr(s[i], "unknown"), "status %d is '%s'", -i, s[i]);
         for (int j = 0; j < i; j++)
             cr_expect_str_neq(s[i], s[j], "status %d and %d", -i, -j);
     }
     cr_expect_eq(CM5_ERR_PEER, -10, "a status was added: extend this test");
-    cr_expect_not_null(strstr(cm5_status_string((cm5_status_t)-11),
-                              "unknown"));
+    cr_expect_not_null(strstr(cm5_status_string((cm5_status_t)-11), "unknown"));
     cr_expect_not_null(strstr(cm5_status_string((cm5_status_t)1), "unknown"));
 }
 

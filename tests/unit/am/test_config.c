@@ -26,8 +26,7 @@ Test(config, entries_are_complete)
         cr_expect(strncmp(v->name, "CM5_", 4) == 0 && v->name[4],
                   "entry %d: '%s' does not start with CM5_", i, v->name);
         cr_expect_eq(strspn(v->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"),
-                     strlen(v->name), "'%s': not an environment name",
-                     v->name);
+                     strlen(v->name), "'%s': not an environment name", v->name);
         cr_expect_not_null(v->default_value, "%s has no default", v->name);
         cr_expect_not_null(v->help, "%s has no help", v->name);
         if (v->help)
@@ -52,8 +51,7 @@ Test(config, names_are_unique)
 
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++)
-            cr_expect_str_neq(cm5_config_var(i)->name,
-                              cm5_config_var(j)->name,
+            cr_expect_str_neq(cm5_config_var(i)->name, cm5_config_var(j)->name,
                               "entries %d and %d have the same name", j, i);
 }
 
@@ -68,15 +66,14 @@ static const cm5_config_var_t *find(const char *name)
 Test(config, variables_the_library_reads_are_declared)
 {
     static const char *names[] = {
-        "CM5_PROVIDER",  "CM5_LOG_LEVEL", "CM5_VERBOSE_ENV", "CM5_AM_CREDITS",
-        "CM5_SPIN_US",   "CM5_YIELDS",    "CM5_SLEEP_MS",    "CM5_TIMEOUT",
-        "CM5_RANK",      "CM5_SIZE",      "CM5_BOOT_FD",     "CM5_JOB_KEY",
+        "CM5_PROVIDER",    "CM5_LOG_LEVEL", "CM5_VERBOSE_ENV", "CM5_AM_CREDITS",
+        "CM5_SPIN_US",     "CM5_YIELDS",    "CM5_SLEEP_MS",    "CM5_TIMEOUT",
+        "CM5_RANK",        "CM5_SIZE",      "CM5_BOOT_FD",     "CM5_JOB_KEY",
         "CM5_DOORBELL_FD", "CM5_LAUNCHER",
     };
 
     for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-        cr_expect_not_null(find(names[i]), "%s is not in the table",
-                           names[i]);
+        cr_expect_not_null(find(names[i]), "%s is not in the table", names[i]);
 }
 
 /* boot_env.h names every variable once (the library, cm5run and cm5info
@@ -90,21 +87,23 @@ Test(config, table_matches_the_names_of_boot_env_h)
 #undef NAME
     int n = (int)(sizeof(names) / sizeof(*names));
 
-    cr_expect_eq(cm5_config_count(), n, "the table has %d entries, boot_env.h "
-                 "names %d", cm5_config_count(), n);
+    cr_expect_eq(cm5_config_count(), n,
+                 "the table has %d entries, boot_env.h "
+                 "names %d",
+                 cm5_config_count(), n);
     for (int i = 0; i < n; i++) {
         cr_expect_str_eq(names[i].macro, names[i].text,
                          "CM5_ENV_VARS: a macro and its name disagree");
         if (i < cm5_config_count())
-            cr_expect_str_eq(cm5_config_var(i)->name, names[i].text,
-                             "entry %d", i);
+            cr_expect_str_eq(cm5_config_var(i)->name, names[i].text, "entry %d",
+                             i);
     }
 }
 
 Test(config, numeric_defaults_are_numbers)
 {
-    static const char *names[] = {"CM5_YIELDS", "CM5_SLEEP_MS",
-                                  "CM5_TIMEOUT", "CM5_VERBOSE_ENV"};
+    static const char *names[] = {"CM5_YIELDS", "CM5_SLEEP_MS", "CM5_TIMEOUT",
+                                  "CM5_VERBOSE_ENV"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
         const cm5_config_var_t *v = find(names[i]);

@@ -136,8 +136,8 @@ static void start_fails(const char *provider, const char *key)
 }
 
 /* Criterion runs tests in parallel: each has keys of its own. */
-static void failed_start_leaves_nothing(const char *provider,
-                                        const char *key1, const char *key2)
+static void failed_start_leaves_nothing(const char *provider, const char *key1,
+                                        const char *key2)
 {
     int fds, maps;
 
@@ -200,9 +200,9 @@ Test(ctx, finalize_tears_down_everything)
     /* 70 receives outgrow the first message table (64): one completes,
      * 69 are still posted when the node shuts down. */
     for (int i = 0; i < 70; i++)
-        cr_assert_eq(cm5_msg_recv(0, i, &buf[i], sizeof(*buf), NULL, NULL,
-                                  &rx[i]),
-                     CM5_OK);
+        cr_assert_eq(
+            cm5_msg_recv(0, i, &buf[i], sizeof(*buf), NULL, NULL, &rx[i]),
+            CM5_OK);
     cr_assert_eq(cm5_msg_send(0, 0, &one, sizeof(one), 0, NULL, NULL, &tx),
                  CM5_OK);
     cr_expect_eq(cm5_msg_wait(rx[0]), CM5_OK);
@@ -218,6 +218,6 @@ Test(ctx, finalize_tears_down_everything)
     cr_expect_eq(shm_files(key), 0, "/dev/shm files left");
     /* The log keeps a duplicate of stderr (cm5i_log_fd). */
     cr_expect_leq(count_fds(), fds + 1,
-                  "%d file descriptors before start, %d after finalize",
-                  fds, count_fds());
+                  "%d file descriptors before start, %d after finalize", fds,
+                  count_fds());
 }

@@ -30,8 +30,8 @@ static void *load_foreign(void **handle)
 
     if (!top)
         cr_skip_test("abs_top_builddir is not set (run by make check)");
-    snprintf(path, sizeof(path),
-             "%s/tests/integration/progs/.libs/foreign.so", top);
+    snprintf(path, sizeof(path), "%s/tests/integration/progs/.libs/foreign.so",
+             top);
     *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     cr_assert_not_null(*handle, "dlopen: %s", dlerror());
     fp = dlsym(*handle, "foreign_handler");

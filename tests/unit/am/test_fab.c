@@ -80,8 +80,7 @@ static cm5i_fab_t *open_self(const char *provider, const char *tag)
     cr_assert_eq(st, CM5_OK, "cm5i_fab_open(%s): %s", provider,
                  cm5_status_string(st));
     cr_assert_not_null(fab);
-    cr_assert(strncmp(cm5i_fab_provider(fab), provider, strlen(provider)) ==
-                  0,
+    cr_assert(strncmp(cm5i_fab_provider(fab), provider, strlen(provider)) == 0,
               "asked for %s, got %s", provider, cm5i_fab_provider(fab));
     len = cm5i_fab_address(fab, addr, sizeof(addr));
     cr_assert_gt(len, 0, "cm5i_fab_address failed");
@@ -175,8 +174,7 @@ Test(fab, shm_files_are_named_after_the_tag_and_removed)
 
     tag_for(tag, sizeof(tag), "files");
     fab = open_self("shm", tag);
-    cr_expect_gt(shm_files(tag), 0, "no /dev/shm file is named after %s",
-                 tag);
+    cr_expect_gt(shm_files(tag), 0, "no /dev/shm file is named after %s", tag);
     cm5i_fab_close(fab);
     cr_expect_eq(shm_files(tag), 0, "/dev/shm files of %s left after close",
                  tag);
@@ -274,8 +272,10 @@ static void one_channel(const char *provider, const char *tag)
     cr_assert_eq(cm5i_fab_open(&p, &fab), CM5_OK);
     len = cm5i_fab_address(fab, addr, sizeof(addr));
     memcpy(&l16, addr, 2);
-    cr_expect_eq(len, 2 + (size_t)l16, "%s: address of %zu bytes is not "
-                 "one record", provider, len);
+    cr_expect_eq(len, 2 + (size_t)l16,
+                 "%s: address of %zu bytes is not "
+                 "one record",
+                 provider, len);
     cr_expect_leq(cm5i_fab_wait_fds(fab, fds), 1);
     cr_assert_eq(cm5i_fab_set_peers(fab, 1, addr, sizeof(addr)), CM5_OK);
     for (int sent = 0; sent < 200 || rx.n < 200;) {
@@ -309,16 +309,12 @@ Test(fab, one_channel_shm)
     cr_expect_eq(shm_files(tag), 0, "/dev/shm files of %s left", tag);
 }
 
-Test(fab, one_channel_tcp)
-{
-    one_channel("tcp", NULL);
-}
+Test(fab, one_channel_tcp) { one_channel("tcp", NULL); }
 
 Test(fab, unknown_provider_is_no_provider, .timeout = 10)
 {
-    cm5i_fab_params_t p = {.provider = "no-such-provider",
-                           .msg_size = MSG,
-                           .rx_bytes = 40 * MSG};
+    cm5i_fab_params_t p = {
+        .provider = "no-such-provider", .msg_size = MSG, .rx_bytes = 40 * MSG};
     cm5i_fab_t *fab = (cm5i_fab_t *)&p;
 
     cr_expect_eq(cm5i_fab_open(&p, &fab), CM5_ERR_NO_PROVIDER);
@@ -407,8 +403,7 @@ Test(fab, repost_without_room_returns_and_retries, .timeout = 15)
         cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REQ, on_rx, &rx), 0);
     }
     cr_expect_eq(sent, 100);
-    cr_expect_lt(rx.n, 100, "%d messages arrived with no buffer posted",
-                 rx.n);
+    cr_expect_lt(rx.n, 100, "%d messages arrived with no buffer posted", rx.n);
     cm5i_fab_fault(fab, CM5I_FAB_FAULT_REPOST_AGAIN, 0);
     for (t0 = now(); rx.n < sent && now() - t0 < 10.0;)
         cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REQ, on_rx, &rx), 0);
@@ -440,8 +435,8 @@ Test(fab, failed_send_completion_returns_its_slot)
         fill(m, (uint32_t)sent);
         if (sent < 600 && sent - rx.n < 32) {
             st = cm5i_fab_send(fab, CM5I_CH_REP, 0, m, MSG);
-            cr_assert(st == CM5_OK || st == CM5_ERR_AGAIN, "send %d: %s",
-                      sent, cm5_status_string(st));
+            cr_assert(st == CM5_OK || st == CM5_ERR_AGAIN, "send %d: %s", sent,
+                      cm5_status_string(st));
             sent += st == CM5_OK;
         }
         r = cm5i_fab_poll(fab, CM5I_CH_REP, on_rx, &rx);

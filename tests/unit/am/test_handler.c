@@ -20,15 +20,9 @@ TestSuite(handler, .timeout = 10);
 int handler_data_word = 42;
 static const int handler_ro_word = 7;
 
-void handler_target(void)
-{
-    handler_data_word++;
-}
+void handler_target(void) { handler_data_word++; }
 
-static void handler_static_target(void)
-{
-    handler_data_word--;
-}
+static void handler_static_target(void) { handler_data_word--; }
 
 /* FNV-1a, as am_handler.c names objects: used only to pick an id that no
  * loaded object has. */
@@ -69,15 +63,14 @@ static void expect_round_trip(const void *fp, const char *what)
     cr_assert_eq(cm5i_handler_encode(fp, &ref), CM5_OK,
                  "%s (%p) does not encode", what, fp);
     cr_assert_eq(cm5i_handler_decode(ref), fp,
-                 "%s (%p) decodes to %p (object %08x, offset 0x%x)", what,
-                 fp, cm5i_handler_decode(ref), ref.obj, ref.off);
+                 "%s (%p) decodes to %p (object %08x, offset 0x%x)", what, fp,
+                 cm5i_handler_decode(ref), ref.obj, ref.off);
 }
 
 Test(handler, function_in_program_round_trips)
 {
     expect_round_trip((const void *)handler_target, "a global function");
-    expect_round_trip((const void *)handler_static_target,
-                      "a static function");
+    expect_round_trip((const void *)handler_static_target, "a static function");
 }
 
 Test(handler, main_program_is_the_empty_path)
@@ -87,8 +80,8 @@ Test(handler, main_program_is_the_empty_path)
     /* am_handler.h: the main program has the empty path. */
     cr_assert_eq(cm5i_handler_encode((const void *)handler_target, &ref),
                  CM5_OK);
-    cr_expect_eq(ref.obj, fnv1a(""), "object id %08x, expected %08x",
-                 ref.obj, fnv1a(""));
+    cr_expect_eq(ref.obj, fnv1a(""), "object id %08x, expected %08x", ref.obj,
+                 fnv1a(""));
 }
 
 Test(handler, libc_function_round_trips)
@@ -121,16 +114,16 @@ Test(handler, dlopened_function_round_trips)
         cr_skip_test("abs_top_builddir is not set (run by make check)");
     cr_assert_eq(cm5i_handler_encode((const void *)handler_target, &ref),
                  CM5_OK);
-    snprintf(path, sizeof(path),
-             "%s/tests/integration/progs/.libs/foreign.so", top);
+    snprintf(path, sizeof(path), "%s/tests/integration/progs/.libs/foreign.so",
+             top);
     h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     cr_assert_not_null(h, "dlopen: %s", dlerror());
     fp = dlsym(h, "foreign_handler");
     cr_assert_not_null(fp, "dlsym: %s", dlerror());
     expect_round_trip(fp, "a function of a dlopen'ed object");
     cr_assert_eq(cm5i_handler_encode(fp, &ref), CM5_OK);
-    cr_expect_eq(ref.obj, fnv1a(path), "object id %08x, expected %08x",
-                 ref.obj, fnv1a(path));
+    cr_expect_eq(ref.obj, fnv1a(path), "object id %08x, expected %08x", ref.obj,
+                 fnv1a(path));
     dlclose(h);
 }
 
@@ -141,10 +134,10 @@ Test(handler, data_is_not_a_handler)
     void *heap = malloc(64);
 
     cr_assert_not_null(heap);
-    cr_expect_eq(cm5i_handler_encode(&handler_data_word, &ref),
-                 CM5_ERR_HANDLER, "a global int encodes");
-    cr_expect_eq(cm5i_handler_encode(&handler_ro_word, &ref),
-                 CM5_ERR_HANDLER, "a read-only int encodes");
+    cr_expect_eq(cm5i_handler_encode(&handler_data_word, &ref), CM5_ERR_HANDLER,
+                 "a global int encodes");
+    cr_expect_eq(cm5i_handler_encode(&handler_ro_word, &ref), CM5_ERR_HANDLER,
+                 "a read-only int encodes");
     cr_expect_eq(cm5i_handler_encode(heap, &ref), CM5_ERR_HANDLER,
                  "a heap pointer encodes");
     cr_expect_eq(cm5i_handler_encode(&local, &ref), CM5_ERR_HANDLER,

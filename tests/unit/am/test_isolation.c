@@ -75,13 +75,13 @@ static void forge(cm5i_fab_t *fab, const cm5i_pkt_t *pkt, size_t len)
 }
 
 /* Poll the runtime until cond holds (or 10 s). */
-#define POLL_UNTIL(cond, fab)                                                 \
-    do {                                                                      \
-        double t0_ = now();                                                   \
-        while (!(cond) && now() - t0_ < 10) {                                 \
-            cm5_poll();                                                       \
-            cm5i_fab_poll(fab, CM5I_CH_REQ, NULL, NULL);                      \
-        }                                                                     \
+#define POLL_UNTIL(cond, fab)                                                  \
+    do {                                                                       \
+        double t0_ = now();                                                    \
+        while (!(cond) && now() - t0_ < 10) {                                  \
+            cm5_poll();                                                        \
+            cm5i_fab_poll(fab, CM5I_CH_REQ, NULL, NULL);                       \
+        }                                                                      \
     } while (0)
 
 Test(isolation, foreign_packets_are_dropped_and_counted)
@@ -112,10 +112,10 @@ Test(isolation, foreign_packets_are_dropped_and_counted)
     POLL_UNTIL((cm5_stats(&after), after.foreign_dropped) >=
                    before.foreign_dropped + 3,
                fab);
-    cr_expect_eq(after.foreign_dropped, before.foreign_dropped + 3,
-                 "foreign packets counted: %llu",
-                 (unsigned long long)(after.foreign_dropped -
-                                      before.foreign_dropped));
+    cr_expect_eq(
+        after.foreign_dropped, before.foreign_dropped + 3,
+        "foreign packets counted: %llu",
+        (unsigned long long)(after.foreign_dropped - before.foreign_dropped));
     cr_expect_eq(ran, 0, "a foreign packet ran its handler");
     cr_expect_eq(after.requests_handled, before.requests_handled);
 

@@ -14,8 +14,8 @@ static cm5i_model_params_t parse(const char *spec)
     char err[200] = "";
     int on = -1;
 
-    cr_assert_eq(cm5i_model_parse(spec, &on, &p, err, sizeof(err)), 0,
-                 "%s: %s", spec, err);
+    cr_assert_eq(cm5i_model_parse(spec, &on, &p, err, sizeof(err)), 0, "%s: %s",
+                 spec, err);
     cr_assert_eq(on, 1, "%s is on", spec);
     return p;
 }
@@ -39,17 +39,17 @@ Test(model, parses_presets_and_parameters)
 
 Test(model, rejects_bad_values_with_one_reason)
 {
-    static const char *bad[] = {"cm6", "cm5:", "cm5:L", "cm5:L=x",
-                                "cm5:L=-1", "cm5:bw1=0", "logp:q=1",
-                                "cm5:L=1e99", "cm5:o=nan"};
+    static const char *bad[] = {"cm6",      "cm5:",       "cm5:L",
+                                "cm5:L=x",  "cm5:L=-1",   "cm5:bw1=0",
+                                "logp:q=1", "cm5:L=1e99", "cm5:o=nan"};
     cm5i_model_params_t p;
     char err[200];
     int on;
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
         err[0] = '\0';
-        cr_expect_eq(cm5i_model_parse(bad[i], &on, &p, err, sizeof(err)),
-                     -1, "%s is refused", bad[i]);
+        cr_expect_eq(cm5i_model_parse(bad[i], &on, &p, err, sizeof(err)), -1,
+                     "%s is refused", bad[i]);
         cr_expect_neq(err[0], '\0', "%s: a reason", bad[i]);
         cr_expect_null(strchr(err, '\n'), "%s: one line", bad[i]);
     }
@@ -151,9 +151,8 @@ Test(model, control_network_costs)
  * the schedule serves them by virtual time, each P q + mr. */
 Test(model, receipts_are_served_in_virtual_time_order)
 {
-    static const int orders[3][7] = {{0, 1, 2, 4, 5, 6, 7},
-                                     {7, 6, 5, 4, 2, 1, 0},
-                                     {4, 0, 6, 2, 7, 1, 5}};
+    static const int orders[3][7] = {
+        {0, 1, 2, 4, 5, 6, 7}, {7, 6, 5, 4, 2, 1, 0}, {4, 0, 6, 2, 7, 1, 5}};
     cm5i_model_params_t p = parse("cm5");
     uint64_t D = 35000 + 256 * 1600, S = 256 * 1700 + 13000, d0A = 100000;
 
@@ -166,8 +165,8 @@ Test(model, receipts_are_served_in_virtual_time_order)
 
             uint64_t d0 = src < 3 ? d0A : d0A + D;
 
-            cm5i_model_rx_job(&p, cm5i_model_level(src, 3), d0, d0, 256,
-                              p.mr, src, &j);
+            cm5i_model_rx_job(&p, cm5i_model_level(src, 3), d0, d0, 256, p.mr,
+                              src, &j);
             cm5i_model_rx_insert(q, n++, 0, &j);
         }
         for (size_t i = 0; i < n; i++) {

@@ -184,8 +184,8 @@ Test(cmmd, request_with_0_to_4_words)
     cr_expect_eq(nwords, 3);
     cr_expect(words[0] == 1 && words[1] == 2 && words[2] == 3);
 
-    CMAML_request(0, (CMAML_handler_t)h4, (int)0xdeadbeef, -2147483647 - 1,
-                  0, 42);
+    CMAML_request(0, (CMAML_handler_t)h4, (int)0xdeadbeef, -2147483647 - 1, 0,
+                  42);
     CMAML_poll_while_lt(&calls, 5);
     cr_expect_eq(nwords, 4);
     cr_expect(words[0] == (int)0xdeadbeef && words[1] == -2147483647 - 1 &&
@@ -306,8 +306,7 @@ Test(cmmd, timer_running_grows)
     e1 = CMMD_node_timer_elapsed(5);
     usleep(20000);
     e2 = CMMD_node_timer_elapsed(5);
-    cr_expect_geq(e2 - e1, 0.018, "a running timer went %.6f -> %.6f", e1,
-                  e2);
+    cr_expect_geq(e2 - e1, 0.018, "a running timer went %.6f -> %.6f", e1, e2);
     CMMD_node_timer_stop(5);
     e1 = CMMD_node_timer_elapsed(5);
     usleep(20000);
@@ -370,12 +369,12 @@ Test(cmmd, error_exits, .exit_code = 1, .init = cr_redirect_stderr)
     CMMD_error("x %d", 5);
 }
 
-Test(cmmd, error_message)
-{
-    expect_fatal(error_x, 5, "CMMD_error: x 5");
-}
+Test(cmmd, error_message) { expect_fatal(error_x, 5, "CMMD_error: x 5"); }
 
-static void request_to(int node) { CMAML_request(node, (CMAML_handler_t)h1, 1); }
+static void request_to(int node)
+{
+    CMAML_request(node, (CMAML_handler_t)h1, 1);
+}
 
 Test(cmmd, request_outside_partition_exits, .exit_code = 1,
      .init = cr_redirect_stderr)
@@ -445,8 +444,9 @@ Test(cmmd, io_mode_invalid_exits, .exit_code = 1, .init = cr_redirect_stderr)
 Test(cmmd, io_mode_invalid_message)
 {
     expect_fatal(io_mode, 5, "CMMD_fset_io_mode: unknown I/O mode 5");
-    expect_fatal(io_mode, 4, "CMMD_fset_io_mode: CMMD_system is the I/O "
-                             "system's own mode; a program cannot set it");
+    expect_fatal(io_mode, 4,
+                 "CMMD_fset_io_mode: CMMD_system is the I/O "
+                 "system's own mode; a program cannot set it");
     expect_fatal(io_mode, -1, "CMMD_fset_io_mode: unknown I/O mode -1");
 }
 
@@ -476,9 +476,8 @@ Test(cmmd, mcb_exhaustion_is_errval)
     CMMD_mcb m[129];
     int n = 0;
 
-    while (n < 129 &&
-           (m[n] = CMMD_receive_async(0, 78, &in[n], sizeof(int), NULL,
-                                      NULL)) != CMMD_ERRVAL)
+    while (n < 129 && (m[n] = CMMD_receive_async(0, 78, &in[n], sizeof(int),
+                                                 NULL, NULL)) != CMMD_ERRVAL)
         n++;
     cr_expect_eq(n, 128, "asynchronous receives started: %d", n);
     cr_expect_eq(CMMD_get_errno(), CMMD_ERR_NO_RPORTS);
@@ -523,9 +522,10 @@ static void mcb_freed(int unused)
 
 Test(cmmd, mcb_freed_twice_message)
 {
-    expect_fatal(mcb_freed, 0, "CMMD_free_mcb: MCB [0-9]+ is not a live "
-                               "message control block \\(freed with "
-                               "CMMD_free_mcb\\)");
+    expect_fatal(mcb_freed, 0,
+                 "CMMD_free_mcb: MCB [0-9]+ is not a live "
+                 "message control block \\(freed with "
+                 "CMMD_free_mcb\\)");
 }
 
 Test(cmmd, real_return_values)

@@ -74,8 +74,8 @@ CMMD_API void CMMD_reduce_from_nodes_v(void *dest, void *source,
                                        CMMD_combiner_t combiner,
                                        int element_size, int count);
 CMMD_API void CMMD_reduce_to_host_v(void *dest, void *source,
-                                    CMMD_combiner_t combiner,
-                                    int element_size, int count);
+                                    CMMD_combiner_t combiner, int element_size,
+                                    int count);
 
 /* Active messages to the host program: CMAML_request, CMAML_reply and
  * CMAML_rpc with the host as destination.  0 to 4 int arguments:
@@ -97,8 +97,7 @@ CMMD_API void CMCN_concat_elements_to_host(void *element, int element_len);
 CMMD_API int CMCN_reduce_from_nodes_int(int value, CMMD_combiner_t combiner);
 CMMD_API unsigned CMCN_reduce_from_nodes_uint(unsigned value,
                                               CMMD_combiner_t combiner);
-CMMD_API long CMCN_reduce_from_nodes_lint(long value,
-                                          CMMD_combiner_t combiner);
+CMMD_API long CMCN_reduce_from_nodes_lint(long value, CMMD_combiner_t combiner);
 CMMD_API unsigned long CMCN_reduce_from_nodes_luint(unsigned long value,
                                                     CMMD_combiner_t combiner);
 CMMD_API double CMCN_reduce_from_nodes_float(double value,
@@ -119,8 +118,8 @@ CMMD_API double CMCN_reduce_to_host_float(double value,
 CMMD_API double CMCN_reduce_to_host_double(double value,
                                            CMMD_combiner_t combiner);
 CMMD_API void CMCN_reduce_to_host_v(void *dest, void *source,
-                                    CMMD_combiner_t combiner,
-                                    int element_size, int count);
+                                    CMMD_combiner_t combiner, int element_size,
+                                    int count);
 
 #ifdef __cplusplus
 }

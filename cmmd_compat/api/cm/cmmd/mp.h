@@ -1,7 +1,8 @@
 /*
- * <cm/cmmd/mp.h>: CMMD point-to-point extras: MCB accessors, strided (_v) messages, channels, message matching functions.
- * Part of <cm/cmmd.h> (which includes it); it may also be included alone.
- * Prototype convention: see "Prototypes" in <cm/cmmd.h>.
+ * <cm/cmmd/mp.h>: CMMD point-to-point extras: MCB accessors, strided (_v)
+ * messages, channels, message matching functions. Part of <cm/cmmd.h> (which
+ * includes it); it may also be included alone. Prototype convention: see
+ * "Prototypes" in <cm/cmmd.h>.
  */
 #ifndef _CM_CMMD_MP_H
 #define _CM_CMMD_MP_H
@@ -36,11 +37,11 @@ CMMD_API int CMMD_send_block_v(int node, int tag, void *buffer, int elem_len,
                                int elem_count, int stride);
 CMMD_API int CMMD_receive_v(int node, int tag, void *buffer, int elem_len,
                             int elem_count, int stride);
-CMMD_API int CMMD_receive_block_v(int node, int tag, void *buffer,
-                                  int elem_len, int elem_count, int stride);
+CMMD_API int CMMD_receive_block_v(int node, int tag, void *buffer, int elem_len,
+                                  int elem_count, int stride);
 /* Buffered: the elements are copied; returns 0. */
-CMMD_API int CMMD_send_noblock_v(int node, int tag, void *buffer,
-                                 int elem_len, int elem_count, int stride);
+CMMD_API int CMMD_send_noblock_v(int node, int tag, void *buffer, int elem_len,
+                                 int elem_count, int stride);
 /* An MCB (CMMD_ERRVAL when every MCB is in use), as CMMD_send_async; a
  * receive's elements are in place when the MCB is done and before
  * handler(mcb, handler_arg) runs. */
@@ -49,8 +50,8 @@ CMMD_API CMMD_mcb CMMD_send_async_v(int node, int tag, void *buffer,
                                     CMMD_mcb_handler_t handler,
                                     void *handler_arg);
 CMMD_API CMMD_mcb CMMD_receive_async_v(int node, int tag, void *buffer,
-                                       int elem_len, int elem_count,
-                                       int stride, CMMD_mcb_handler_t handler,
+                                       int elem_len, int elem_count, int stride,
+                                       CMMD_mcb_handler_t handler,
                                        void *handler_arg);
 /* CMMD_send_and_receive with a vector on each side: receive arguments
  * first, then send arguments.  Returns TRUE. */

@@ -30,9 +30,9 @@
  * system header's macro: there the check is off, so that K&R
  * redeclarations compile with -pedantic-errors. */
 #if defined(__GNUC__) && defined(__LP64__) && !defined(CMMD_NO_WORD_CHECK) &&  \
-    (defined(__cplusplus)                                                     \
-         ? __cplusplus >= 201103L                                             \
-         : (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) ||      \
+    (defined(__cplusplus)                                                      \
+         ? __cplusplus >= 201103L                                              \
+         : (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) ||       \
                (!defined(__STRICT_ANSI__) && !defined(__clang__)))
 #define CMMD_WORD_CHECK 1
 
@@ -42,26 +42,37 @@
 #pragma GCC diagnostic ignored "-Wvariadic-macros"
 #pragma GCC diagnostic ignored "-Wpedantic"
 
-#define CMMD_WORD_MSG                                                         \
-    "pointer or floating-point value in an active-message word: words are "  \
-    "32-bit ints here; build CM-5 code that ships pointers or doubles "      \
+#define CMMD_WORD_MSG                                                          \
+    "pointer or floating-point value in an active-message word: words are "    \
+    "32-bit ints here; build CM-5 code that ships pointers or doubles "        \
     "with `cm5cc --legacy` (doc/porting.md)"
 
 #ifdef __cplusplus
 /* (Every name here is CMMD_'s: a program may have defined T, N or v.) */
-template <class CMMD_T_> struct CMMD_word_bad_ { enum { CMMD_v_ = 0 }; };
+template <class CMMD_T_> struct CMMD_word_bad_ {
+    enum { CMMD_v_ = 0 };
+};
 template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_ *> {
     enum { CMMD_v_ = 1 };
 };
-template <> struct CMMD_word_bad_<float> { enum { CMMD_v_ = 1 }; };
-template <> struct CMMD_word_bad_<double> { enum { CMMD_v_ = 1 }; };
-template <> struct CMMD_word_bad_<long double> { enum { CMMD_v_ = 1 }; };
+template <> struct CMMD_word_bad_<float> {
+    enum { CMMD_v_ = 1 };
+};
+template <> struct CMMD_word_bad_<double> {
+    enum { CMMD_v_ = 1 };
+};
+template <> struct CMMD_word_bad_<long double> {
+    enum { CMMD_v_ = 1 };
+};
 template <class CMMD_T_>
-struct CMMD_word_bad_<CMMD_T_ &> : CMMD_word_bad_<CMMD_T_> {};
+struct CMMD_word_bad_<CMMD_T_ &> : CMMD_word_bad_<CMMD_T_> {
+};
 template <class CMMD_T_>
-struct CMMD_word_bad_<const CMMD_T_> : CMMD_word_bad_<CMMD_T_> {};
+struct CMMD_word_bad_<const CMMD_T_> : CMMD_word_bad_<CMMD_T_> {
+};
 template <class CMMD_T_>
-struct CMMD_word_bad_<volatile CMMD_T_> : CMMD_word_bad_<CMMD_T_> {};
+struct CMMD_word_bad_<volatile CMMD_T_> : CMMD_word_bad_<CMMD_T_> {
+};
 template <class CMMD_T_, unsigned long CMMD_N_>
 struct CMMD_word_bad_<CMMD_T_[CMMD_N_]> {
     enum { CMMD_v_ = 1 };
@@ -69,26 +80,28 @@ struct CMMD_word_bad_<CMMD_T_[CMMD_N_]> {
 template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_[]> {
     enum { CMMD_v_ = 1 };
 };
-#define CMMD_WORD_(x)                                                         \
+#define CMMD_WORD_(x)                                                          \
     static_assert(!CMMD_word_bad_<decltype(x)>::CMMD_v_, CMMD_WORD_MSG)
 #define CMMD_WORD_OK_(x) ([&]() { CMMD_WORD_(x); }(), 0)
 #else
 /* __builtin_classify_type: 5 pointer (and array, function), 8 real,
  * 9 complex. */
-#define CMMD_WORD_BAD_(x)                                                     \
-    (__builtin_classify_type(x) == 5 || __builtin_classify_type(x) == 8 ||    \
+#define CMMD_WORD_BAD_(x)                                                      \
+    (__builtin_classify_type(x) == 5 || __builtin_classify_type(x) == 8 ||     \
      __builtin_classify_type(x) == 9)
 #ifndef _Static_assert
-#define CMMD_WORD_OK_(x)                                                      \
-    __extension__ sizeof(struct {                                             \
-        _Static_assert(!CMMD_WORD_BAD_(x), CMMD_WORD_MSG);                    \
-        int CMMD_w_;                                                          \
+#define CMMD_WORD_OK_(x)                                                       \
+    __extension__ sizeof(struct {                                              \
+        _Static_assert(!CMMD_WORD_BAD_(x), CMMD_WORD_MSG);                     \
+        int CMMD_w_;                                                           \
     })
 #else /* C99 with glibc, whose _Static_assert macro drops the message */
-#define CMMD_WORD_OK_(x)                                                      \
-    __extension__ sizeof(struct {                                             \
-        int CMMD_pointer_or_double_in_am_word_needs_cm5cc_legacy              \
-            : CMMD_WORD_BAD_(x) ? -1 : 1;                                     \
+#define CMMD_WORD_OK_(x)                                                       \
+    __extension__ sizeof(struct {                                              \
+        int CMMD_pointer_or_double_in_am_word_needs_cm5cc_legacy               \
+            : CMMD_WORD_BAD_(x)                                                \
+              ? -1                                                             \
+              : 1;                                                             \
     })
 #endif
 #endif
@@ -98,7 +111,7 @@ template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_[]> {
 #ifdef __cplusplus /* no K&R redeclarations: never empty */
 #define CMMD_NARG(...) CMMD_NARG_(0, __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
 #else
-#define CMMD_NARG(...)                                                        \
+#define CMMD_NARG(...)                                                         \
     CMMD_NARG_(0 __VA_OPT__(, ) __VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
 #endif
 #define CMMD_CAT_(a, b) a##b
@@ -129,25 +142,26 @@ template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_[]> {
 #define CMMD_WK_1_4(...) CMMD_APPLY_(CMMD_W3, CMMD_SKIP1_(__VA_ARGS__))
 #define CMMD_WK_1_5(...) CMMD_APPLY_(CMMD_W4, CMMD_SKIP1_(__VA_ARGS__))
 #define CMMD_WK_1_6(...) CMMD_APPLY_(CMMD_W4, CMMD_SKIP1_(__VA_ARGS__))
-#define CMMD_WORDS_OK(k, ...)                                                 \
-    CMMD_CAT(CMMD_CAT(CMMD_WK_, k), CMMD_CAT(_, CMMD_NARG(__VA_ARGS__)))      \
+#define CMMD_WORDS_OK(k, ...)                                                  \
+    CMMD_CAT(CMMD_CAT(CMMD_WK_, k), CMMD_CAT(_, CMMD_NARG(__VA_ARGS__)))       \
     (__VA_ARGS__)
 /* Without arguments (a K&R redeclaration): left as written.  The
  * selector is a digit, which no program can have defined as a macro. */
 #define CMMD_CALL_0(k, f, ...) f()
-#define CMMD_CALL_1(k, f, ...)                                                \
+#define CMMD_CALL_1(k, f, ...)                                                 \
     ((void)(CMMD_WORDS_OK(k, __VA_ARGS__)), f(__VA_ARGS__))
 #ifdef __cplusplus
 #define CMMD_CALL(k, f, ...) CMMD_CALL_1(k, f, __VA_ARGS__)
 #else
-#define CMMD_CALL(k, f, ...)                                                  \
+#define CMMD_CALL(k, f, ...)                                                   \
     CMMD_CAT(CMMD_CALL_, CMMD_FIRST_(__VA_OPT__(1, ) 0))(k, f, __VA_ARGS__)
 #endif
 
 #define CMAML_request(...) CMMD_CALL(2, CMAML_request, __VA_ARGS__)
 #define CMAML_reply(...) CMMD_CALL(2, CMAML_reply, __VA_ARGS__)
 #define CMAML_rpc(...) CMMD_CALL(2, CMAML_rpc, __VA_ARGS__)
-#define CMAML_request_tohost(...) CMMD_CALL(1, CMAML_request_tohost, __VA_ARGS__)
+#define CMAML_request_tohost(...)                                              \
+    CMMD_CALL(1, CMAML_request_tohost, __VA_ARGS__)
 #define CMAML_reply_tohost(...) CMMD_CALL(1, CMAML_reply_tohost, __VA_ARGS__)
 #define CMAML_rpc_tohost(...) CMMD_CALL(1, CMAML_rpc_tohost, __VA_ARGS__)
 
@@ -161,20 +175,23 @@ template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_[]> {
  * take the pointer for an MCB and crash).  64-bit and 32-bit alike; off
  * where the word check is off for the language mode, and with
  * CMMD_NO_MCB_CHECK.  C++ has the full prototypes. */
-#if defined(__GNUC__) && !defined(__cplusplus) && !defined(CMMD_NO_MCB_CHECK) && \
-    ((defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) ||            \
+#if defined(__GNUC__) && !defined(__cplusplus) &&                              \
+    !defined(CMMD_NO_MCB_CHECK) &&                                             \
+    ((defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) ||             \
      (!defined(__STRICT_ANSI__) && !defined(__clang__)))
 #define CMMD_MCB_CHECK 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wvariadic-macros"
 #pragma GCC diagnostic ignored "-Wpedantic"
-#define CMMD_MCB_BYVAL_(h)                                                    \
-    (__builtin_types_compatible_p(__typeof__(h), void(CMMD_mcb, void *)) ||   \
+#define CMMD_MCB_BYVAL_(h)                                                     \
+    (__builtin_types_compatible_p(__typeof__(h), void(CMMD_mcb, void *)) ||    \
      __builtin_types_compatible_p(__typeof__(h), void (*)(CMMD_mcb, void *)))
-#define CMMD_MCB_OK_(h)                                                       \
-    __extension__ sizeof(struct {                                             \
-        int CMMD_completion_handlers_take_a_pointer_to_the_mcb                \
-            : CMMD_MCB_BYVAL_(h) ? -1 : 1;                                    \
+#define CMMD_MCB_OK_(h)                                                        \
+    __extension__ sizeof(struct {                                              \
+        int CMMD_completion_handlers_take_a_pointer_to_the_mcb                 \
+            : CMMD_MCB_BYVAL_(h)                                               \
+              ? -1                                                             \
+              : 1;                                                             \
     })
 #define CMMD_MCAT_(a, b) a##b
 #define CMMD_MCAT(a, b) CMMD_MCAT_(a, b)
@@ -182,10 +199,10 @@ template <class CMMD_T_> struct CMMD_word_bad_<CMMD_T_[]> {
 #define CMMD_MFIRST_(...) CMMD_MFIRST__(__VA_ARGS__, ~)
 #define CMMD_MFIFTH_(a, b, c, d, e, ...) e
 #define CMMD_MCB_CALL_0(f, ...) f()
-#define CMMD_MCB_CALL_1(f, ...)                                               \
-    ((void)CMMD_MCB_OK_(CMMD_MFIFTH_(__VA_ARGS__, 0, 0, 0, 0, 0)),            \
+#define CMMD_MCB_CALL_1(f, ...)                                                \
+    ((void)CMMD_MCB_OK_(CMMD_MFIFTH_(__VA_ARGS__, 0, 0, 0, 0, 0)),             \
      f(__VA_ARGS__))
-#define CMMD_MCB_CALL(f, ...)                                                 \
+#define CMMD_MCB_CALL(f, ...)                                                  \
     CMMD_MCAT(CMMD_MCB_CALL_, CMMD_MFIRST_(__VA_OPT__(1, ) 0))(f, __VA_ARGS__)
 #define CMMD_send_async(...) CMMD_MCB_CALL(CMMD_send_async, __VA_ARGS__)
 #define CMMD_receive_async(...) CMMD_MCB_CALL(CMMD_receive_async, __VA_ARGS__)
