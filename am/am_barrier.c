@@ -121,9 +121,10 @@ cm5_status_t cm5_barrier_finish(void)
 
     if (cm5i_depth.in_handler)
         return CM5_ERR_STATE;
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_BARRIER);
     while (bar.active && !barrier_advance())
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    cm5i_waiter_end(&w);
     return CM5_OK;
 }
 

@@ -146,9 +146,10 @@ static uint64_t coll_get(uint32_t seq, int slot, uint32_t *flag)
     coll_mail_t *m;
     uint64_t v;
 
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_COLL);
     while (!(m = coll_find(seq, slot)))
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    cm5i_waiter_end(&w);
     v = m->val;
     if (flag)
         *flag = m->flag;
@@ -417,9 +418,10 @@ cm5_status_t cm5_allreduce(void *values, int count, cm5_type_t type,
         cm5i_waiter_t w;
 
         red_begin(&r, values, type, op);
-        cm5i_waiter_init(&w);
+        cm5i_waiter_start(&w, CM5I_WAIT_REDUCE);
         while (!red_advance(&r))
             cm5i_wait_step(&w, CM5I_CH_ALL);
+        cm5i_waiter_end(&w);
         memcpy(values, &r.acc, sz);
         return coll_model_end(coll_red_kind(type), 1);
     }
@@ -648,9 +650,10 @@ cm5_status_t cm5_scan(void *value, cm5_type_t type, cm5_op_t op, unsigned flags,
     if (st != CM5_OK)
         return st;
     scan_begin(&c, value, type, op, flags, start);
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_SCAN);
     while (!scan_advance(&c))
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    cm5i_waiter_end(&w);
     memcpy(value, &c.acc, cm5_type_size(type));
     return coll_model_end(coll_red_kind(type), 1);
 }
@@ -735,9 +738,10 @@ static cm5_status_t split_finish(int *on, const int *done, const uint64_t *vt,
 
     if (!*on || cm5i_depth.in_handler)
         return CM5_ERR_STATE;
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_SPLIT);
     for (split_advance(); !*done; split_advance())
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    cm5i_waiter_end(&w);
     *on = 0;
     split_model_done(*vt, type);
     return CM5_OK;
@@ -908,9 +912,10 @@ cm5_status_t cm5_scan_v(void *values, int count, cm5_type_t type, cm5_op_t op,
         return st;
     len = sz * (size_t)count;
     scan_begin(&c, &sz, type, op, flags, start); /* (c.acc is unused) */
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_SEGSCAN);
     while (!scan_segend(&c)) /* segment ends travel as scalars */
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    cm5i_waiter_end(&w);
     out = malloc(len + sizeof(c.f));
     in = malloc(len + sizeof(c.f));
     if (!out || !in) {

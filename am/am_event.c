@@ -50,7 +50,9 @@ static void ev_update(void)
              (o->barrier_round ? CM5I_EV_BARRIER_ROUND : 0) |
              (o->barrier_done ? CM5I_EV_BARRIER_DONE : 0) |
              (o->bulk_start ? CM5I_EV_BULK_START : 0) |
-             (o->bulk_end ? CM5I_EV_BULK_END : 0);
+             (o->bulk_end ? CM5I_EV_BULK_END : 0) |
+             (o->wait_begin ? CM5I_EV_WAIT_BEGIN : 0) |
+             (o->wait_end ? CM5I_EV_WAIT_END : 0);
         calls |= o->call_enter || o->call_leave;
         if (ev.clock_of[i])
             cm5i_clock = ev.clock_of[i];
@@ -148,3 +150,7 @@ void cm5i_ev_barrier_done_(void) { EV_EACH(barrier_done); }
 void cm5i_ev_bulk_start_(const cm5i_ev_bulk_t *b) { EV_EACH(bulk_start, b); }
 
 void cm5i_ev_bulk_end_(const cm5i_ev_bulk_t *b) { EV_EACH(bulk_end, b); }
+
+void cm5i_ev_wait_begin_(int what) { EV_EACH(wait_begin, what); }
+
+void cm5i_ev_wait_end_(int what) { EV_EACH(wait_end, what); }

@@ -22,6 +22,11 @@
  *                      / a blocking one ends
  *   barrier_start/barrier_round/barrier_done   the barrier's own steps
  *   bulk_start/bulk_end   a CMMD message or scopy is posted / completes
+ *   wait_begin/wait_end   a blocking wait of the runtime (a barrier, a
+ *                      collective, a message's completion, a sender's
+ *                      credits, ...) takes its first step / is over; they
+ *                      nest (a handler run inside a wait may wait), and
+ *                      say what waits (CM5I_WAIT_*, am_wait.h)
  *
  * One observer may also keep the node's clock (virtual time): the core
  * asks it for the words its packets and messages carry (cm5i_clock; NULL
@@ -63,6 +68,8 @@ typedef struct cm5i_observer {
     void (*barrier_done)(void);
     void (*bulk_start)(const cm5i_ev_bulk_t *b);
     void (*bulk_end)(const cm5i_ev_bulk_t *b);
+    void (*wait_begin)(int what);
+    void (*wait_end)(int what);
 } cm5i_observer_t;
 
 /* The clock an observer keeps: the words of packets and messages. */
@@ -110,7 +117,9 @@ enum {
     CM5I_EV_BARRIER_ROUND = 1u << 10,
     CM5I_EV_BARRIER_DONE = 1u << 11,
     CM5I_EV_BULK_START = 1u << 12,
-    CM5I_EV_BULK_END = 1u << 13
+    CM5I_EV_BULK_END = 1u << 13,
+    CM5I_EV_WAIT_BEGIN = 1u << 14,
+    CM5I_EV_WAIT_END = 1u << 15
 };
 
 void cm5i_ev_send_(int ch, int node, cm5i_pkt_t *pkt);
@@ -127,6 +136,8 @@ void cm5i_ev_barrier_round_(uint32_t epoch, int round);
 void cm5i_ev_barrier_done_(void);
 void cm5i_ev_bulk_start_(const cm5i_ev_bulk_t *b);
 void cm5i_ev_bulk_end_(const cm5i_ev_bulk_t *b);
+void cm5i_ev_wait_begin_(int what);
+void cm5i_ev_wait_end_(int what);
 
 /* The event sites: CM5I_EV(send, ch, node, pkt) and so on. */
 #define CM5I_EV_BIT_send CM5I_EV_SEND
@@ -142,6 +153,8 @@ void cm5i_ev_bulk_end_(const cm5i_ev_bulk_t *b);
 #define CM5I_EV_BIT_barrier_done CM5I_EV_BARRIER_DONE
 #define CM5I_EV_BIT_bulk_start CM5I_EV_BULK_START
 #define CM5I_EV_BIT_bulk_end CM5I_EV_BULK_END
+#define CM5I_EV_BIT_wait_begin CM5I_EV_WAIT_BEGIN
+#define CM5I_EV_BIT_wait_end CM5I_EV_WAIT_END
 #define CM5I_EV(ev, ...)                                                       \
     do {                                                                       \
         if (CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_BIT_##ev))                    \

@@ -471,9 +471,10 @@ void cm5_finalize(void)
             cm5_barrier();
         /* Every node is in the barrier or past it: nobody to watch. */
         cm5i_alive_quiet();
-        cm5i_waiter_init(&w);
+        cm5i_waiter_start(&w, CM5I_WAIT_SHUTDOWN);
         while (cm5i_fab_sends_pending(cm5i_ctx.fab) > 0)
             cm5i_wait_step(&w, CM5I_CH_ALL);
+        cm5i_waiter_end(&w);
         bye = 1;
     }
     cm5i_alive_stop(bye);

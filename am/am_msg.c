@@ -482,13 +482,16 @@ static void msg_accept(cm5_msg_h m)
     }
     m->op.done = msg_recv_done;
     m->op.arg = m;
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_MSG_RECV_ROOM);
     while ((st = cm5i_fab_trecv(cm5i_ctx.fab, tag, m->buf, m->bytes, &m->op)) ==
            CM5_ERR_AGAIN) {
-        if (msg_retry(m, msg_accept, 1))
+        if (msg_retry(m, msg_accept, 1)) {
+            cm5i_waiter_end(&w);
             return;
+        }
         msg_poll_once(&w);
     }
+    cm5i_waiter_end(&w);
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_recv", "cannot post the receive: %s",
                   cm5_status_string(st));
@@ -713,13 +716,16 @@ static void msg_push(cm5_msg_h m)
     m->op.done = msg_send_done;
     m->op.arg = m;
     m->state = MSG_DATA;
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_MSG_SEND_ROOM);
     while ((st = cm5i_fab_tsend(cm5i_ctx.fab, m->node, tag, src, m->bytes,
                                 &m->op)) == CM5_ERR_AGAIN) {
-        if (msg_retry(m, msg_push, 1))
+        if (msg_retry(m, msg_push, 1)) {
+            cm5i_waiter_end(&w);
             return;
+        }
         msg_poll_once(&w);
     }
+    cm5i_waiter_end(&w);
     cm5i_doorbell_ring(m->node); /* the receiver drives the transfer too */
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
@@ -1047,9 +1053,10 @@ cm5_status_t cm5_msg_wait(cm5_msg_h m)
 
     if (m->state != MSG_DONE && cm5i_depth.in_handler)
         return CM5_ERR_STATE;
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_MSG_DONE);
     while (m->state != MSG_DONE)
         cm5i_wait_step(&w, CM5I_CH_ALL);
+    cm5i_waiter_end(&w);
     msg_model_done(m);
     return m->status;
 }

@@ -488,17 +488,21 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
         am_sendq_put(ch, node, pkt, counted))
         return CM5_OK;
     if (CM5I_UNLIKELY(sendq.head != sendq.tail)) { /* keep the order */
-        cm5i_waiter_init(&w);
+        cm5i_waiter_start(&w, CM5I_WAIT_SENDQ);
         while (cm5i_am_flush_sendq())
             am_send_wait(&w);
+        cm5i_waiter_end(&w);
     }
     if (counted && CM5I_UNLIKELY(!cm5i_flow_has(ch, node))) {
         packet_count.credit_waits++;
-        cm5i_waiter_init(&w);
+        cm5i_waiter_start(&w, CM5I_WAIT_CREDITS);
         while (!cm5i_flow_has(ch, node))
             am_send_wait(&w);
+        cm5i_waiter_end(&w);
     }
-    for (cm5i_waiter_t *wp = NULL;;) {
+    cm5i_waiter_t *wp = NULL; /* once the provider has no room */
+
+    for (;;) {
         cm5i_flow_piggyback(ch, node, pkt);
         if (CM5I_LIKELY(!out)) {
             st = cm5i_fab_send(cm5i_ctx.fab, ch, node, pkt, sizeof(*pkt));
@@ -509,14 +513,19 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
         if (CM5I_LIKELY(st == CM5_OK))
             break;
         cm5i_flow_unpiggyback(node, pkt);
-        if (st != CM5_ERR_AGAIN)
+        if (st != CM5_ERR_AGAIN) {
+            if (wp)
+                cm5i_waiter_end(wp);
             return st;
+        }
         if (!wp) {
             wp = &w;
-            cm5i_waiter_init(wp);
+            cm5i_waiter_start(wp, CM5I_WAIT_SEND_ROOM);
         }
         am_send_wait(wp);
     }
+    if (CM5I_UNLIKELY(wp != NULL))
+        cm5i_waiter_end(wp);
     if (counted)
         cm5i_flow_take(ch, node);
     cm5i_doorbell_ring(node);

@@ -32,16 +32,26 @@
 #include "am_guard.h"
 #include "am_handler.h"
 #include "am_util.h"
+#include "am_wait.h"
 #include "am_wire.h"
 
 #define TRACE_CAP (1u << 18) /* events per node: 8 MiB, touched as used */
 #define TRACE_MAGIC 0x63356d74u
 
-enum { EV_SEND, EV_BEGIN, EV_END, EV_MSG_POST, EV_MSG_DONE };
+enum {
+    EV_SEND,
+    EV_BEGIN,
+    EV_END,
+    EV_MSG_POST,
+    EV_MSG_DONE,
+    EV_WAIT,
+    EV_WAITED
+};
 
 typedef struct {
     double ts;         /* seconds: virtual time's clock, or cm5_rtime() */
-    uint32_t a, b;     /* handler obj:off, or message slot:gen */
+    uint32_t a, b;     /* handler obj:off, message slot:gen, or a wait's
+                          CM5I_WAIT_* */
     int32_t peer, tag; /* the other node; CMMD tag (-1: scopy) */
     uint32_t bytes;
     uint8_t kind, ch; /* EV_*; channel, or 1 for a send */
@@ -157,6 +167,20 @@ static void trace_bulk_start(const cm5i_ev_bulk_t *b) { trace_bulk(0, b); }
 
 static void trace_bulk_end(const cm5i_ev_bulk_t *b) { trace_bulk(1, b); }
 
+/* A blocking wait of the runtime: a slice (category "wait") around what
+ * it serves meanwhile. */
+static void trace_wait(int kind, int what)
+{
+    trace_ev_t *e = trace_next(kind);
+
+    if (e)
+        e->a = (uint32_t)what;
+}
+
+static void trace_wait_begin(int what) { trace_wait(EV_WAIT, what); }
+
+static void trace_wait_end(int what) { trace_wait(EV_WAITED, what); }
+
 static const cm5i_observer_t trace_observer = {
     .am_send = trace_am_send,
     .am_sent = trace_am_sent,
@@ -164,6 +188,8 @@ static const cm5i_observer_t trace_observer = {
     .delivered = trace_delivered,
     .bulk_start = trace_bulk_start,
     .bulk_end = trace_bulk_end,
+    .wait_begin = trace_wait_begin,
+    .wait_end = trace_wait_end,
 };
 
 static cm5_status_t trace_open(const char *path)
@@ -311,7 +337,14 @@ static void trace_json_ev(FILE *o, int r, double t0, const trace_ev_t *e)
                     (unsigned long long)(uint32_t)e->peer << 32 | flow, us, r);
         break;
     case EV_END:
+    case EV_WAITED:
         fprintf(o, "{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%d,\"tid\":1},\n", us, r);
+        break;
+    case EV_WAIT:
+        fprintf(o,
+                "{\"name\":\"%s\",\"cat\":\"wait\",\"ph\":\"B\",\"ts\":%.3f,"
+                "\"pid\":%d,\"tid\":1},\n",
+                cm5i_wait_name((int)e->a), us, r);
         break;
     default:
         fprintf(o,

@@ -169,13 +169,46 @@ static int wait_sleep_fds(int chmask, int ms)
     return 0;
 }
 
-void cm5i_waiter_init(cm5i_waiter_t *w)
+/* Back to the first step of the back-off (progress was made). */
+static void wait_reset(cm5i_waiter_t *w)
 {
     w->t0 = -1;
     w->empty = 0;
     w->yields = 0;
     w->sleep_us = 20;
     w->crowded = 0;
+}
+
+const char *cm5i_wait_name(int what)
+{
+    static const char *const names[] = {"probe",
+#define CM5I_WAIT_NAME(k, name) name,
+                                        CM5I_WAITS(CM5I_WAIT_NAME)
+#undef CM5I_WAIT_NAME
+    };
+
+    return what >= 0 && what < CM5I_WAIT_KINDS ? names[what] : "?";
+}
+
+void cm5i_waiter_init(cm5i_waiter_t *w)
+{
+    wait_reset(w);
+    w->what = CM5I_WAIT_NONE;
+    w->begun = 0;
+}
+
+void cm5i_waiter_start(cm5i_waiter_t *w, int what)
+{
+    cm5i_waiter_init(w);
+    w->what = what;
+}
+
+void cm5i_waiter_end(cm5i_waiter_t *w)
+{
+    if (w->begun) {
+        w->begun = 0;
+        CM5I_EV(wait_end, w->what);
+    }
 }
 
 /* Spinning only pays when the node we wait for runs on another CPU.  On
@@ -224,8 +257,12 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
 {
     if (CM5I_UNLIKELY(!cm5i_ctx.exit_hooked))
         cm5i_exit_hook();
+    if (w->what && !w->begun) {
+        w->begun = 1;
+        CM5I_EV(wait_begin, w->what);
+    }
     if (cm5i_progress(chmask) > 0) {
-        cm5i_waiter_init(w);
+        wait_reset(w);
         return;
     }
     if (w->empty++ == 0) {
@@ -336,9 +373,10 @@ void cm5_wait_until(int (*pred)(void *arg), void *arg)
     cm5i_waiter_t w;
 
     cm5i_ensure_init();
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_UNTIL);
     while (!pred(arg))
         cm5i_wait_step(&w, wait_mask());
+    cm5i_waiter_end(&w);
 }
 
 void cm5_wait_while_lt(volatile int *flag, int value)
@@ -347,7 +385,8 @@ void cm5_wait_while_lt(volatile int *flag, int value)
     cm5i_waiter_t w;
 
     cm5i_ensure_init();
-    cm5i_waiter_init(&w);
+    cm5i_waiter_start(&w, CM5I_WAIT_WHILE_LT);
     while (*flag < value)
         cm5i_wait_step(&w, wait_mask());
+    cm5i_waiter_end(&w);
 }

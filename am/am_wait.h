@@ -14,6 +14,33 @@
  * cm5run's too (boot/boot_proto.h). */
 typedef cm5_doorbell_slot_t cm5i_doorbell_t;
 
+/* What a blocking wait of the runtime waits in (observers are told:
+ * wait_begin and wait_end carry it; cm5i_wait_name says it). */
+#define CM5I_WAITS(X)                                                          \
+    X(UNTIL, "cm5_wait_until")                                                 \
+    X(WHILE_LT, "cm5_wait_while_lt")                                           \
+    X(BARRIER, "barrier")                                                      \
+    X(COLL, "collective")                                                      \
+    X(REDUCE, "reduction")                                                     \
+    X(SCAN, "scan")                                                            \
+    X(SPLIT, "split-phase collective")                                         \
+    X(SEGSCAN, "segmented scan")                                               \
+    X(MSG_RECV_ROOM, "message receive: provider room")                         \
+    X(MSG_SEND_ROOM, "message send: provider room")                            \
+    X(MSG_DONE, "message completion")                                          \
+    X(SHUTDOWN, "shut-down: sends in flight")                                  \
+    X(SENDQ, "send: the signal handler's queue")                               \
+    X(CREDITS, "send: credits")                                                \
+    X(SEND_ROOM, "send: provider room")
+enum {
+    CM5I_WAIT_NONE, /* a probe loop's pacing: not a named wait */
+#define CM5I_WAIT_ENUM(k, name) CM5I_WAIT_##k,
+    CM5I_WAITS(CM5I_WAIT_ENUM)
+#undef CM5I_WAIT_ENUM
+        CM5I_WAIT_KINDS
+};
+const char *cm5i_wait_name(int what);
+
 /* One step of a wait: progress, then spin, yield or sleep. */
 typedef struct {
     double t0;
@@ -21,8 +48,16 @@ typedef struct {
     int yields;
     int sleep_us;
     int crowded; /* another node of the job runs on this CPU: no spinning */
+    int what;    /* CM5I_WAIT_*: a named wait (cm5i_waiter_start) */
+    int begun;   /* observers were told it began */
 } cm5i_waiter_t;
+/* A wait a probe loop paces (the program's loop: observers see probes). */
 void cm5i_waiter_init(cm5i_waiter_t *w);
+/* A blocking wait of the runtime, named for observers (CM5I_WAIT_*):
+ * they are told it begins (wait_begin) at its first step, if it takes
+ * one, and that it ends (wait_end) at cm5i_waiter_end. */
+void cm5i_waiter_start(cm5i_waiter_t *w, int what);
+void cm5i_waiter_end(cm5i_waiter_t *w);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 /* One progress pass of a probe a program may call in a loop (backs off). */
 void cm5i_probe_progress(void);

@@ -117,6 +117,12 @@ const char *cm5i_fab_provider(const cm5i_fab_t *fab)
     return "x";
 }
 void cm5i_waiter_init(cm5i_waiter_t *w) { memset(w, 0, sizeof(*w)); }
+void cm5i_waiter_start(cm5i_waiter_t *w, int what)
+{
+    memset(w, 0, sizeof(*w));
+    w->what = what;
+}
+void cm5i_waiter_end(cm5i_waiter_t *w) { w->begun = 0; }
 /* The modules' counts, summed by the oracle as cm5_stats sums them. */
 static const cm5_stats_t *parts[16];
 static int nparts;

@@ -15,14 +15,16 @@ if ! command -v python3 >/dev/null; then
     echo "1..0 # SKIP python3 not installed (it reads the JSON)"
     exit 0
 fi
-plan 10
+plan 11
 
 # check_trace FILE [CSV]: python3 reads FILE and prints one line per
 # finding (nothing: all is well).  Every node 0..N-1 has events; per node
 # the request and reply sends and the request and reply handlers match
-# cm5_stats; handler begins and ends pair up; scopy and CMMD message
-# posts and completions pair up; with CSV, the completed scopies out and
-# in are the sums of its msgs and msgs_recv columns (DRS_N's data).
+# cm5_stats; handler and wait begins and ends pair up; scopy and CMMD
+# message posts and completions pair up; with CSV, the completed scopies
+# out and in are the sums of its msgs and msgs_recv columns (DRS_N's
+# data).  A "# waits: NAME COUNT ..." line counts the runtime's blocking
+# waits by what they waited in.
 check_trace() {
     python3 - "$@" <<'PY'
 import collections, csv, json, sys
@@ -31,6 +33,7 @@ ev, meta = t["traceEvents"], t["cm5fab"]
 n = meta["nodes"]
 c = collections.Counter()
 sent, starts, ends, handled = {}, {}, [], []
+waits = collections.Counter()
 for e in ev:
     if e.get("ph") == "M" or e.get("name") == "trace":
         continue
@@ -40,6 +43,9 @@ for e in ev:
     if ph == "X":
         c[p, e["name"] + "_sent"] += 1
         sent[p, e["args"]["seq"]] = e["args"]["to"]
+    elif ph == "B" and e.get("cat") == "wait":
+        c[p, "open"] += 1
+        waits[e["name"]] += 1
     elif ph == "B":
         c[p, e["args"]["channel"] + "_handled"] += 1
         c[p, "open"] += 1
@@ -56,7 +62,8 @@ for p in range(n):
     if not c[p, "any"]:
         print("node %d has no event" % p)
     if c[p, "open"]:
-        print("node %d: %d handler begins without an end" % (p, c[p, "open"]))
+        print("node %d: %d handler or wait begins without an end" %
+              (p, c[p, "open"]))
     for k in ("send", "receive", "scopy out", "scopy in"):
         if c[p, k + "b"] != c[p, k + "e"]:
             print("node %d: %d %s posted, %d done" % (p, c[p, k + "b"], k,
@@ -86,6 +93,9 @@ for p, src, seq, ts in handled:
               (p, src, seq))
 if len(sys.argv) > 2 or ends:
     print("# %d arrows" % len(ends))
+if waits:
+    print("# waits: " + " ".join("%s %d" % (k.replace(" ", "_"), v)
+                                 for k, v in sorted(waits.items())))
 if len(meta["stats"]) != n:
     print("stats of %d nodes, not %d" % (len(meta["stats"]), n))
 if len(sys.argv) > 2:
@@ -114,6 +124,11 @@ check_trace "$tr" runs.csv >found 2>&1
 sed -n 's/^# /# /p' found
 check "every node's events; sends, handlers = cm5_stats; an arrow from each send to its handler; scopies = msgs" \
     '! grep -v "^# " found | sed "s/^/# /" | grep .'
+check "the runtime's blocking waits are slices too: barriers among them, every name a wait's" \
+    'grep -q "^# waits: .*barrier [1-9]" found &&
+     ! sed -n "s/^# waits: //p" found | tr " " "\n" | sed -n "p;n" |
+       grep -vxE "barrier|collective|reduction|scan|split-phase_collective|segmented_scan|message_completion|message_send:_provider_room|message_receive:_provider_room|send:_credits|send:_provider_room|send:_the_signal_handler.s_queue|shut-down:_sends_in_flight|cm5_wait_until|cm5_wait_while_lt" |
+       sed "s/^/# unknown wait /" | grep .'
 check "the per-node parts are gone" '! ls "$tr".*.part 2>/dev/null | grep .'
 check_clean "cm5sched --trace"
 
