@@ -450,6 +450,7 @@ static void msg_recv_done(void *arg, int status, size_t len)
     cm5_msg_h m = arg;
 
     (void)len;
+    cm5i_traffic_rx++;
     if (status != CM5_OK)
         m->status = status;
     msg_later(m, msg_recv_finish);
@@ -726,6 +727,8 @@ static void msg_push(cm5_msg_h m)
         msg_poll_once(&w);
     }
     cm5i_waiter_end(&w);
+    if (st == CM5_OK)
+        cm5i_traffic_tx++;
     cm5i_doorbell_ring(m->node); /* the receiver drives the transfer too */
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",

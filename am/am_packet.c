@@ -324,6 +324,7 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
     size_t body;
 
     (void)arg;
+    cm5i_traffic_rx++;
     if (CM5I_UNLIKELY(len < sizeof(pkt)))
         goto foreign;
     memcpy(&pkt, buf, sizeof(pkt));
@@ -526,6 +527,7 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
     }
     if (CM5I_UNLIKELY(wp != NULL))
         cm5i_waiter_end(wp);
+    cm5i_traffic_tx++;
     if (counted)
         cm5i_flow_take(ch, node);
     cm5i_doorbell_ring(node);

@@ -37,8 +37,9 @@ static struct {
     int sleep_ms;
     int fds[CM5I_NCH]; /* the provider's wait objects */
     int nfds;
-    cm5i_doorbell_t *doorbell;
-    size_t doorbell_len;
+    cm5i_doorbell_t *slots; /* the job's slots (boot_proto.h), or NULL */
+    size_t slots_len;
+    cm5i_doorbell_t *doorbell; /* the slots, when waits sleep on them */
 } waits;
 
 void cm5i_wait_config(void)
@@ -87,36 +88,41 @@ cm5_status_t cm5i_wait_setup(void)
 
     cm5i_stats_part(&wait_count);
     waits.nfds = cm5i_fab_wait_fds(cm5i_ctx.fab, waits.fds);
+    /* The slots: the doorbell's, and what the launcher's deadlock check
+     * reads, whichever way the node sleeps. */
+    if (cm5i_ctx.boot.doorbell_fd >= 0) {
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                 cm5i_ctx.boot.doorbell_fd, 0);
+        if (p == MAP_FAILED)
+            cm5i_log(CM5I_LOG_WARN, "wait",
+                     "cannot map the doorbell (%m): waits will back off");
+        else {
+            waits.slots = (cm5i_doorbell_t *)p + CM5_DOORBELL_FIRST;
+            waits.slots_len = len;
+        }
+    }
     if (waits.nfds) {
         cm5i_log(CM5I_LOG_INFO, "wait",
                  "waits sleep on the provider's file descriptors");
         return CM5_OK;
     }
-    if (cm5i_ctx.boot.doorbell_fd < 0) {
+    if (!waits.slots) {
         cm5i_log(CM5I_LOG_INFO, "wait",
                  "waits back off: the provider has no wait object and the "
                  "launcher gave no doorbell");
         return CM5_OK;
     }
-    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-             cm5i_ctx.boot.doorbell_fd, 0);
-    if (p == MAP_FAILED) {
-        cm5i_log(CM5I_LOG_WARN, "wait",
-                 "cannot map the doorbell (%m): waits will back off");
-        return CM5_OK;
-    }
-    waits.doorbell = (cm5i_doorbell_t *)p + CM5_DOORBELL_FIRST;
-    waits.doorbell_len = len;
+    waits.doorbell = waits.slots;
     cm5i_log(CM5I_LOG_INFO, "wait", "waits sleep on the job's doorbell");
     return CM5_OK;
 }
 
 void cm5i_wait_teardown(void)
 {
-    if (waits.doorbell)
-        munmap(waits.doorbell - CM5_DOORBELL_FIRST, waits.doorbell_len);
-    waits.doorbell = NULL;
-    waits.doorbell_len = 0;
+    if (waits.slots)
+        munmap(waits.slots - CM5_DOORBELL_FIRST, waits.slots_len);
+    waits.slots = waits.doorbell = NULL;
+    waits.slots_len = 0;
     waits.nfds = 0;
 }
 
@@ -179,15 +185,54 @@ static void wait_reset(cm5i_waiter_t *w)
     w->crowded = 0;
 }
 
+#define WAIT_NAME(k, name, blocked) name,
+#define WAIT_BLOCKED(k, name, blocked) blocked,
+static const char *const wait_names[] = {"probe", CM5_WAITS(WAIT_NAME)};
+static const uint8_t wait_blocked[] = {0, CM5_WAITS(WAIT_BLOCKED)};
+#undef WAIT_NAME
+#undef WAIT_BLOCKED
+
 const char *cm5i_wait_name(int what)
 {
-    static const char *const names[] = {"probe",
-#define CM5I_WAIT_NAME(k, name) name,
-                                        CM5I_WAITS(CM5I_WAIT_NAME)
-#undef CM5I_WAIT_NAME
-    };
+    return what >= 0 && what < CM5I_WAIT_KINDS ? wait_names[what] : "?";
+}
 
-    return what >= 0 && what < CM5I_WAIT_KINDS ? names[what] : "?";
+uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
+
+/* The named waits under way, innermost last (a handler run inside a
+ * wait may wait): the innermost is what the node waits in. */
+#define WAIT_NEST 16
+static int wait_stack[WAIT_NEST];
+static int wait_depth;
+
+/* What the doorbell slot says for the deadlock check (boot_proto.h). */
+static void wait_publish(int begun)
+{
+    cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : NULL;
+    int top = wait_depth > 0 && wait_depth <= WAIT_NEST
+                  ? wait_stack[wait_depth - 1]
+                  : CM5I_WAIT_NONE;
+
+    if (!d)
+        return;
+    atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
+    atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
+    if (begun)
+        atomic_fetch_add_explicit(&d->wait_seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&d->wait, wait_blocked[top] ? (uint32_t)top : 0,
+                          memory_order_release);
+}
+
+/* A step that found nothing: the node still looks (after tx, rx). */
+static void wait_publish_step(void)
+{
+    cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : NULL;
+
+    if (!d || wait_depth == 0)
+        return;
+    atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
+    atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
+    atomic_fetch_add_explicit(&d->steps, 1, memory_order_release);
 }
 
 void cm5i_waiter_init(cm5i_waiter_t *w)
@@ -207,6 +252,8 @@ void cm5i_waiter_end(cm5i_waiter_t *w)
 {
     if (w->begun) {
         w->begun = 0;
+        if (wait_depth > 0 && --wait_depth < WAIT_NEST)
+            wait_publish(0);
         CM5I_EV(wait_end, w->what);
     }
 }
@@ -259,6 +306,10 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
         cm5i_exit_hook();
     if (w->what && !w->begun) {
         w->begun = 1;
+        if (wait_depth++ < WAIT_NEST) {
+            wait_stack[wait_depth - 1] = w->what;
+            wait_publish(1);
+        }
         CM5I_EV(wait_begin, w->what);
     }
     if (cm5i_progress(chmask) > 0) {
@@ -280,6 +331,7 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
             w->crowded = wait_crowded();
         return;
     }
+    wait_publish_step();
     if (w->yields < waits.yields || cm5i_fab_bulk_pending(cm5i_ctx.fab) > 0) {
         w->yields++;
         sched_yield();

@@ -15,30 +15,13 @@
 typedef cm5_doorbell_slot_t cm5i_doorbell_t;
 
 /* What a blocking wait of the runtime waits in (observers are told:
- * wait_begin and wait_end carry it; cm5i_wait_name says it). */
-#define CM5I_WAITS(X)                                                          \
-    X(UNTIL, "cm5_wait_until")                                                 \
-    X(WHILE_LT, "cm5_wait_while_lt")                                           \
-    X(BARRIER, "barrier")                                                      \
-    X(COLL, "collective")                                                      \
-    X(REDUCE, "reduction")                                                     \
-    X(SCAN, "scan")                                                            \
-    X(SPLIT, "split-phase collective")                                         \
-    X(SEGSCAN, "segmented scan")                                               \
-    X(MSG_RECV_ROOM, "message receive: provider room")                         \
-    X(MSG_SEND_ROOM, "message send: provider room")                            \
-    X(MSG_DONE, "message completion")                                          \
-    X(SHUTDOWN, "shut-down: sends in flight")                                  \
-    X(SENDQ, "send: the signal handler's queue")                               \
-    X(CREDITS, "send: credits")                                                \
-    X(SEND_ROOM, "send: provider room")
-enum {
-    CM5I_WAIT_NONE, /* a probe loop's pacing: not a named wait */
-#define CM5I_WAIT_ENUM(k, name) CM5I_WAIT_##k,
-    CM5I_WAITS(CM5I_WAIT_ENUM)
+ * wait_begin and wait_end carry it; cm5i_wait_name says it): the list is
+ * the launcher contract's (boot_proto.h, CM5_WAITS), which the deadlock
+ * check reads too. */
+#define CM5I_WAIT_NONE CM5_WAIT_NONE
+#define CM5I_WAIT_ENUM(k, name, blocked) CM5I_WAIT_##k = CM5_WAIT_##k,
+enum { CM5_WAITS(CM5I_WAIT_ENUM) CM5I_WAIT_KINDS = CM5_WAIT_KINDS };
 #undef CM5I_WAIT_ENUM
-        CM5I_WAIT_KINDS
-};
 const char *cm5i_wait_name(int what);
 
 /* One step of a wait: progress, then spin, yield or sleep. */
@@ -72,5 +55,10 @@ cm5i_doorbell_t *cm5i_wait_doorbell(void);
 int cm5i_wait_fds(int *fds);
 /* Unmap the doorbell (finalize, or a start that failed). */
 void cm5i_wait_teardown(void);
+
+/* Packets and tagged transfers handed to the fabric and taken from it
+ * (am_packet.c, am_msg.c count them under the guard); a node in a
+ * blocked wait publishes them for the launcher's deadlock check. */
+extern uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
 
 #endif

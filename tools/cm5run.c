@@ -120,6 +120,8 @@ static int poll_timeout(const struct job *j)
         next = j->kill_at;
     if (j->alive == 0 && j->drain_at < next)
         next = j->drain_at;
+    if (cr_deadlock_next(j) < next)
+        next = cr_deadlock_next(j);
     if (next == INT64_MAX)
         return -1;
     d = next - cr_now_ms();
@@ -343,6 +345,7 @@ static int run_loop(struct job *j)
         }
         boot_check(j);
         check_timers(j);
+        cr_deadlock_check(j);
     }
     return j->exit_code;
 }

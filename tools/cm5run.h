@@ -6,6 +6,7 @@
  *   cm5run_spawn.c     the job's setup and starting the nodes
  *   cm5run_output.c    forwarding the nodes' output, line by line
  *   cm5run_teardown.c  stopping the job, the janitor, the cleanup
+ *   cm5run_deadlock.c  the deadlock check (CM5_DEADLOCK)
  *   am/boot/boot_server.c  the bootstrap's rounds (the launcher's half of
  *                      boot_proto.h; the node's half is boot_local.c)
  *
@@ -84,9 +85,15 @@ struct job {
     struct sigaction old_pipe;
     struct sigaction old_chld;
     struct rlimit old_nofile;
-    int nofile_raised; /* restore old_nofile in the nodes */
-    int janitor_fd;    /* our end of the janitor's socket */
-    pid_t janitor;     /* the janitor, until reaped */
+    int nofile_raised;                  /* restore old_nofile in the nodes */
+    int janitor_fd;                     /* our end of the janitor's socket */
+    pid_t janitor;                      /* the janitor, until reaped */
+    const cm5_doorbell_slot_t *dl_bell; /* the nodes' slots, or NULL */
+    size_t dl_len;
+    int dl_need;             /* CM5_DEADLOCK seconds (0: no check) */
+    int dl_streak;           /* samples in a row that look deadlocked */
+    int64_t dl_next;         /* the next sample */
+    struct dl_node *dl_prev; /* the last sample */
 };
 
 enum { SLOT_BOOT, SLOT_OUT, SLOT_ERR, SLOT_KINDS };
@@ -136,5 +143,14 @@ void cr_signal_nodes(struct job *j, int sig);
 void cr_stop_job(struct job *j, int code);
 /* Close, free and remove everything; let the janitor go. */
 void cr_job_free(struct job *j);
+
+/* cm5run_deadlock.c */
+/* Read CM5_DEADLOCK and map the doorbell (after it is made). */
+void cr_deadlock_setup(struct job *j);
+void cr_deadlock_free(struct job *j);
+/* When the next sample is due (INT64_MAX: none). */
+int64_t cr_deadlock_next(const struct job *j);
+/* Sample when due; a deadlock stops the job with one line. */
+void cr_deadlock_check(struct job *j);
 
 #endif

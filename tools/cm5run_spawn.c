@@ -288,6 +288,7 @@ int cr_job_setup(struct job *j)
         cr_msg("cannot create the doorbell segment: %s", strerror(errno));
         return -1;
     }
+    cr_deadlock_setup(j);
     if (prepare_env(j) < 0) {
         cr_msg("cannot set up the environment: %s", strerror(errno));
         return -1;

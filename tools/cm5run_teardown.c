@@ -293,6 +293,7 @@ void cr_job_free(struct job *j)
         cr_stream_close(j, i, &nd->out[0]);
         cr_stream_close(j, i, &nd->out[1]);
     }
+    cr_deadlock_free(j);
     cm5_boot_server_free(j->boot);
     j->boot = NULL;
     cr_close_fd(&j->sigfd);

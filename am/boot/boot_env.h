@@ -33,6 +33,7 @@
     X(CM5_ENV_MODEL_CPU_FLOOR, "CM5_MODEL_CPU_FLOOR")                          \
     X(CM5_ENV_CMA, "CM5_CMA")                                                  \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                          \
+    X(CM5_ENV_DEADLOCK, "CM5_DEADLOCK")                                        \
     X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                        \
     X(CM5_ENV_RANK, "CM5_RANK")                                                \
     X(CM5_ENV_SIZE, "CM5_SIZE")                                                \
@@ -63,6 +64,8 @@
 #define CM5_ENV_CMA "CM5_CMA"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"
+/* cm5run's deadlock check (boot_proto.h's slot fields). */
+#define CM5_ENV_DEADLOCK "CM5_DEADLOCK"
 /* Set by cm5run for every node (the bootstrap, boot/boot_proto.h). */
 #define CM5_ENV_LAUNCHER "CM5_LAUNCHER"
 #define CM5_ENV_RANK "CM5_RANK"

@@ -44,13 +44,25 @@ _Static_assert(CM5_BOOT_MAX_RECORD <= UINT32_MAX,
     ((size_t)CM5_DOORBELL_STRIDE * ((size_t)(nep) + CM5_DOORBELL_FIRST))
 
 /* One node's slot.  Senders ring it (seq, a futex) when the node sleeps
- * or takes interrupts; nodes read each other's cpu. */
+ * or takes interrupts; nodes read each other's cpu.  For the launcher's
+ * deadlock check (CM5_DEADLOCK), a node waiting in a blocking call of the
+ * runtime that only a message can end says so: what it waits in (wait,
+ * a CM5_WAIT_* of the list below; 0 while it runs or waits for anything
+ * else), the waits it has begun (wait_seq), the wait steps it has taken
+ * since (steps: it still looks), and the packets and tagged transfers it
+ * has handed to the fabric and taken from it (tx, rx), as they stood at
+ * its last step. */
 typedef struct {
     _Atomic uint32_t seq;
     _Atomic uint32_t sleeping; /* the node sleeps: wake it */
     _Atomic uint32_t irq;      /* interrupts enabled: always wake it */
     _Atomic uint32_t cpu;      /* 1 + the CPU it last waited on; 0: unknown */
-    char pad[CM5_DOORBELL_STRIDE - 4 * sizeof(uint32_t)];
+    _Atomic uint32_t wait;     /* CM5_WAIT_*: blocked in it; 0: not */
+    _Atomic uint32_t wait_seq; /* waits begun */
+    _Atomic uint32_t steps;    /* wait steps taken */
+    uint32_t unused;
+    _Atomic uint64_t tx, rx; /* sent, received: packets, tagged transfers */
+    char pad[CM5_DOORBELL_STRIDE - 8 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 } cm5_doorbell_slot_t;
 
 _Static_assert(sizeof(cm5_doorbell_slot_t) == CM5_DOORBELL_STRIDE,
@@ -58,8 +70,43 @@ _Static_assert(sizeof(cm5_doorbell_slot_t) == CM5_DOORBELL_STRIDE,
 _Static_assert(offsetof(cm5_doorbell_slot_t, seq) == 0 &&
                    offsetof(cm5_doorbell_slot_t, sleeping) == 4 &&
                    offsetof(cm5_doorbell_slot_t, irq) == 8 &&
-                   offsetof(cm5_doorbell_slot_t, cpu) == 12,
+                   offsetof(cm5_doorbell_slot_t, cpu) == 12 &&
+                   offsetof(cm5_doorbell_slot_t, wait) == 16 &&
+                   offsetof(cm5_doorbell_slot_t, wait_seq) == 20 &&
+                   offsetof(cm5_doorbell_slot_t, steps) == 24 &&
+                   offsetof(cm5_doorbell_slot_t, tx) == 32 &&
+                   offsetof(cm5_doorbell_slot_t, rx) == 40,
                "doorbell slot fields at fixed offsets");
+
+/* The blocking waits of the runtime, X(NAME, "what the launcher says",
+ * blocked): blocked 1 when only a message can end it (a barrier, a
+ * collective, a message's completion, credits, CMAML_poll_while_lt's
+ * flag, set by handlers), 0 when the node waits for a resource of its own
+ * (the provider's room), for a predicate of the program's, or for its
+ * shut-down.  A node in a blocked wait says so in its slot. */
+#define CM5_WAITS(X)                                                           \
+    X(UNTIL, "cm5_wait_until", 0)                                              \
+    X(WHILE_LT, "CMAML_poll_while_lt", 1)                                      \
+    X(BARRIER, "barrier", 1)                                                   \
+    X(COLL, "collective", 1)                                                   \
+    X(REDUCE, "reduction", 1)                                                  \
+    X(SCAN, "scan", 1)                                                         \
+    X(SPLIT, "split-phase collective", 1)                                      \
+    X(SEGSCAN, "segmented scan", 1)                                            \
+    X(MSG_RECV_ROOM, "message receive: provider room", 0)                      \
+    X(MSG_SEND_ROOM, "message send: provider room", 0)                         \
+    X(MSG_DONE, "message completion", 1)                                       \
+    X(SHUTDOWN, "shut-down: sends in flight", 0)                               \
+    X(SENDQ, "send: the signal handler's queue", 0)                            \
+    X(CREDITS, "send: credits", 1)                                             \
+    X(SEND_ROOM, "send: provider room", 0)
+enum {
+    CM5_WAIT_NONE, /* not in a named wait (a probe loop's pacing) */
+#define CM5_WAIT_ENUM(k, name, blocked) CM5_WAIT_##k,
+    CM5_WAITS(CM5_WAIT_ENUM)
+#undef CM5_WAIT_ENUM
+        CM5_WAIT_KINDS
+};
 _Static_assert(sizeof(_Atomic uint32_t) == 4 && alignof(_Atomic uint32_t) <= 4,
                "a doorbell word is a plain 32-bit word (the futex)");
 

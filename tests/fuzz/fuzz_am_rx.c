@@ -123,6 +123,7 @@ void cm5i_waiter_start(cm5i_waiter_t *w, int what)
     w->what = what;
 }
 void cm5i_waiter_end(cm5i_waiter_t *w) { w->begun = 0; }
+uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
 /* The modules' counts, summed by the oracle as cm5_stats sums them. */
 static const cm5_stats_t *parts[16];
 static int nparts;

@@ -127,7 +127,7 @@ check "every node's events; sends, handlers = cm5_stats; an arrow from each send
 check "the runtime's blocking waits are slices too: barriers among them, every name a wait's" \
     'grep -q "^# waits: .*barrier [1-9]" found &&
      ! sed -n "s/^# waits: //p" found | tr " " "\n" | sed -n "p;n" |
-       grep -vxE "barrier|collective|reduction|scan|split-phase_collective|segmented_scan|message_completion|message_send:_provider_room|message_receive:_provider_room|send:_credits|send:_provider_room|send:_the_signal_handler.s_queue|shut-down:_sends_in_flight|cm5_wait_until|cm5_wait_while_lt" |
+       grep -vxE "barrier|collective|reduction|scan|split-phase_collective|segmented_scan|message_completion|message_send:_provider_room|message_receive:_provider_room|send:_credits|send:_provider_room|send:_the_signal_handler.s_queue|shut-down:_sends_in_flight|cm5_wait_until|CMAML_poll_while_lt" |
        sed "s/^/# unknown wait /" | grep .'
 check "the per-node parts are gone" '! ls "$tr".*.part 2>/dev/null | grep .'
 check_clean "cm5sched --trace"
