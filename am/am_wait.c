@@ -223,12 +223,14 @@ static void wait_publish(int begun)
                           memory_order_release);
 }
 
-/* A step that found nothing: the node still looks (after tx, rx). */
-static void wait_publish_step(void)
+/* A step of a named wait that found nothing: the node still looks
+ * (after tx, rx).  A probe loop's steps do not count: the program's loop
+ * may end on anything. */
+static void wait_publish_step(const cm5i_waiter_t *w)
 {
     cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : NULL;
 
-    if (!d || wait_depth == 0)
+    if (!d || !w->begun)
         return;
     atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
     atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
@@ -331,7 +333,7 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
             w->crowded = wait_crowded();
         return;
     }
-    wait_publish_step();
+    wait_publish_step(w);
     if (w->yields < waits.yields || cm5i_fab_bulk_pending(cm5i_ctx.fab) > 0) {
         w->yields++;
         sched_yield();
