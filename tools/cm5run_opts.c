@@ -101,10 +101,13 @@ static void print_help(void)
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
+"A job in which every node waits for a message and none is in flight\n"
+"stops after $CM5_DEADLOCK seconds (default 3; 0: never) with one line.\n"
+"\n"
 "Exit status: 0 if every node (and the host) exits 0; otherwise that of\n"
-"the first one that failed (128+SIG if killed by signal SIG), 124 on\n"
-"timeout, 128+SIG\n"
-"if cm5run itself got signal SIG, 2 on bad usage.\n",
+"the first one that failed (128+SIG if killed by signal SIG), 1 on a\n"
+"deadlock, 124 on timeout, 128+SIG if cm5run itself got signal SIG, 2 on\n"
+"bad usage.\n",
         MAX_NODES);
     /* clang-format on */
 }
