@@ -38,21 +38,9 @@ static void ev_update(void)
     for (int i = 0; i < ev.n; i++) {
         const cm5i_observer_t *o = ev.obs[i];
 
-        m |= (o->send ? CM5I_EV_SEND : 0) | (o->am_send ? CM5I_EV_AM_SEND : 0) |
-             (o->am_sent ? CM5I_EV_AM_SENT : 0) |
-             (o->arrive ? CM5I_EV_ARRIVE : 0) |
-             (o->deliver ? CM5I_EV_DELIVER : 0) |
-             (o->delivered ? CM5I_EV_DELIVERED : 0) |
-             (o->probe ? CM5I_EV_PROBE : 0) |
-             (o->cn_enter ? CM5I_EV_CN_ENTER : 0) |
-             (o->cn_end ? CM5I_EV_CN_END : 0) |
-             (o->barrier_start ? CM5I_EV_BARRIER_START : 0) |
-             (o->barrier_round ? CM5I_EV_BARRIER_ROUND : 0) |
-             (o->barrier_done ? CM5I_EV_BARRIER_DONE : 0) |
-             (o->bulk_start ? CM5I_EV_BULK_START : 0) |
-             (o->bulk_end ? CM5I_EV_BULK_END : 0) |
-             (o->wait_begin ? CM5I_EV_WAIT_BEGIN : 0) |
-             (o->wait_end ? CM5I_EV_WAIT_END : 0);
+#define EV_WATCHED(ev) | (o->ev ? CM5I_EV_BIT_##ev : 0)
+        m |= 0u CM5I_EVENTS(EV_WATCHED);
+#undef EV_WATCHED
         calls |= o->call_enter || o->call_leave;
         if (ev.clock_of[i])
             cm5i_clock = ev.clock_of[i];

@@ -103,24 +103,27 @@ void cm5i_unobserve(const cm5i_observer_t *obs);
 extern unsigned cm5i_ev_mask;          /* events someone watches */
 extern const cm5i_clock_t *cm5i_clock; /* NULL: real time */
 
+/* The events with a bit in cm5i_ev_mask (call_enter/leave go through
+ * the guard instead), one list: the bits, their names at the sites
+ * (CM5I_EV_BIT_<event>), and the mask an observer's functions make. */
+/* clang-format off */
+#define CM5I_EVENTS(X)                                                         \
+    X(send) X(am_send) X(am_sent) X(arrive) X(deliver) X(delivered)            \
+    X(probe) X(cn_enter) X(cn_end) X(barrier_start) X(barrier_round)           \
+    X(barrier_done) X(bulk_start) X(bulk_end) X(wait_begin) X(wait_end)
+/* clang-format on */
 enum {
-    CM5I_EV_SEND = 1u << 0,
-    CM5I_EV_AM_SEND = 1u << 1,
-    CM5I_EV_AM_SENT = 1u << 2,
-    CM5I_EV_ARRIVE = 1u << 3,
-    CM5I_EV_DELIVER = 1u << 4,
-    CM5I_EV_DELIVERED = 1u << 5,
-    CM5I_EV_PROBE = 1u << 6,
-    CM5I_EV_CN_ENTER = 1u << 7,
-    CM5I_EV_CN_END = 1u << 8,
-    CM5I_EV_BARRIER_START = 1u << 9,
-    CM5I_EV_BARRIER_ROUND = 1u << 10,
-    CM5I_EV_BARRIER_DONE = 1u << 11,
-    CM5I_EV_BULK_START = 1u << 12,
-    CM5I_EV_BULK_END = 1u << 13,
-    CM5I_EV_WAIT_BEGIN = 1u << 14,
-    CM5I_EV_WAIT_END = 1u << 15
+#define CM5I_EV_INDEX(ev) CM5I_EV_INDEX_##ev,
+    CM5I_EVENTS(CM5I_EV_INDEX)
+#undef CM5I_EV_INDEX
+        CM5I_EV_COUNT
 };
+enum {
+#define CM5I_EV_BIT(ev) CM5I_EV_BIT_##ev = 1u << CM5I_EV_INDEX_##ev,
+    CM5I_EVENTS(CM5I_EV_BIT)
+#undef CM5I_EV_BIT
+};
+_Static_assert(CM5I_EV_COUNT <= 32, "the event bits fit cm5i_ev_mask");
 
 void cm5i_ev_send_(int ch, int node, cm5i_pkt_t *pkt);
 void cm5i_ev_am_send_(int ch, int node, cm5i_pkt_t *pkt);
@@ -140,21 +143,6 @@ void cm5i_ev_wait_begin_(int what);
 void cm5i_ev_wait_end_(int what);
 
 /* The event sites: CM5I_EV(send, ch, node, pkt) and so on. */
-#define CM5I_EV_BIT_send CM5I_EV_SEND
-#define CM5I_EV_BIT_am_send CM5I_EV_AM_SEND
-#define CM5I_EV_BIT_am_sent CM5I_EV_AM_SENT
-#define CM5I_EV_BIT_arrive CM5I_EV_ARRIVE
-#define CM5I_EV_BIT_deliver CM5I_EV_DELIVER
-#define CM5I_EV_BIT_delivered CM5I_EV_DELIVERED
-#define CM5I_EV_BIT_cn_enter CM5I_EV_CN_ENTER
-#define CM5I_EV_BIT_cn_end CM5I_EV_CN_END
-#define CM5I_EV_BIT_barrier_start CM5I_EV_BARRIER_START
-#define CM5I_EV_BIT_barrier_round CM5I_EV_BARRIER_ROUND
-#define CM5I_EV_BIT_barrier_done CM5I_EV_BARRIER_DONE
-#define CM5I_EV_BIT_bulk_start CM5I_EV_BULK_START
-#define CM5I_EV_BIT_bulk_end CM5I_EV_BULK_END
-#define CM5I_EV_BIT_wait_begin CM5I_EV_WAIT_BEGIN
-#define CM5I_EV_BIT_wait_end CM5I_EV_WAIT_END
 #define CM5I_EV(ev, ...)                                                       \
     do {                                                                       \
         if (CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_BIT_##ev))                    \
@@ -163,7 +151,7 @@ void cm5i_ev_wait_end_(int what);
 /* A probe: 1 when an observer wants the loop to spin. */
 static inline int cm5i_ev_probe(void)
 {
-    return CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_PROBE) && cm5i_ev_probe_();
+    return CM5I_UNLIKELY(cm5i_ev_mask & CM5I_EV_BIT_probe) && cm5i_ev_probe_();
 }
 
 #endif

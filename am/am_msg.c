@@ -376,7 +376,8 @@ static void msg_eager_give(int node, size_t len)
  * bulk events (the trace records CMMD messages and scopies). */
 static void msg_event(cm5_msg_h m, int end)
 {
-    if (CM5I_UNLIKELY(cm5i_ev_mask & (CM5I_EV_BULK_START | CM5I_EV_BULK_END))) {
+    if (CM5I_UNLIKELY(cm5i_ev_mask &
+                      (CM5I_EV_BIT_bulk_start | CM5I_EV_BIT_bulk_end))) {
         cm5i_ev_bulk_t b = {.is_send = m->is_send,
                             .node = m->node,
                             .tag = m->tag,
