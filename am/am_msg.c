@@ -292,19 +292,17 @@ int cm5_async_max(void)
     return msg_async_max;
 }
 
-/* ofi_rxm (tcp) sends what does not fit its bounce buffers
- * (FI_OFI_RXM_BUFFER_SIZE: 2048 unless the user set it, see
- * am/fabric/fab.c) by segmentation or rendezvous, and a later small
- * message can then overtake it: an RTS passed a 2048-byte eager message
- * (tests/cmmd/eager.sh, CM5_EAGER_MAX=2048 over tcp); 1536 kept order.
- * Called once the endpoints are open (every node has the same). */
+/* An eager message must not be overtaken by the RTS of a later one: it
+ * stays 512 bytes (its header, with room to spare) below what the
+ * provider keeps in order (cm5i_fab_ordered_max: ofi_rxm's bounce
+ * buffers; with 2048, 1536 kept order, 2048 did not).  Called once the
+ * endpoints are open (every node has the same). */
 static void msg_eager_fit(void)
 {
-    const char *env = getenv("FI_OFI_RXM_BUFFER_SIZE");
-    long room = env && *env ? strtol(env, NULL, 10) : 2048;
-    size_t fit = room > 512 + 64 ? (size_t)(room - 512) : 64;
+    size_t room = cm5i_fab_ordered_max(cm5i_ctx.fab);
+    size_t fit = room > 512 + 64 ? room - 512 : 64;
 
-    if (!strstr(cm5i_fab_provider(cm5i_ctx.fab), "ofi_rxm") || eager.max <= fit)
+    if (room == SIZE_MAX || eager.max <= fit)
         return;
     cm5i_log(CM5I_LOG_INFO, "init",
              "%s keeps messages in order up to "

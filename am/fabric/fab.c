@@ -104,7 +104,10 @@ struct cm5i_fab {
  *   fi_enable, ~140 MB per process with two endpoints, which makes a
  *   32-node tcp job on one host take 20 s to start.  Unless the user set
  *   it, we use 2 KiB: active messages are 56 bytes, and larger messages
- *   take rxm's segmentation and rendezvous paths anyway.
+ *   take rxm's segmentation and rendezvous paths anyway.  What does not
+ *   fit a bounce buffer can be overtaken by a later small message (an RTS
+ *   passed a 2048-byte eager message, tests/cmmd/eager.sh, with
+ *   CM5_EAGER_MAX=2048 over tcp): cm5i_fab_ordered_max reports the size.
  * - ofi_rxd (udp) does not push back on a sender whose receiver is full:
  *   packets beyond its receive queue (and the kernel's socket buffer) are
  *   dropped and resent with a backoff that doubles up to 4 s per retry,
@@ -587,6 +590,19 @@ void cm5i_fab_abandon(cm5i_fab_t *fab)
 }
 
 const char *cm5i_fab_provider(const cm5i_fab_t *fab) { return fab->prov; }
+
+size_t cm5i_fab_ordered_max(const cm5i_fab_t *fab)
+{
+    const char *env;
+    long room;
+
+    /* See the quirk table: only ofi_rxm reorders, beyond its buffers. */
+    if (!strstr(fab->prov, "ofi_rxm"))
+        return SIZE_MAX;
+    env = getenv("FI_OFI_RXM_BUFFER_SIZE"); /* (fab_quirk_env's default) */
+    room = env && *env ? strtol(env, NULL, 10) : 2048;
+    return room > 0 ? (size_t)room : 0;
+}
 
 size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab)
 {

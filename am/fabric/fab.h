@@ -84,6 +84,9 @@ const char *cm5i_fab_provider(const cm5i_fab_t *fab);
  * the provider drops (and later resends) them instead of making senders
  * wait; 0 where senders wait (every provider but ofi_rxd). */
 size_t cm5i_fab_rx_loss_window(const cm5i_fab_t *fab);
+/* Messages of up to this many bytes stay in order among themselves, a
+ * later one never overtaking an earlier one (SIZE_MAX: all of them). */
+size_t cm5i_fab_ordered_max(const cm5i_fab_t *fab);
 /* Serialized address of the endpoints; returns its length or 0. */
 size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size);
 /* Insert the addresses of nodes 0..n-1 (each as returned by
