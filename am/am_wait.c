@@ -205,18 +205,28 @@ uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
 static int wait_stack[WAIT_NEST];
 static int wait_depth;
 
+/* This node's slot, with its traffic as it stands (NULL: no slots). */
+static cm5i_doorbell_t *wait_slot_traffic(void)
+{
+    cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : NULL;
+
+    if (d) {
+        atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
+        atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
+    }
+    return d;
+}
+
 /* What the doorbell slot says for the deadlock check (boot_proto.h). */
 static void wait_publish(int begun)
 {
-    cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : NULL;
+    cm5i_doorbell_t *d = wait_slot_traffic();
     int top = wait_depth > 0 && wait_depth <= WAIT_NEST
                   ? wait_stack[wait_depth - 1]
                   : CM5I_WAIT_NONE;
 
     if (!d)
         return;
-    atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
-    atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
     if (begun)
         atomic_fetch_add_explicit(&d->wait_seq, 1, memory_order_relaxed);
     atomic_store_explicit(&d->wait, wait_blocked[top] ? (uint32_t)top : 0,
@@ -228,12 +238,10 @@ static void wait_publish(int begun)
  * may end on anything. */
 static void wait_publish_step(const cm5i_waiter_t *w)
 {
-    cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : NULL;
+    cm5i_doorbell_t *d = w->begun ? wait_slot_traffic() : NULL;
 
-    if (!d || !w->begun)
+    if (!d)
         return;
-    atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
-    atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
     atomic_fetch_add_explicit(&d->steps, 1, memory_order_release);
 }
 
