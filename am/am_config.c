@@ -85,7 +85,7 @@ static const cm5_config_var_t config_table[] = {
      "network and control network, calibrated), logp:L=6,o=2.2,g=4 (LogP, "
      "microseconds); cm5:KEY=VALUE,... or logp:... changes a parameter (L, "
      "o, os, or, g, bw1, bw2, bw3, ms, mr, bar, red, redf, redv, cnb, "
-     "clk); timers and cm5_wtime report the virtual clock"},
+     "clk, poll); timers and cm5_wtime report the virtual clock"},
     {CM5_ENV_MODEL_CPU_SCALE, "350",
      "virtual time: computation between runtime calls is charged as its "
      "thread CPU time times this factor: how many times faster than a 33 "
@@ -100,6 +100,14 @@ static const cm5_config_var_t config_table[] = {
      "doc/model.md; cm5_compute() states a cost instead); 2: charge "
      "fine-grained computation too, all but a polling loop's turns (virtual "
      "times then vary from run to run); 0: every stretch"},
+    {CM5_ENV_MODEL_SYNC, "auto",
+     "virtual time: synchronise the nodes (doc/model.md, \"Synchronisation\"): "
+     "every node takes its packets (handlers, messages, scopies) in "
+     "virtual-time order once no earlier one can still come, so that a "
+     "program's virtual times are the same on every run; auto: on for a "
+     "cm5run job (the nodes share memory), off otherwise; on: refuse a job "
+     "that cannot; off: packets are taken as they land (the times of "
+     "active messages then follow the host's interleaving)"},
     {CM5_ENV_CMA, "auto",
      "single copy between nodes of one host on the fast path: point-to-point "
      "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "

@@ -10,6 +10,7 @@
 #define EV_OBSERVERS_MAX 4
 
 unsigned cm5i_ev_mask;
+int cm5i_clock_orders;
 const cm5i_clock_t *cm5i_clock;
 
 static struct {

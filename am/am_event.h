@@ -92,6 +92,12 @@ typedef struct cm5i_clock {
     void (*bulk_seen)(int src, uint64_t d0, uint64_t end, int none);
     void (*bulk_fin)(uint64_t w);
     void (*bulk_all_seen)(int sends);
+    /* A packet arrived (valid, its credits counted): 1 when the clock
+     * keeps it to run in its turn (cm5i_pkt_dispatch); run what is due
+     * (a full progress pass, outside handlers): returns packets run.
+     * NULL: every packet runs as it lands. */
+    int (*take)(int ch, const cm5i_pkt_t *pkt, const void *body, size_t len);
+    int (*dispatch)(void);
 } cm5i_clock_t;
 
 /* Subscribe (clock: NULL, or the clock it keeps; at most one) and
@@ -101,6 +107,10 @@ void cm5i_observe(const cm5i_observer_t *obs, const cm5i_clock_t *clock);
 void cm5i_unobserve(const cm5i_observer_t *obs);
 
 extern unsigned cm5i_ev_mask;          /* events someone watches */
+/* The clock runs the packets it times in their turn (virtual time's
+ * synchronisation): a message's data must then travel in a packet or by
+ * single copy, whose arrival it orders, not as a tagged transfer. */
+extern int cm5i_clock_orders;
 extern const cm5i_clock_t *cm5i_clock; /* NULL: real time */
 
 /* The events with a bit in cm5i_ev_mask (call_enter/leave go through

@@ -40,6 +40,9 @@
 #include "am_guard.h"
 #include "am_model.h"
 #include "am_model_calc.h"
+#include "am_model_sync.h"
+#include "am_packet.h"
+#include "am_wait.h"
 #include "am_util.h"
 #include "am_wire.h"
 
@@ -77,6 +80,7 @@ static struct {
     uint64_t rx_base;
     uint64_t tx_fin; /* latest FIN of a send (the last packet left) */
     int clock_read;  /* the program read its clock since the last probe */
+    uint64_t left_at; /* the clock the last runtime call left at */
 } model;
 
 static uint64_t model_cpu_ns(void)
@@ -92,7 +96,9 @@ cm5_status_t cm5i_model_setup(void)
     const char *spec = cm5i_config_str(CM5_ENV_MODEL);
     const char *scale = cm5i_config_str(CM5_ENV_MODEL_CPU_SCALE);
     const char *floor_us = cm5i_config_str(CM5_ENV_MODEL_CPU_FLOOR);
+    const char *sync = cm5i_config_str(CM5_ENV_MODEL_SYNC);
     char err[160];
+    int want;
     double f;
     int on;
 
@@ -116,8 +122,26 @@ cm5_status_t cm5i_model_setup(void)
         return CM5_ERR_INVALID;
     }
     model.floor_ns = (uint64_t)(f * 1000 + 0.5);
+    if (strcmp(sync, "auto") == 0)
+        want = -1;
+    else if (strcmp(sync, "on") == 0)
+        want = 1;
+    else if (strcmp(sync, "off") == 0)
+        want = 0;
+    else {
+        cm5i_log(CM5I_LOG_ERROR, "model", "%s=%s: expected auto, on or off",
+                 CM5_ENV_MODEL_SYNC, sync);
+        return CM5_ERR_INVALID;
+    }
     if (!on)
         return CM5_OK;
+    if (cm5i_msync_setup(&model.p, &model.v, want) < 0)
+        return CM5_ERR_INVALID;
+    if (cm5i_msync_on) {
+        cm5i_clock_orders = 1;
+        cm5i_wait_prefer_doorbell();
+        cm5i_wait_sleep_cap(1);
+    }
     snprintf(model.spec, sizeof(model.spec), "%s", spec);
     model.bar_cost = (uint64_t)model.p.bar;
     model.cpu_mark = model_cpu_ns();
@@ -128,6 +152,8 @@ cm5_status_t cm5i_model_setup(void)
 
 void cm5i_model_teardown(void)
 {
+    cm5i_msync_teardown();
+    cm5i_clock_orders = 0;
     cm5i_unobserve(&model_observer);
     model_on = 0;
     memset(&model, 0, sizeof(model));
@@ -159,6 +185,10 @@ static void model_call_enter(void)
 
 static void model_call_leave(void)
 {
+    if (cm5i_msync_on && model.v.clock != model.left_at) {
+        model.left_at = model.v.clock;
+        cm5i_msync_publish(); /* it runs on from there */
+    }
     if (model.scale != 0)
         model.cpu_mark = model_cpu_ns();
 }
@@ -189,6 +219,10 @@ static int model_probe(void)
 {
     int r = model.clock_read;
 
+    if (cm5i_msync_on) { /* a poll costs its time; the loop spins on it */
+        model.v.clock += (uint64_t)model.p.poll;
+        return 1;
+    }
     model.clock_read = 0;
     return r;
 }
@@ -203,17 +237,32 @@ static void model_stamp_next(uint64_t vt)
 
 static void model_send(int ch, int node, cm5i_pkt_t *pkt)
 {
-    (void)ch, (void)node;
+    int user = pkt->type == CM5I_PKT_USER || pkt->type == CM5I_PKT_RPC;
+
+    (void)ch;
     if (pkt->type == CM5I_PKT_BARRIER) { /* the entry clocks seen so far */
         pkt->vt = model.bar_val;
     } else if (model.stamp_set) {
         pkt->vt = model.stamp;
         model.stamp_set = 0;
-    } else if (!cm5i_depth.cn_hold &&
-               (pkt->type == CM5I_PKT_USER || pkt->type == CM5I_PKT_RPC))
+    } else if (!cm5i_depth.cn_hold && user)
         pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
     else
         pkt->vt = CM5I_VT_NONE;
+    if (!cm5i_msync_on)
+        return;
+    /* Synchronised, every packet the model orders carries a word: a
+     * handler's sent inside a control-network call, a message's
+     * clear-to-send; the control network's own stay unordered (none). */
+    if (pkt->vt == CM5I_VT_NONE &&
+        (user || (!cm5i_depth.cn_hold && pkt->type != CM5I_PKT_CREDIT &&
+                  pkt->type != CM5I_PKT_BARRIER &&
+                  !(pkt->type == CM5I_PKT_INTERNAL &&
+                    (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR)))))
+        pkt->vt = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
+                      ? model.v.clock + (uint64_t)model.p.L
+                      : model.v.clock;
+    cm5i_msync_sent(node, pkt);
 }
 
 static void model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt);
@@ -245,9 +294,14 @@ static uint64_t model_bulk_send(size_t len, int cmmd)
 {
     if (cm5i_depth.cn_hold)
         return CM5I_VT_NONE; /* the control network's own */
+    uint64_t d0;
+
     if (cmmd)
         model.v.clock += (uint64_t)model.p.ms;
-    return cm5i_model_send(&model.p, &model.v, cm5i_model_packets(len));
+    d0 = cm5i_model_send(&model.p, &model.v, cm5i_model_packets(len));
+    if (cm5i_msync_on) /* its announcement may leave later */
+        cm5i_msync_promise(d0 + (uint64_t)model.p.L);
+    return d0;
 }
 
 /* The schedule is full: forget its older half (later receipts that
@@ -279,6 +333,11 @@ static uint64_t model_bulk_landed(int src, uint64_t d0, uint64_t post,
     *end = CM5I_VT_NONE;
     if (d0 == CM5I_VT_NONE)
         return CM5I_VT_NONE;
+    /* Synchronised, the node answers the announcement when it takes it,
+     * at its clock: the data cannot leave before (and the answer's word,
+     * when the data has left, is then never before this node's bound). */
+    if (cm5i_msync_on && post < model.v.clock)
+        post = model.v.clock;
     if (model.rxn == MODEL_RXQ)
         model_rx_trim();
     cm5i_model_rx_job(&model.p, cm5i_model_level(src, cm5i_ctx.rank), d0,
@@ -290,6 +349,12 @@ static uint64_t model_bulk_landed(int src, uint64_t d0, uint64_t post,
     *end = model.rxq[at].end;
     if (join)
         model_reach(*end);
+    /* Synchronised, the acknowledgement's word is when it is due at the
+     * sender, never before this node's bound: an scopy's sender, which
+     * no rendezvous holds, learns that its data left when the receiver
+     * has taken it (doc/model.md, "Synchronisation"). */
+    if (cm5i_msync_on && model.rxq[at].left < model.v.clock + model.p.L)
+        return model.v.clock + (uint64_t)model.p.L;
     return model.rxq[at].left;
 }
 
@@ -360,7 +425,11 @@ static uint64_t model_cn_price(cm5i_cn_kind_t kind, size_t n)
     return cm5i_model_cn_cost(&model.p, kind, n);
 }
 
-static void model_cn_enter(void) { model.cn_entry = model.v.clock; }
+static void model_cn_enter(void)
+{
+    model.cn_entry = model.v.clock;
+    cm5i_msync_cn_enter();
+}
 
 static void model_cn_end(cm5i_cn_kind_t kind, size_t n)
 {
@@ -416,6 +485,13 @@ static void model_barrier_done(void)
 
     if (end > model.v.clock)
         model.v.clock = end;
+    if (!cm5i_msync_on)
+        return;
+    /* What came during the call, in its turn; past the exit barrier the
+     * node sends nothing more. */
+    cm5i_msync_drain(end);
+    if (cm5i_ctx.finalizing)
+        cm5i_msync_done();
 }
 
 /* ---- the observer ---- */
@@ -445,6 +521,8 @@ static const cm5i_clock_t model_clock = {
     .bulk_seen = model_bulk_seen,
     .bulk_fin = model_bulk_fin,
     .bulk_all_seen = model_bulk_all_seen,
+    .take = cm5i_msync_take,
+    .dispatch = cm5i_msync_dispatch,
 };
 
 /* The program's clock: virtual time's when the model runs, else the

@@ -258,7 +258,9 @@ static void msg_later(cm5_msg_h m, void (*step)(cm5_msg_h))
  * between interrupts, it waits as a send waits (polling only). */
 static int msg_retry(cm5_msg_h m, void (*step)(cm5_msg_h), int again)
 {
-    if (!again || cm5i_irq_in_signal)
+    /* (Synchronised virtual time: when a step runs decides its virtual
+     * time, credits must not: it waits for them here.) */
+    if (!again || cm5i_irq_in_signal || cm5i_clock_orders)
         return 0;
     msg_later(m, step);
     return 1;
@@ -850,6 +852,20 @@ static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
                   m->bytes, m->node, cm5_status_string(st));
 }
 
+/* Data that would travel as a tagged transfer, whose landing virtual
+ * time's synchronisation cannot order. */
+static void msg_untimed(int node, size_t len)
+{
+    if (CM5I_UNLIKELY(cm5i_clock_orders) && len > 0)
+        cm5_fatal("cm5_msg_send",
+                  "virtual time: %zu bytes to node %d would travel as a "
+                  "tagged transfer (no single copy between these nodes%s), "
+                  "whose arrival the synchronised model cannot order; "
+                  "CM5_MODEL_SYNC=off runs it unsynchronised",
+                  len, node,
+                  cm5i_irq_in_signal ? ": sent from an interrupt" : "");
+}
+
 /* Announce m (with its data, if eager). */
 static void msg_send_rts(cm5_msg_h m)
 {
@@ -869,9 +885,11 @@ static void msg_send_rts(cm5_msg_h m)
         msg_send_eager(m);
     else if (msg_cma_can(node, m->bytes))
         msg_send_cma(m, MSG_CMA_NO_RPORT, 0);
-    else
+    else {
+        msg_untimed(node, m->bytes);
         msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)m->tag,
                           (uint32_t)m->bytes, m->slot, m->gen);
+    }
     msgs.rts_busy[node] = 0;
 }
 
@@ -1145,10 +1163,12 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
         cm5i_clock->stamp_next(cm5i_clock->bulk_send(len, 0));
     if (msg_cma_can(node, len))
         msg_send_cma(m, (uint32_t)rport, (uint32_t)offset);
-    else
-        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
-                          (uint32_t)rport | m->slot << 8, (uint32_t)offset,
-                          (uint32_t)len, m->gen);
+    else {
+        msg_untimed(node, len);
+            msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
+                              (uint32_t)rport | m->slot << 8, (uint32_t)offset,
+                              (uint32_t)len, m->gen);
+    }
     return CM5_OK;
 }
 

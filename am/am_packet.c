@@ -42,7 +42,8 @@ static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
 {
     cm5i_href_t ref = {.obj = pkt->obj, .off = pkt->off};
 
-    return (cm5_am_handler_func_t)(pkt->raw ? cm5i_handler_decode_raw(ref)
+    return (cm5_am_handler_func_t)(pkt->raw & CM5I_RAW_ADDR
+                                        ? cm5i_handler_decode_raw(ref)
                                             : cm5i_handler_decode(ref));
 }
 
@@ -317,6 +318,29 @@ const void *cm5i_pkt_body(size_t *len)
     return pkts.body;
 }
 
+/* Counted packets take a credit (am_flow.c). */
+static int am_counted(int type)
+{
+    return type == CM5I_PKT_USER || type == CM5I_PKT_INTERNAL ||
+           type == CM5I_PKT_RPC || type == CM5I_PKT_EAGER ||
+           type == CM5I_PKT_CMA;
+}
+
+void cm5i_pkt_dispatch(int ch, const cm5i_pkt_t *pkt, const void *body,
+                       size_t len)
+{
+    uint32_t was = cm5i_rx_stamp;
+
+    pkts.body = body;
+    pkts.body_len = len;
+    CM5I_EV(arrive, ch, pkt);
+    /* What this packet completes inherits its epoch. */
+    cm5i_rx_stamp = pkt->type == CM5I_PKT_BARRIER ? 0 : pkt->seq;
+    if (pkts.types[pkt->type](ch, pkt) && !(pkt->raw & CM5I_RAW_OWED))
+        cm5i_flow_owe(ch, pkt->src);
+    cm5i_rx_stamp = was;
+}
+
 /* The decoder: every packet a channel delivers (a fabric callback). */
 void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
 {
@@ -328,6 +352,7 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
     if (CM5I_UNLIKELY(len < sizeof(pkt)))
         goto foreign;
     memcpy(&pkt, buf, sizeof(pkt));
+    pkt.raw &= CM5I_RAW_ADDR; /* (the rest is the receiver's) */
     body = len - sizeof(pkt);
     /* Checked before its credits count: a dropped packet changes nothing
      * but the drop count (tests/fuzz/fuzz_am_rx.c). */
@@ -337,19 +362,23 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
         goto foreign;
     if (CM5I_UNLIKELY(pkts.has_body[pkt.type] ? body != pkt.arg[1] : body != 0))
         goto foreign;
-    pkts.body = (const char *)buf + sizeof(pkt);
-    pkts.body_len = body;
     cm5i_flow_returned(pkt.src, &pkt);
-    CM5I_EV(arrive, ch, &pkt);
-    {
-        uint32_t was = cm5i_rx_stamp;
+    if (CM5I_UNLIKELY(cm5i_clock != NULL) && cm5i_clock->take) {
+        /* Virtual time keeps it for its turn: its credit goes back now
+         * (a sender must never wait for a receiver's clock). */
+        int counted = am_counted(pkt.type);
 
-        /* What this packet completes inherits its epoch. */
-        cm5i_rx_stamp = pkt.type == CM5I_PKT_BARRIER ? 0 : pkt.seq;
-        if (pkts.types[pkt.type](ch, &pkt))
-            cm5i_flow_owe(ch, pkt.src);
-        cm5i_rx_stamp = was;
+        if (counted)
+            pkt.raw |= CM5I_RAW_OWED;
+        if (cm5i_clock->take(ch, &pkt, (const char *)buf + sizeof(pkt),
+                             body)) {
+            if (counted)
+                cm5i_flow_owe(ch, pkt.src);
+            return;
+        }
+        pkt.raw &= (uint8_t)~CM5I_RAW_OWED;
     }
+    cm5i_pkt_dispatch(ch, &pkt, (const char *)buf + sizeof(pkt), body);
     return;
 foreign:
     if (packet_count.foreign_dropped++ % 1000 == 0)
@@ -445,7 +474,8 @@ static int am_run_rpcs(void)
         h(pkt.arg[0], pkt.arg[1], pkt.arg[2], pkt.arg[3]);
         cm5i_rx_stamp = was_stamp;
         CM5I_EV(delivered, CM5I_CH_REQ);
-        cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
+        if (!(pkt.raw & CM5I_RAW_OWED))
+            cm5i_flow_owe(CM5I_CH_REQ, pkt.src);
         packet_count.requests_handled++;
         n++;
     }
@@ -474,9 +504,7 @@ static void am_send_wait(cm5i_waiter_t *w)
 static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
                             char *out)
 {
-    int counted = pkt->type == CM5I_PKT_USER ||
-                  pkt->type == CM5I_PKT_INTERNAL || pkt->type == CM5I_PKT_RPC ||
-                  pkt->type == CM5I_PKT_EAGER || pkt->type == CM5I_PKT_CMA;
+    int counted = am_counted(pkt->type);
     cm5i_waiter_t w;
     cm5_status_t st;
 
@@ -555,7 +583,8 @@ cm5_status_t cm5i_am_send_body(int ch, int node, cm5i_pkt_t *pkt,
 void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)
 {
     am_run_user(ch, pkt);
-    cm5i_flow_owe(ch, pkt->src);
+    if (!(pkt->raw & CM5I_RAW_OWED))
+        cm5i_flow_owe(ch, pkt->src);
 }
 
 /* A user active message (request, reply or RPC) of type to node on ch;
@@ -574,7 +603,7 @@ static cm5_status_t am_user(int ch, int type, int node, cm5_am_handler_func_t h,
                       (node == cm5i_ctx.host) !=
                           (cm5i_ctx.rank == cm5i_ctx.host))) {
         cm5i_handler_raw((const void *)(uintptr_t)h, &ref);
-        pkt.raw = 1;
+        pkt.raw = CM5I_RAW_ADDR;
     } else if (CM5I_UNLIKELY(
                    (st = cm5i_handler_encode((const void *)h, &ref)) != CM5_OK))
         return st;
@@ -680,6 +709,13 @@ static int am_hook_rpcs(int chmask)
     n = am_run_rpcs();
     pkts.in_rpc = 0;
     return n;
+}
+
+int cm5i_am_work_pending(void)
+{
+    return pkts.rpc_head != pkts.rpc_tail || am_holding(CM5I_CH_REQ) ||
+           am_holding(CM5I_CH_REP) || cm5i_parked[CM5I_CH_REQ] ||
+           cm5i_parked[CM5I_CH_REP] || cm5i_defer_pending();
 }
 
 uint64_t cm5i_am_handled(void)

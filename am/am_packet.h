@@ -47,6 +47,12 @@ uint64_t cm5i_pkt_digest(uint64_t h);
  * registers it with the progress engine (cm5i_progress_decoder). */
 void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len);
 
+/* Run a packet that arrived on ch (its body: len bytes) by its type: the
+ * decoder's second half, which virtual time calls in the packet's turn
+ * for the packets it keeps. */
+void cm5i_pkt_dispatch(int ch, const cm5i_pkt_t *pkt, const void *body,
+                       size_t len);
+
 /* Send a packet on a channel, waiting for credits and provider room. */
 cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt);
 /* The same with a body of len bytes (a type registered with one; never
@@ -58,6 +64,9 @@ cm5_status_t cm5i_am_internal(int ch, int node, int index,
                               const uint32_t arg[4]);
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 
+/* Has the node work of its own queued that may send (RPCs, held or
+ * parked packets, deferred work)? */
+int cm5i_am_work_pending(void);
 /* User handlers (requests, replies, RPCs) this node has run. */
 uint64_t cm5i_am_handled(void);
 /* Run a user packet that arrived on ch and owe its credit. */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "am_ctx.h"
+#include "am_event.h"
 #include "am_guard.h"
 #include "am_util.h"
 #include "am_wire.h"
@@ -197,6 +198,26 @@ static CM5_NORETURN void progress_network_failure(int c, int status)
 
 static int progress_pass(int chmask);
 
+/* Take what the channels hold, return credits, send the queued
+ * announcements; run nothing else (no handler, no deferred work). */
+int cm5i_progress_pull(void)
+{
+    int n = 0;
+
+    progress_run_hooks(CM5I_HOOK_FIRST, CM5I_CH_ALL);
+    for (int c = CM5I_NCH - 1; c >= 0; c--) {
+        int r = cm5i_fab_poll(cm5i_ctx.fab, c, prog.decoder, NULL);
+
+        if (CM5I_UNLIKELY(r < 0))
+            progress_network_failure(c, r);
+        n += r;
+    }
+    if (!cm5i_depth.in_handler && !prog.poll_only)
+        n += progress_run_hooks(CM5I_HOOK_OUTSIDE_LAST, CM5I_CH_ALL);
+    progress_run_hooks(CM5I_HOOK_ALWAYS, CM5I_CH_ALL);
+    return n;
+}
+
 int cm5i_progress(int chmask)
 {
     int n;
@@ -234,6 +255,9 @@ static int progress_pass(int chmask)
             progress_network_failure(c, r);
         n += r;
     }
+    /* Virtual time runs the packets it kept, in their turn. */
+    if (full && CM5I_UNLIKELY(cm5i_clock != NULL) && cm5i_clock->dispatch)
+        n += cm5i_clock->dispatch();
     if (!cm5i_depth.in_handler) {
         n += progress_run_hooks(CM5I_HOOK_OUTSIDE, chmask);
         if (full && prog.defer_head)

@@ -45,6 +45,11 @@ void cm5i_progress_decoder(cm5i_fab_rx_func_t fn);
 
 /* Poll the channels in chmask (bit per channel); returns messages run. */
 int cm5i_progress(int chmask);
+/* Only take what the channels hold (packets a clock keeps wait; the
+ * others run as they land), return credits and send queued
+ * announcements: no user work, no deferred work.  Virtual time's waits
+ * for the other nodes' clocks (am_model_sync.c). */
+int cm5i_progress_pull(void);
 
 /* Work that may send or block, queued by handlers and completion
  * callbacks (which may not) and run outside every handler. */

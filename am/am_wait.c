@@ -40,7 +40,10 @@ static struct {
     cm5i_doorbell_t *slots; /* the job's slots (boot_proto.h), or NULL */
     size_t slots_len;
     cm5i_doorbell_t *doorbell; /* the slots, when waits sleep on them */
+    int prefer_bell; /* sleep on the doorbell even with wait objects */
 } waits;
+
+void cm5i_wait_prefer_doorbell(void) { waits.prefer_bell = 1; }
 
 void cm5i_wait_config(void)
 {
@@ -62,6 +65,17 @@ void cm5i_wait_config(void)
                               "number of microseconds from 0 to 10000000",
                               spin);
     }
+}
+
+void *cm5i_wait_area(void)
+{
+    return waits.slots ? (void *)(waits.slots - CM5_DOORBELL_FIRST) : NULL;
+}
+
+void cm5i_wait_sleep_cap(int ms)
+{
+    if (ms > 0 && waits.sleep_ms > ms)
+        waits.sleep_ms = ms;
 }
 
 cm5i_doorbell_t *cm5i_wait_doorbell(void)
@@ -101,7 +115,7 @@ cm5_status_t cm5i_wait_setup(void)
             waits.slots_len = len;
         }
     }
-    if (waits.nfds) {
+    if (waits.nfds && !(waits.prefer_bell && waits.slots)) {
         cm5i_log(CM5I_LOG_INFO, "wait",
                  "waits sleep on the provider's file descriptors");
         return CM5_OK;
@@ -124,6 +138,7 @@ void cm5i_wait_teardown(void)
     waits.slots = waits.doorbell = NULL;
     waits.slots_len = 0;
     waits.nfds = 0;
+    waits.prefer_bell = 0;
 }
 
 void cm5i_doorbell_ring(int node)
@@ -204,6 +219,12 @@ uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
 #define WAIT_NEST 16
 static int wait_stack[WAIT_NEST];
 static int wait_depth;
+
+int cm5i_wait_innermost(void)
+{
+    return wait_depth > 0 && wait_depth <= WAIT_NEST ? wait_stack[wait_depth - 1]
+                                                     : CM5I_WAIT_NONE;
+}
 
 /* This node's slot, with its traffic as it stands (NULL: no slots). */
 static cm5i_doorbell_t *wait_slot_traffic(void)
@@ -297,7 +318,7 @@ static int wait_crowded(void)
 static void wait_sleep(cm5i_waiter_t *w, int chmask)
 {
     wait_count.sleeps++;
-    if (waits.nfds) {
+    if (waits.nfds && !waits.doorbell) {
         wait_sleep_fds(chmask, waits.sleep_ms);
     } else if (waits.doorbell) {
         wait_sleep_doorbell(chmask, waits.sleep_ms);

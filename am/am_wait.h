@@ -53,6 +53,18 @@ cm5_status_t cm5i_wait_setup(void);
 /* This node's doorbell slot (NULL: none); the provider's wait objects. */
 cm5i_doorbell_t *cm5i_wait_doorbell(void);
 int cm5i_wait_fds(int *fds);
+/* The job's shared area (boot_proto.h: the slots, then virtual time's
+ * synchronisation), or NULL: the launcher gave none. */
+void *cm5i_wait_area(void);
+/* Sleep at most ms at a time (virtual time's synchronisation: a bound
+ * that moves rings no doorbell it does not know of). */
+void cm5i_wait_sleep_cap(int ms);
+/* Waits sleep on the job's doorbell even where the provider has wait
+ * objects (set before cm5i_wait_setup, on every node alike: senders ring
+ * a doorbell only when the job's waits sleep on it). */
+void cm5i_wait_prefer_doorbell(void);
+/* The innermost named wait under way (CM5I_WAIT_*; NONE: none). */
+int cm5i_wait_innermost(void);
 /* Unmap the doorbell (finalize, or a start that failed). */
 void cm5i_wait_teardown(void);
 

@@ -32,7 +32,9 @@ typedef struct {
                         packet: the barrier's) */
     uint16_t src;    /* sending node */
     uint8_t type;
-    uint8_t raw; /* obj:off is the handler's address in the receiver */
+    uint8_t raw; /* CM5I_RAW_ADDR: obj:off is the handler's address in
+                    the receiver; CM5I_RAW_OWED (receiver's copy only):
+                    its credit went back as it was taken */
     uint16_t cred[CM5I_NCH]; /* credits returned to the receiver */
     uint32_t tseq; /* with CM5_TRACE: the sender's number for this user
                       active message (its trace arrow), from 1; else 0 */
@@ -42,6 +44,9 @@ typedef struct {
 /* A packet (or message) without a word for the clock (am_event.h): one
  * virtual time does not charge. */
 #define CM5I_VT_NONE UINT64_MAX
+
+#define CM5I_RAW_ADDR 1
+#define CM5I_RAW_OWED 2
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))

@@ -31,6 +31,7 @@
     X(CM5_ENV_MODEL, "CM5_MODEL")                                              \
     X(CM5_ENV_MODEL_CPU_SCALE, "CM5_MODEL_CPU_SCALE")                          \
     X(CM5_ENV_MODEL_CPU_FLOOR, "CM5_MODEL_CPU_FLOOR")                          \
+    X(CM5_ENV_MODEL_SYNC, "CM5_MODEL_SYNC")                                    \
     X(CM5_ENV_CMA, "CM5_CMA")                                                  \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                          \
     X(CM5_ENV_DEADLOCK, "CM5_DEADLOCK")                                        \
@@ -61,6 +62,7 @@
 #define CM5_ENV_MODEL "CM5_MODEL"
 #define CM5_ENV_MODEL_CPU_SCALE "CM5_MODEL_CPU_SCALE"
 #define CM5_ENV_MODEL_CPU_FLOOR "CM5_MODEL_CPU_FLOOR"
+#define CM5_ENV_MODEL_SYNC "CM5_MODEL_SYNC"
 #define CM5_ENV_CMA "CM5_CMA"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"

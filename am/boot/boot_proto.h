@@ -14,7 +14,8 @@
  *
  * Doorbell (CM5_DOORBELL_FD): shared memory of CM5_DOORBELL_SIZE(n)
  * bytes for n endpoints, one cache-line slot each; slot 0 is unused,
- * node k's is slot k + 1.
+ * node k's is slot k + 1.  Then virtual time's synchronisation area
+ * (CM5_VSYNC_*, below), which only the nodes read and write.
  */
 #ifndef CM5_BOOT_PROTO_H
 #define CM5_BOOT_PROTO_H
@@ -40,8 +41,19 @@ _Static_assert(CM5_BOOT_MAX_RECORD <= UINT32_MAX,
 /* ---- doorbell ---- */
 #define CM5_DOORBELL_STRIDE 64 /* bytes per slot: one cache line */
 #define CM5_DOORBELL_FIRST 1   /* slot of node 0 */
-#define CM5_DOORBELL_SIZE(nep)                                                 \
+#define CM5_DOORBELL_SLOTS_SIZE(nep)                                           \
     ((size_t)CM5_DOORBELL_STRIDE * ((size_t)(nep) + CM5_DOORBELL_FIRST))
+/* Virtual time's synchronisation (am/am_model_sync.c, doc/model.md):
+ * after the slots, one cm5_vsync_rec_t per endpoint, then n x n counts
+ * (uint32_t): count[j * n + k] is how many ordered packets node j has
+ * taken from node k. */
+#define CM5_VSYNC_RECS(nep) CM5_DOORBELL_SLOTS_SIZE(nep)
+#define CM5_VSYNC_COUNTS(nep)                                                  \
+    (CM5_VSYNC_RECS(nep) + (size_t)CM5_DOORBELL_STRIDE * (size_t)(nep))
+#define CM5_DOORBELL_SIZE(nep)                                                 \
+    (CM5_VSYNC_COUNTS(nep) +                                                   \
+     ((4 * (size_t)(nep) * (size_t)(nep) + CM5_DOORBELL_STRIDE - 1) &          \
+      ~(size_t)(CM5_DOORBELL_STRIDE - 1)))
 
 /* One node's slot.  Senders ring it (seq, a futex) when the node sleeps
  * or takes interrupts; nodes read each other's cpu.  For the launcher's
@@ -64,6 +76,22 @@ typedef struct {
     _Atomic uint64_t tx, rx; /* sent, received: packets, tagged transfers */
     char pad[CM5_DOORBELL_STRIDE - 8 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 } cm5_doorbell_slot_t;
+
+/* A node's record in virtual time's synchronisation: nothing it sends
+ * from now on is due at another node before bound (virtual ns; it only
+ * grows); want: the bound it waits for the others to pass, to be woken
+ * (UINT64_MAX: none); the control-network operations it has begun and
+ * its clock as it began the last. */
+typedef struct {
+    _Atomic uint64_t bound;
+    _Atomic uint64_t want;
+    _Atomic uint64_t cn_entry;
+    _Atomic uint32_t cn_ops;
+    uint32_t unused;
+    char pad[CM5_DOORBELL_STRIDE - 4 * sizeof(uint64_t)];
+} cm5_vsync_rec_t;
+_Static_assert(sizeof(cm5_vsync_rec_t) == CM5_DOORBELL_STRIDE,
+               "a synchronisation record is one stride");
 
 _Static_assert(sizeof(cm5_doorbell_slot_t) == CM5_DOORBELL_STRIDE,
                "a doorbell slot is one stride");

@@ -29,6 +29,7 @@ static const cm5i_model_params_t model_cm5 = {
     .redv = 10 * US, /* fitted: wang1993 Table 3, AM, its part not in d */
     .cnb = 1620,     /* fitted: wang1993 Table 3, concatenate */
     .clk = 1 * US,
+    .poll = 1 * US, /* chosen: an empty poll in a program's loop */
 };
 
 /* LogP with the LogP paper's CM-5 figures; L, o, g may be set. */
@@ -45,6 +46,7 @@ static const cm5i_model_params_t model_logp = {
     .redv = 10 * US,
     .cnb = 1620,
     .clk = 1 * US,
+    .poll = 1 * US,
 };
 
 /* A parameter: its key, and where it goes (microseconds, or MB/s for a
@@ -65,6 +67,7 @@ static const model_key_t model_keys[] = {
     {"bar", F(bar), 0, 0},    {"red", F(red), 0, 0},
     {"redf", F(redf), 0, 0},  {"redv", F(redv), 0, 0},
     {"cnb", F(cnb), 0, 0},    {"clk", F(clk), 0, 0},
+    {"poll", F(poll), 0, 0},
 };
 #undef F
 
@@ -96,7 +99,7 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
     }
     snprintf(err, errlen,
              "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
-             "ms, mr, bar, red, redf, redv, cnb, clk)",
+             "ms, mr, bar, red, redf, redv, cnb, clk, poll)",
              (int)klen, kv);
     return -1;
 }

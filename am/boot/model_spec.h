@@ -26,6 +26,8 @@ typedef struct {
     int64_t redv;    /* each further element of a vector reduction or scan */
     int64_t cnb;     /* broadcast and concatenation, per byte */
     int64_t clk;     /* reading the clock (cm5_wtime, node timers) */
+    int64_t poll;    /* a probe in a program's loop (CMAML_poll, a test)
+                        when the nodes are synchronised */
 } cm5i_model_params_t;
 
 /* Parse CM5_MODEL_CPU_SCALE or CM5_MODEL_CPU_FLOOR: 0 and *v when s is

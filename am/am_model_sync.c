@@ -1,0 +1,722 @@
+/*
+ * Virtual time's synchronisation (doc/model.md, "Synchronisation"): a
+ * conservative parallel discrete-event simulation of the job's nodes,
+ * through the memory cm5run shares with them (boot_proto.h).
+ *
+ * Every packet that the model times carries a word from which its due
+ * time at the receiver follows: its sender's clock as it left plus the
+ * latency L (an acknowledgement: the time its message's last packet
+ * left, which is later).  A receiver keeps such packets in a heap by
+ * (due, source, channel, place) and runs one only when no packet due
+ * before it can still come:
+ *
+ *   - every node publishes a bound: nothing it sends from now on is due
+ *     before it.  A node that runs (outside a blocking wait) will send at
+ *     its clock or later: bound = clock + L.  A node in a blocking wait
+ *     (a receive, CMAML_poll_while_lt, a barrier) sends only after it
+ *     has taken a packet, so no earlier than the earliest it holds or
+ *     the least bound of the others: bound = max(clock, min(that)) + L
+ *     (in a control-network call also no later than the call's least
+ *     end).  And no bound passes a packet the node sent that its
+ *     receiver has not taken yet, or a word it promised to a packet not
+ *     yet sent: receivers count what they took from each sender
+ *     (count[j * n + k]), and a sender drops a packet from its list of
+ *     packets in flight once its receiver's count covers it;
+ *   - a node that runs and polls at clock c (any full progress pass)
+ *     waits until every other node's bound is past c, then runs the
+ *     packets due by c in order (each may move its clock: then again);
+ *   - a node in a blocking wait runs the earliest packet it holds once
+ *     every other node's bound is past its due time (or equal to it,
+ *     for a node that comes after its source), its clock jumping there.
+ *
+ * Bounds only grow; the least of them always can (L > 0), so the job
+ * never waits on itself unless every node waits with nothing to take
+ * (a deadlock: cm5run's check reports it).  The order of what a node
+ * takes, and so every virtual time, is the same on every run.
+ */
+#include "am_model_sync.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "am_ctx.h"
+#include "am_guard.h"
+#include "am_packet.h"
+#include "am_progress.h"
+#include "am_util.h"
+#include "am_wait.h"
+#include "boot/boot_proto.h"
+
+#define MS_INF UINT64_MAX
+
+int cm5i_msync_on;
+
+enum { MS_RUN, MS_JUMP, MS_CN, MS_FROZEN };
+
+typedef struct {
+    uint64_t due;
+    uint32_t src, ch, place;
+    cm5i_pkt_t pkt;
+    void *body;
+    size_t len;
+} ms_ev_t;
+
+typedef struct {
+    int node;
+    uint32_t ord;
+    uint64_t due;
+} ms_out_t;
+
+static struct {
+    const cm5i_model_params_t *p;
+    cm5i_vnode_t *v;
+    int ready, me, n;
+    uint64_t L;
+    cm5_doorbell_slot_t *slots;
+    cm5_vsync_rec_t *rec;
+    _Atomic uint32_t *count; /* [n * n] */
+    uint32_t *sent;          /* [n]: ordered packets sent to each node */
+    uint32_t *taken;         /* [n]: taken from each node */
+    uint32_t *places;        /* [n * CM5I_NCH]: taken per source, channel */
+    ms_out_t *out;
+    size_t nout, capout;
+    uint64_t *prom;
+    size_t nprom, capprom;
+    ms_ev_t *heap;
+    size_t nheap, capheap;
+    uint64_t published; /* our bound as the others see it */
+    uint64_t through;   /* everything due before it is here */
+    uint64_t cn_entry;
+    int in_dispatch, done, said;
+} ms;
+
+static void ms_violation(const char *what, int node, uint64_t due,
+                         uint64_t bound)
+{
+    if (ms.said++)
+        return;
+    cm5i_log(CM5I_LOG_WARN, "model",
+             "synchronisation: %s (node %d, due %llu ns, bound %llu ns); "
+             "virtual times may differ from run to run",
+             what, node, (unsigned long long)due, (unsigned long long)bound);
+}
+
+int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
+{
+    const char *how = cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "";
+    int can = strcmp(how, "cm5run") == 0 || strcmp(how, "single") == 0;
+
+    memset(&ms, 0, sizeof(ms));
+    cm5i_msync_on = 0;
+    if (want == 0)
+        return 0;
+    if (p->L <= 0) {
+        if (want > 0) {
+            cm5i_log(CM5I_LOG_ERROR, "model",
+                     "CM5_MODEL_SYNC=on needs a latency L > 0 (the nodes' "
+                     "lookahead)");
+            return -1;
+        }
+        return 0;
+    }
+    if (!can) {
+        if (want > 0) {
+            cm5i_log(CM5I_LOG_ERROR, "model",
+                     "CM5_MODEL_SYNC=on needs the memory cm5run shares with "
+                     "its nodes; this job was started by %s",
+                     how[0] ? how : "another launcher");
+            return -1;
+        }
+        cm5i_log(CM5I_LOG_INFO, "model",
+                 "virtual time without synchronisation (started by %s)", how);
+        return 0;
+    }
+    ms.p = p;
+    ms.v = v;
+    ms.L = (uint64_t)p->L;
+    ms.published = 0;
+    cm5i_msync_on = 1;
+    return 0;
+}
+
+/* The shared area is mapped by am_wait.c after the start-up exchange;
+ * what this node counted before is written once it is there. */
+static void ms_ready(void)
+{
+    char *base;
+    size_t n;
+
+    if (CM5I_LIKELY(ms.rec != NULL))
+        return;
+    if (!ms.ready) {
+        n = (size_t)cm5i_ctx.nep;
+        ms.me = cm5i_ctx.rank;
+        ms.n = (int)n;
+        ms.sent = calloc(n, sizeof(*ms.sent));
+        ms.taken = calloc(n, sizeof(*ms.taken));
+        ms.places = calloc(n * CM5I_NCH, sizeof(*ms.places));
+        if (!ms.sent || !ms.taken || !ms.places)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+        ms.ready = 1;
+    }
+    base = cm5i_wait_area();
+    if (!base)
+        return;
+    n = (size_t)ms.n;
+    ms.slots = (cm5_doorbell_slot_t *)base + CM5_DOORBELL_FIRST;
+    ms.count = (_Atomic uint32_t *)(base + CM5_VSYNC_COUNTS(n));
+    for (size_t k = 0; k < n; k++)
+        atomic_store(&ms.count[(size_t)ms.me * n + k], ms.taken[k]);
+    atomic_store(&((cm5_vsync_rec_t *)(base + CM5_VSYNC_RECS(n)))[ms.me].want,
+                 MS_INF);
+    ms.rec = (cm5_vsync_rec_t *)(base + CM5_VSYNC_RECS(n));
+}
+
+void cm5i_msync_teardown(void)
+{
+    for (size_t i = 0; i < ms.nheap; i++)
+        free(ms.heap[i].body);
+    free(ms.heap);
+    free(ms.out);
+    free(ms.prom);
+    free(ms.sent);
+    free(ms.taken);
+    free(ms.places);
+    memset(&ms, 0, sizeof(ms));
+    cm5i_msync_on = 0;
+}
+
+static uint64_t ms_add(uint64_t a, uint64_t b)
+{
+    return a > MS_INF - b ? MS_INF : a + b;
+}
+
+int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)
+{
+    switch (pkt->type) {
+    case CM5I_PKT_USER:
+    case CM5I_PKT_RPC:
+    case CM5I_PKT_EAGER:
+    case CM5I_PKT_CMA:
+        break;
+    case CM5I_PKT_INTERNAL:
+        /* (the control network's own are not: their calls end by rule) */
+        if (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR)
+            return 0;
+        break;
+    default:
+        return 0;
+    }
+    if (pkt->vt == CM5I_VT_NONE)
+        return 0;
+    *due = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
+               ? pkt->vt
+               : ms_add(pkt->vt, ms.L);
+    return 1;
+}
+
+/* ---- what this node has in flight ---- */
+
+void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt)
+{
+    uint64_t due;
+
+    if (!cm5i_msync_on || !cm5i_msync_ordered(pkt, &due))
+        return;
+    ms_ready();
+    if (due < ms.published) {
+        char what[96];
+
+        snprintf(what, sizeof(what),
+                 "a packet (type %d/%u, word %llu) is due before this "
+                 "node's bound (clock %llu)",
+                 pkt->type, pkt->obj, (unsigned long long)pkt->vt,
+                 (unsigned long long)ms.v->clock);
+        ms_violation(what, node, due, ms.published);
+    }
+    if (ms.nout == ms.capout) {
+        ms.capout = ms.capout ? 2 * ms.capout : 64;
+        ms.out = realloc(ms.out, ms.capout * sizeof(*ms.out));
+        if (!ms.out)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+    }
+    ms.out[ms.nout++] = (ms_out_t){node, ++ms.sent[node], due};
+    /* (its promise, if it had one, is kept) */
+    for (size_t i = 0; i < ms.nprom; i++)
+        if (ms.prom[i] == due) {
+            ms.prom[i] = ms.prom[--ms.nprom];
+            break;
+        }
+}
+
+void cm5i_msync_promise(uint64_t due)
+{
+    if (!cm5i_msync_on)
+        return;
+    if (ms.nprom == ms.capprom) {
+        ms.capprom = ms.capprom ? 2 * ms.capprom : 16;
+        ms.prom = realloc(ms.prom, ms.capprom * sizeof(*ms.prom));
+        if (!ms.prom)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+    }
+    ms.prom[ms.nprom++] = due;
+}
+
+/* Drop what the receivers have taken; the earliest due of the rest. */
+static uint64_t ms_in_flight(uint64_t *to_self)
+{
+    uint64_t lo = MS_INF, self = MS_INF;
+
+    for (size_t i = 0; i < ms.nout;) {
+        ms_out_t *o = &ms.out[i];
+        uint32_t c = ms.count ? atomic_load_explicit(
+                                    &ms.count[o->node * ms.n + ms.me],
+                                    memory_order_acquire)
+                              : 0;
+
+        if (ms.count && (int32_t)(c - o->ord) >= 0) {
+            *o = ms.out[--ms.nout];
+            continue;
+        }
+        if (o->due < lo)
+            lo = o->due;
+        if (o->node == ms.me && o->due < self)
+            self = o->due;
+        i++;
+    }
+    for (size_t i = 0; i < ms.nprom; i++)
+        if (ms.prom[i] < lo)
+            lo = ms.prom[i];
+    if (to_self)
+        *to_self = self;
+    return lo;
+}
+
+/* ---- the heap of packets taken, by (due, src, ch, place) ---- */
+
+static int ms_before(const ms_ev_t *a, const ms_ev_t *b)
+{
+    if (a->due != b->due)
+        return a->due < b->due;
+    if (a->src != b->src)
+        return a->src < b->src;
+    if (a->ch != b->ch)
+        return a->ch < b->ch;
+    return (int32_t)(a->place - b->place) < 0;
+}
+
+static void ms_push(const ms_ev_t *e)
+{
+    size_t i;
+
+    if (ms.nheap == ms.capheap) {
+        ms.capheap = ms.capheap ? 2 * ms.capheap : 256;
+        if (ms.capheap > (1u << 24))
+            cm5_fatal("cm5fab",
+                      "virtual time: %zu packets wait for their turn at "
+                      "this node (its clock is far behind its senders')",
+                      ms.nheap);
+        ms.heap = realloc(ms.heap, ms.capheap * sizeof(*ms.heap));
+        if (!ms.heap)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+    }
+    i = ms.nheap++;
+    while (i > 0 && ms_before(e, &ms.heap[(i - 1) / 2])) {
+        ms.heap[i] = ms.heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    ms.heap[i] = *e;
+}
+
+static void ms_pop(ms_ev_t *e)
+{
+    ms_ev_t last;
+    size_t i = 0;
+
+    *e = ms.heap[0];
+    last = ms.heap[--ms.nheap];
+    for (;;) {
+        size_t c = 2 * i + 1;
+
+        if (c >= ms.nheap)
+            break;
+        if (c + 1 < ms.nheap && ms_before(&ms.heap[c + 1], &ms.heap[c]))
+            c++;
+        if (!ms_before(&ms.heap[c], &last))
+            break;
+        ms.heap[i] = ms.heap[c];
+        i = c;
+    }
+    if (ms.nheap)
+        ms.heap[i] = last;
+}
+
+int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
+                    size_t len)
+{
+    ms_ev_t e;
+    uint32_t src = pkt->src;
+
+    if (!cm5i_msync_on || !cm5i_msync_ordered(pkt, &e.due))
+        return 0;
+    ms_ready();
+    if (ms.count)
+        atomic_store_explicit(&ms.count[ms.me * ms.n + (int)src],
+                              ++ms.taken[src], memory_order_release);
+    if (e.due < ms.through)
+        ms_violation("a packet came after this node passed its due time",
+                     (int)src, e.due, ms.through);
+    e.src = src;
+    e.ch = (uint32_t)ch;
+    e.place = ms.places[src * CM5I_NCH + (uint32_t)ch]++;
+    e.pkt = *pkt;
+    e.len = len;
+    e.body = NULL;
+    if (len) {
+        e.body = malloc(len);
+        if (!e.body)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+        memcpy(e.body, body, len);
+    }
+    ms_push(&e);
+    return 1;
+}
+
+/* ---- bounds ---- */
+
+static int ms_mode(void)
+{
+    int w = cm5i_wait_innermost();
+
+    switch (w) {
+    case CM5I_WAIT_NONE:
+        return MS_RUN;
+    case CM5I_WAIT_UNTIL:
+    case CM5I_WAIT_WHILE_LT:
+    case CM5I_WAIT_MSG_DONE:
+        return MS_JUMP;
+    case CM5I_WAIT_BARRIER:
+    case CM5I_WAIT_COLL:
+    case CM5I_WAIT_REDUCE:
+    case CM5I_WAIT_SCAN:
+    case CM5I_WAIT_SPLIT:
+    case CM5I_WAIT_SEGSCAN:
+        /* (the exit barrier takes everything: the program is over) */
+        return cm5i_ctx.finalizing ? MS_JUMP : MS_CN;
+    default:
+        return MS_FROZEN; /* a wait for a resource: no virtual time */
+    }
+}
+
+/* The least bound of the other nodes. */
+static uint64_t ms_others(void)
+{
+    uint64_t lo = MS_INF;
+
+    for (int j = 0; j < ms.n; j++) {
+        uint64_t b;
+
+        if (j == ms.me)
+            continue;
+        b = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
+        if (b < lo)
+            lo = b;
+    }
+    return lo;
+}
+
+/* The least time the control-network operation under way can end: its
+ * entry clocks (those not yet known: their nodes' bounds) plus a
+ * barrier. */
+static uint64_t ms_cn_least(void)
+{
+    uint32_t k = cm5i_cn_ops;
+    uint64_t t = ms.cn_entry;
+
+    for (int j = 0; j < ms.n; j++) {
+        uint32_t o1, o2;
+        uint64_t e;
+
+        if (j == ms.me)
+            continue;
+        do {
+            o1 = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
+            e = atomic_load_explicit(&ms.rec[j].cn_entry,
+                                     memory_order_acquire);
+            o2 = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
+        } while (o1 != o2);
+        if (o1 != k) {
+            if ((int32_t)(o1 - k) > 0)
+                continue; /* it has left this one */
+            e = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
+            e = e > ms.L ? e - ms.L : 0;
+        }
+        if (e > t)
+            t = e;
+    }
+    return ms_add(t, (uint64_t)ms.p->bar);
+}
+
+static uint64_t ms_bound(int mode)
+{
+    uint64_t run = ms.v->clock, lo, fl;
+
+    if (ms.done)
+        return MS_INF;
+    /* Work of its own queued (an RPC, deferred work) may send at its
+     * clock, whatever it waits for. */
+    if (mode == MS_JUMP && cm5i_am_work_pending())
+        mode = MS_RUN;
+    if (mode == MS_JUMP || mode == MS_CN) {
+        lo = ms_others();
+        if (ms.nheap && ms.heap[0].due < lo)
+            lo = ms.heap[0].due;
+        if (mode == MS_CN) {
+            uint64_t t = ms_cn_least();
+
+            if (t < lo)
+                lo = t;
+        }
+        if (lo > run)
+            run = lo;
+    }
+    run = ms_add(run, ms.L);
+    fl = ms_in_flight(NULL);
+    return fl < run ? fl : run;
+}
+
+static long ms_futex(_Atomic uint32_t *addr, int op, uint32_t val,
+                     const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+static void ms_publish_mode(int mode)
+{
+    uint64_t b;
+
+    if (!ms.rec)
+        return;
+    b = ms_bound(mode);
+    if (b <= ms.published)
+        return;
+    ms.published = b;
+    atomic_store_explicit(&ms.rec[ms.me].bound, b, memory_order_release);
+    /* Wake the nodes that sleep until a bound passes what they want. */
+    for (int j = 0; j < ms.n; j++) {
+        cm5_doorbell_slot_t *d = &ms.slots[j];
+
+        if (j == ms.me ||
+            atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed) >= b ||
+            !atomic_load_explicit(&d->sleeping, memory_order_acquire))
+            continue;
+        atomic_fetch_add(&d->seq, 1);
+        ms_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
+void cm5i_msync_publish(void)
+{
+    if (!cm5i_msync_on)
+        return;
+    ms_ready();
+    ms_publish_mode(ms_mode());
+}
+
+void cm5i_msync_cn_enter(void)
+{
+    if (!cm5i_msync_on)
+        return;
+    ms_ready();
+    ms.cn_entry = ms.v->clock;
+    if (!ms.rec)
+        return;
+    atomic_store_explicit(&ms.rec[ms.me].cn_entry, ms.cn_entry,
+                          memory_order_release);
+    atomic_store_explicit(&ms.rec[ms.me].cn_ops, cm5i_cn_ops,
+                          memory_order_release);
+}
+
+void cm5i_msync_done(void)
+{
+    if (!cm5i_msync_on || !ms.ready)
+        return;
+    ms.done = 1;
+    ms_publish_mode(MS_FROZEN);
+}
+
+/* ---- waiting for the others ---- */
+
+/* Has everything due by c (or, with e, before e) come? */
+static int ms_safe(uint64_t c, const ms_ev_t *e)
+{
+    uint64_t self;
+
+    for (int j = 0; j < ms.n; j++) {
+        uint64_t b;
+
+        if (j == ms.me)
+            continue;
+        b = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
+        if (b > c || (e && b == c && (uint32_t)j > e->src))
+            continue;
+        return 0;
+    }
+    ms_in_flight(&self);
+    return self > c; /* what it sent itself is here */
+}
+
+/* Wait until ms_safe(c, e): take packets meanwhile, keep the bound
+ * published, back off to a sleep that a bound passing c wakes. */
+static void ms_wait_safe(int mode, uint64_t c, const ms_ev_t *e)
+{
+    cm5_doorbell_slot_t *d = ms.slots ? &ms.slots[ms.me] : NULL;
+    unsigned spins = 0;
+
+    for (;;) {
+        cm5i_progress_pull();
+        ms_publish_mode(mode);
+        if (ms_safe(c, e))
+            break;
+        if (++spins < 16)
+            continue;
+        if (spins < 64 || !d) {
+            sched_yield();
+            continue;
+        }
+        {
+            struct timespec ts = {0, 1000 * 1000};
+            uint32_t seq;
+
+            atomic_store(&ms.rec[ms.me].want, c);
+            atomic_store(&d->sleeping, 1);
+            seq = atomic_load(&d->seq);
+            cm5i_progress_pull();
+            ms_publish_mode(mode);
+            if (!ms_safe(c, e))
+                ms_futex(&d->seq, FUTEX_WAIT, seq, &ts);
+            atomic_store(&d->sleeping, 0);
+            atomic_store(&ms.rec[ms.me].want, MS_INF);
+        }
+    }
+    if (ms.through < c)
+        ms.through = c;
+}
+
+static void ms_run(ms_ev_t *e)
+{
+    if (e->due > ms.through)
+        ms.through = e->due;
+    cm5i_pkt_dispatch((int)e->ch, &e->pkt, e->body, e->len);
+    free(e->body);
+}
+
+/* A node that runs polls at its clock: everything due by then, in order. */
+static int ms_dispatch_run(void)
+{
+    int n = 0;
+
+    for (;;) {
+        ms_ev_t e;
+        uint64_t c = ms.v->clock;
+
+        ms_wait_safe(MS_RUN, c, NULL);
+        if (!ms.nheap || ms.heap[0].due > ms.v->clock)
+            break;
+        ms_pop(&e);
+        ms_run(&e);
+        n++;
+    }
+    ms_publish_mode(MS_RUN);
+    return n;
+}
+
+/* A node in a blocking wait takes the next packet once it is safe. */
+static int ms_dispatch_jump(int mode)
+{
+    ms_ev_t e;
+
+    ms_publish_mode(mode);
+    if (!ms.nheap)
+        return 0;
+    if (mode == MS_CN && ms.heap[0].due > ms_cn_least())
+        return 0;
+    if (!ms_safe(ms.heap[0].due, &ms.heap[0])) {
+        atomic_store(&ms.rec[ms.me].want, ms.heap[0].due);
+        return 0;
+    }
+    atomic_store(&ms.rec[ms.me].want, MS_INF);
+    ms_pop(&e);
+    if (ms.v->clock < e.due)
+        ms.v->clock = e.due;
+    ms_run(&e);
+    /* The packet may have ended the wait: the node may run on from its
+     * clock (the wait's bound is published again at its next step, which
+     * it takes only if it still waits). */
+    ms_publish_mode(mode == MS_CN ? mode : MS_RUN);
+    return 1;
+}
+
+int cm5i_msync_dispatch(void)
+{
+    int mode, n;
+
+    if (!cm5i_msync_on || ms.in_dispatch || ms.done)
+        return 0;
+    ms_ready();
+    if (!ms.rec && ms.n > 1)
+        return 0; /* (start-up: the area comes with the first waits) */
+    if (!ms.rec) { /* one node: nothing can come from elsewhere */
+        ms_ev_t e;
+
+        n = 0;
+        while (ms.nheap) {
+            ms_pop(&e);
+            if (ms.v->clock < e.due)
+                ms.v->clock = e.due;
+            ms_run(&e);
+            n++;
+        }
+        return n;
+    }
+    mode = ms_mode();
+    if (mode == MS_FROZEN) {
+        ms_publish_mode(mode);
+        return 0;
+    }
+    ms.in_dispatch = 1;
+    n = mode == MS_RUN ? ms_dispatch_run() : ms_dispatch_jump(mode);
+    ms.in_dispatch = 0;
+    return n;
+}
+
+void cm5i_msync_drain(uint64_t t)
+{
+    if (!cm5i_msync_on || ms.done)
+        return;
+    ms_ready();
+    if (!ms.rec || ms.in_dispatch)
+        return;
+    ms.in_dispatch = 1;
+    for (;;) {
+        ms_ev_t e;
+
+        ms_wait_safe(MS_CN, t, NULL);
+        if (!ms.nheap || ms.heap[0].due > t)
+            break;
+        ms_pop(&e);
+        if (ms.v->clock < e.due)
+            ms.v->clock = e.due;
+        ms_run(&e);
+    }
+    ms.in_dispatch = 0;
+}

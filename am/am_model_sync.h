@@ -1,0 +1,58 @@
+/*
+ * Virtual time's synchronisation (am_model_sync.c, doc/model.md,
+ * "Synchronisation"): a conservative parallel discrete-event simulation
+ * of the nodes.  A node takes the packets it is sent (handlers, message
+ * announcements and acknowledgements, scopies) in virtual-time order --
+ * their due time, then their source, channel and place -- and only once
+ * no packet due earlier can still come: every node publishes a bound
+ * below which nothing it sends will be due, and counts what it has taken
+ * from each peer so that a sender knows what is still in flight.
+ *
+ * Called by the virtual-time observer (am_model.c) only.
+ */
+#ifndef CM5_AM_MODEL_SYNC_H
+#define CM5_AM_MODEL_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "am_model_calc.h"
+#include "am_wire.h"
+
+/* The nodes are synchronised (set once, before the first packet). */
+extern int cm5i_msync_on;
+
+/* Decide from want (CM5_MODEL_SYNC: -1 auto, 0 off, 1 on) and the
+ * launcher: 0 (cm5i_msync_on says which), or -1 with one line said. */
+int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want);
+void cm5i_msync_teardown(void);
+
+/* Is pkt taken in virtual-time order (1) and when is it due? */
+int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due);
+/* pkt (its word set) leaves for node now: keep it in flight until node
+ * has taken it. */
+void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt);
+/* A word given to a packet that may leave later (a message's
+ * announcement): until it leaves, nothing of this node's may be due
+ * after due. */
+void cm5i_msync_promise(uint64_t due);
+/* pkt arrived on ch (its body: len bytes): count it; 1 when it is kept
+ * for its turn (cm5i_pkt_dispatch runs it then). */
+int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
+                    size_t len);
+/* Run what is due now (a full progress pass): a node that runs polls
+ * at its clock and waits until nothing due by then can still come; a
+ * node in a blocking wait takes the next packet once it is safe and
+ * jumps its clock there.  Returns the packets run. */
+int cm5i_msync_dispatch(void);
+/* Publish this node's bound (its clock moved). */
+void cm5i_msync_publish(void);
+/* A control-network operation begins (its entry clock is the clock). */
+void cm5i_msync_cn_enter(void);
+/* A control-network operation ended at t: take every packet due by t
+ * first (they came during the call). */
+void cm5i_msync_drain(uint64_t t);
+/* This node sends nothing more (it left the exit barrier). */
+void cm5i_msync_done(void);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * prog_vsync: virtual time's synchronisation (CM5_MODEL_SYNC,
+ * doc/model.md, "Synchronisation") seen from a CMMD program whose
+ * virtual times depend on the order in which its nodes' active messages
+ * meet: without synchronisation they follow the host's interleaving,
+ * with it they are the same on every run.  Each mode prints, per node,
+ * its clock and a hash of the order in which its handlers ran.
+ *
+ *   storm K     every node sends K requests to pseudo-random nodes (a
+ *               fixed sequence per node), polling between them; a
+ *               request's handler hashes (source, its number) into the
+ *               node's order and replies; a node polls until its K
+ *               replies are in: "prog_vsync: node N clock NS order HEX
+ *               got R"
+ *   hot K       every node but 0 sends K requests to node 0 with
+ *               CMAML_request and waits for each reply with
+ *               CMAML_poll_while_lt (a hot spot: node 0 takes the
+ *               requests in virtual-time order); node 0 polls until all
+ *               are in: the same line
+ *   token R     a token (an active message) goes round the ring R times;
+ *               each node waits for it with CMAML_poll in a loop that
+ *               also reads the clock (a program's own wait): the same line
+ *   mixed K     storm, with a 4 KiB CMMD message to the next node and a
+ *               scopy of 1 KiB to the previous node's rport after each
+ *               request, every byte checked: the same line
+ *
+ *   cm5run -n N prog_vsync MODE [ARG]
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include <cm5/cm5.h>
+
+#include "t_util.h"
+
+static volatile int replies, requests, token;
+static uint64_t order = 1469598103934665603ull;
+
+static long long ns(double s) { return llround(s * 1e9); }
+
+static void mix(uint64_t v)
+{
+    order ^= v;
+    order *= 1099511628211ull;
+}
+
+static void on_reply(void) { replies++; }
+
+static void on_request(int from, int k)
+{
+    requests++;
+    mix((uint64_t)from << 32 | (uint32_t)k);
+    CMAML_reply(from, (CMAML_handler_t)on_reply);
+}
+
+static void on_token(int from, int lap)
+{
+    mix((uint64_t)from << 32 | (uint32_t)lap);
+    token++;
+}
+
+static uint32_t rnd(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+static void report(void)
+{
+    double t = cm5_wtime();
+
+    CMMD_sync_with_nodes();
+    printf("prog_vsync: node %d clock %lld order %016llx got %d\n", t_self,
+           ns(t), (unsigned long long)order, requests);
+    fflush(stdout);
+}
+
+static void storm(int k)
+{
+    uint32_t s = 12345u + 7919u * (uint32_t)t_self;
+
+    CMMD_sync_with_nodes();
+    for (int i = 0; i < k; i++) {
+        int to = (int)(rnd(&s) % (uint32_t)t_nodes);
+
+        CMAML_request(to, (CMAML_handler_t)on_request, t_self, i);
+        for (uint32_t p = rnd(&s) % 4; p > 0; p--)
+            CMAML_poll();
+    }
+    while (replies < k)
+        CMAML_poll();
+    report();
+}
+
+static void hot(int k)
+{
+    CMMD_sync_with_nodes();
+    if (t_self != 0)
+        for (int i = 0; i < k; i++) {
+            CMAML_request(0, (CMAML_handler_t)on_request, t_self, i);
+            CMAML_poll_while_lt(&replies, i + 1);
+        }
+    else
+        while (requests < k * (t_nodes - 1))
+            CMAML_poll();
+    report();
+}
+
+static void token_ring(int laps)
+{
+    int next = (t_self + 1) % t_nodes, seen = 0;
+
+    CMMD_sync_with_nodes();
+    if (t_self == 0)
+        CMAML_request(next, (CMAML_handler_t)on_token, t_self, 0);
+    for (int lap = 0; lap < laps; lap++) {
+        double t0 = cm5_wtime();
+
+        while (token == seen)
+            if (cm5_wtime() - t0 >= 0) /* a program's own loop */
+                CMAML_poll();
+        seen = token;
+        if (t_self != 0 || lap + 1 < laps)
+            CMAML_request(next, (CMAML_handler_t)on_token, t_self,
+                          lap + (t_self == 0));
+    }
+    report();
+}
+
+#define MIXED_MSG 4096
+#define MIXED_SCOPY 1024
+static char scopy_in[MIXED_SCOPY];
+static volatile int scopied;
+
+static void on_scopy(int rport, void *arg)
+{
+    (void)rport, (void)arg;
+    scopied++;
+}
+
+static void mixed(int k)
+{
+    uint32_t s = 777u + 31u * (uint32_t)t_self;
+    int next = (t_self + 1) % t_nodes, prev = (t_self + t_nodes - 1) % t_nodes;
+    static char out[MIXED_MSG], in[MIXED_MSG], sc[MIXED_SCOPY];
+    int rport = CMAML_allocate_rport(), next_rport;
+    CMMD_mcb m;
+
+    T_CHECK(rport >= 0, "no rport");
+    /* every node learns its next node's rport (a ring of sends) */
+    m = CMMD_send_async(prev, 90, &rport, sizeof(rport), NULL, NULL);
+    CMMD_receive_block(next, 90, &next_rport, sizeof(next_rport));
+    CMMD_msg_wait(m);
+    CMMD_free_mcb(m);
+    CMMD_sync_with_nodes();
+    for (int i = 0; i < k; i++) {
+        int to = (int)(rnd(&s) % (uint32_t)t_nodes);
+        CMMD_mcb mr, ms;
+
+        CMAML_set_rport_addr(rport, scopy_in);
+        CMAML_set_rport_byte_counter(rport, MIXED_SCOPY);
+        CMAML_set_rport_total_nbytes(rport, 0);
+        CMAML_set_rport_handler(rport, (CMAML_handler_t)on_scopy);
+        CMMD_sync_with_nodes(); /* every rport is ready */
+        CMAML_request(to, (CMAML_handler_t)on_request, t_self, i);
+        t_fill(out, MIXED_MSG, t_hash((uint32_t)t_self, (uint32_t)i));
+        t_fill(sc, MIXED_SCOPY, t_hash((uint32_t)t_self + 1000, (uint32_t)i));
+        mr = CMMD_receive_async(prev, i, in, MIXED_MSG, NULL, NULL);
+        ms = CMMD_send_async(next, i, out, MIXED_MSG, NULL, NULL);
+        CMAML_scopy(next, next_rport, 0, 0, sc, MIXED_SCOPY, NULL, NULL);
+        while (!CMMD_msg_done(mr))
+            ;
+        CMMD_msg_wait(ms);
+        CMMD_free_mcb(mr);
+        CMMD_free_mcb(ms);
+        T_EQ(t_diff(in, MIXED_MSG, t_hash((uint32_t)prev, (uint32_t)i)), -1,
+             "the first wrong message byte");
+        CMAML_poll_while_lt(&scopied, i + 1);
+        T_EQ(t_diff(scopy_in, MIXED_SCOPY,
+                    t_hash((uint32_t)prev + 1000, (uint32_t)i)),
+             -1, "the first wrong scopy byte");
+    }
+    while (replies < k)
+        CMAML_poll();
+    report();
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    int arg = argc > 2 ? atoi(argv[2]) : 50;
+
+    t_init("prog_vsync");
+    if (strcmp(mode, "storm") == 0)
+        storm(arg);
+    else if (strcmp(mode, "hot") == 0)
+        hot(arg);
+    else if (strcmp(mode, "token") == 0)
+        token_ring(arg);
+    else if (strcmp(mode, "mixed") == 0)
+        mixed(arg);
+    else
+        T_CHECK(0, "unknown mode '%s'", mode);
+    CMMD_sync_with_nodes();
+    return 0;
+}
