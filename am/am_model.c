@@ -483,15 +483,15 @@ static void model_barrier_done(void)
 {
     uint64_t end = model.bar_val + model.bar_cost;
 
+    /* Synchronised, what came during the call runs first, in its turn,
+     * from the clock the node waited at, as what it took before the
+     * call ended did. */
+    if (cm5i_msync_on)
+        cm5i_msync_drain(end);
     if (end > model.v.clock)
         model.v.clock = end;
-    if (!cm5i_msync_on)
-        return;
-    /* What came during the call, in its turn; past the exit barrier the
-     * node sends nothing more. */
-    cm5i_msync_drain(end);
-    if (cm5i_ctx.finalizing)
-        cm5i_msync_done();
+    if (cm5i_msync_on && cm5i_ctx.finalizing)
+        cm5i_msync_done(); /* past the exit barrier it sends nothing */
 }
 
 /* ---- the observer ---- */

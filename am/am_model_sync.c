@@ -283,7 +283,10 @@ static uint64_t ms_in_flight(uint64_t *to_self)
                                     memory_order_acquire)
                               : 0;
 
-        if (ms.count && (int32_t)(c - o->ord) >= 0) {
+        /* Only once its receiver has taken all it was sent: packets
+         * with a body may pass plain ones on the way (separate rings),
+         * so a count does not say which it has. */
+        if (ms.count && (int32_t)(c - ms.sent[o->node]) >= 0) {
             *o = ms.out[--ms.nout];
             continue;
         }
@@ -575,67 +578,93 @@ static int ms_safe(uint64_t c, const ms_ev_t *e)
     return self > c; /* what it sent itself is here */
 }
 
-/* Wait until ms_safe(c, e): take packets meanwhile, keep the bound
- * published, back off to a sleep that a bound passing c wakes. */
-static void ms_wait_safe(int mode, uint64_t c, const ms_ev_t *e)
+/* One step of a wait for the other nodes: take packets, keep the bound
+ * published, back off to a sleep that a bound passing want wakes. */
+static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
 {
-    cm5_doorbell_slot_t *d = ms.slots ? &ms.slots[ms.me] : NULL;
-    unsigned spins = 0;
+    cm5_doorbell_slot_t *d = &ms.slots[ms.me];
+    struct timespec ts = {0, 1000 * 1000};
+    uint32_t seq;
 
-    for (;;) {
-        cm5i_progress_pull();
-        ms_publish_mode(mode);
-        if (ms_safe(c, e))
-            break;
-        if (++spins < 16)
-            continue;
-        if (spins < 64 || !d) {
-            sched_yield();
-            continue;
-        }
-        {
-            struct timespec ts = {0, 1000 * 1000};
-            uint32_t seq;
-
-            atomic_store(&ms.rec[ms.me].want, c);
-            atomic_store(&d->sleeping, 1);
-            seq = atomic_load(&d->seq);
-            cm5i_progress_pull();
-            ms_publish_mode(mode);
-            if (!ms_safe(c, e))
-                ms_futex(&d->seq, FUTEX_WAIT, seq, &ts);
-            atomic_store(&d->sleeping, 0);
-            atomic_store(&ms.rec[ms.me].want, MS_INF);
-        }
+    if (++*spins < 16)
+        return;
+    if (*spins < 64) {
+        sched_yield();
+        return;
     }
-    if (ms.through < c)
-        ms.through = c;
+    atomic_store(&ms.rec[ms.me].want, want);
+    atomic_store(&d->sleeping, 1);
+    seq = atomic_load(&d->seq);
+    cm5i_progress_pull(); /* (a sender that saw no sleeper delivered) */
+    ms_publish_mode(mode);
+    if (!ms_safe(want, NULL))
+        ms_futex(&d->seq, FUTEX_WAIT, seq, &ts);
+    atomic_store(&d->sleeping, 0);
+    atomic_store(&ms.rec[ms.me].want, MS_INF);
 }
 
 static void ms_run(ms_ev_t *e)
 {
+    static int dbg = -1;
+
+    if (dbg < 0)
+        dbg = getenv("CM5_MSYNC_DEBUG") != NULL;
+    if (dbg)
+        fprintf(stderr, "msync %d: run due %llu src %u type %d/%u clock %llu\n",
+                ms.me, (unsigned long long)e->due, e->src, e->pkt.type,
+                e->pkt.obj, (unsigned long long)ms.v->clock);
     if (e->due > ms.through)
         ms.through = e->due;
     cm5i_pkt_dispatch((int)e->ch, &e->pkt, e->body, e->len);
     free(e->body);
 }
 
-/* A node that runs polls at its clock: everything due by then, in order. */
-static int ms_dispatch_run(void)
+/* Take every packet due by t (by the clock, when to_clock: a node that
+ * runs polls at its clock, which what it takes moves), each in its
+ * turn, jumping the clock to it (jump), until nothing due by then can
+ * still come.  Returns the packets run. */
+static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
 {
+    unsigned spins = 0;
     int n = 0;
 
     for (;;) {
-        ms_ev_t e;
-        uint64_t c = ms.v->clock;
+        uint64_t want;
 
-        ms_wait_safe(MS_RUN, c, NULL);
-        if (!ms.nheap || ms.heap[0].due > ms.v->clock)
+        if (to_clock)
+            t = ms.v->clock;
+        cm5i_progress_pull();
+        ms_publish_mode(mode);
+        if (ms.nheap && ms.heap[0].due <= t) {
+            if (ms_safe(ms.heap[0].due, &ms.heap[0])) {
+                ms_ev_t e;
+
+                ms_pop(&e);
+                if (jump && ms.v->clock < e.due)
+                    ms.v->clock = e.due;
+                ms_run(&e);
+                n++;
+                spins = 0;
+                continue;
+            }
+            want = ms.heap[0].due;
+        } else if (ms_safe(t, NULL)) {
             break;
-        ms_pop(&e);
-        ms_run(&e);
-        n++;
+        } else {
+            want = t;
+        }
+        ms_wait_step(mode, want, &spins);
     }
+    if (ms.through < t)
+        ms.through = t;
+    return n;
+}
+
+/* A node that runs polls at its clock: everything due by then, in order. */
+static int ms_dispatch_run(void)
+{
+    int n = ms_take_through(MS_RUN, 0, 1, 0);
+
     ms_publish_mode(MS_RUN);
     return n;
 }
@@ -707,16 +736,11 @@ void cm5i_msync_drain(uint64_t t)
     if (!ms.rec || ms.in_dispatch)
         return;
     ms.in_dispatch = 1;
-    for (;;) {
-        ms_ev_t e;
-
-        ms_wait_safe(MS_CN, t, NULL);
-        if (!ms.nheap || ms.heap[0].due > t)
-            break;
-        ms_pop(&e);
-        if (ms.v->clock < e.due)
-            ms.v->clock = e.due;
-        ms_run(&e);
-    }
+    if (getenv("CM5_MSYNC_DEBUG"))
+        fprintf(stderr, "msync %d: drain %llu clock %llu heap %zu top %llu\n",
+                ms.me, (unsigned long long)t,
+                (unsigned long long)ms.v->clock, ms.nheap,
+                ms.nheap ? (unsigned long long)ms.heap[0].due : 0ull);
+    ms_take_through(MS_CN, t, 0, 1);
     ms.in_dispatch = 0;
 }

@@ -429,7 +429,11 @@ void cm5i_probe_progress_of(const void *what)
     static const void *first, *last;
     static int plain;
 
-    if (what == last || what == first || !first || plain >= SCAN_MAX) {
+    /* (Synchronised virtual time: every probe is a poll of its cost,
+     * whichever object it names; which addresses repeat is the
+     * allocator's business.) */
+    if (what == last || what == first || !first || plain >= SCAN_MAX ||
+        cm5i_clock_orders) {
         first = what == last ? first : what;
         last = what;
         plain = 0;

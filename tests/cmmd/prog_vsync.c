@@ -22,7 +22,8 @@
  *               also reads the clock (a program's own wait): the same line
  *   mixed K     storm, with a 4 KiB CMMD message to the next node and a
  *               scopy of 1 KiB to the previous node's rport after each
- *               request, every byte checked: the same line
+ *               request, every byte checked (a third argument: 1 the
+ *               messages only, 2 the scopies only): the same line
  *
  *   cm5run -n N prog_vsync MODE [ARG]
  */
@@ -138,7 +139,7 @@ static void on_scopy(int rport, void *arg)
     scopied++;
 }
 
-static void mixed(int k)
+static void mixed(int k, int parts)
 {
     uint32_t s = 777u + 31u * (uint32_t)t_self;
     int next = (t_self + 1) % t_nodes, prev = (t_self + t_nodes - 1) % t_nodes;
@@ -165,20 +166,34 @@ static void mixed(int k)
         CMAML_request(to, (CMAML_handler_t)on_request, t_self, i);
         t_fill(out, MIXED_MSG, t_hash((uint32_t)t_self, (uint32_t)i));
         t_fill(sc, MIXED_SCOPY, t_hash((uint32_t)t_self + 1000, (uint32_t)i));
-        mr = CMMD_receive_async(prev, i, in, MIXED_MSG, NULL, NULL);
-        ms = CMMD_send_async(next, i, out, MIXED_MSG, NULL, NULL);
-        CMAML_scopy(next, next_rport, 0, 0, sc, MIXED_SCOPY, NULL, NULL);
-        while (!CMMD_msg_done(mr))
-            ;
-        CMMD_msg_wait(ms);
-        CMMD_free_mcb(mr);
-        CMMD_free_mcb(ms);
-        T_EQ(t_diff(in, MIXED_MSG, t_hash((uint32_t)prev, (uint32_t)i)), -1,
-             "the first wrong message byte");
-        CMAML_poll_while_lt(&scopied, i + 1);
-        T_EQ(t_diff(scopy_in, MIXED_SCOPY,
-                    t_hash((uint32_t)prev + 1000, (uint32_t)i)),
-             -1, "the first wrong scopy byte");
+        if (parts & 1) {
+            mr = CMMD_receive_async(prev, i, in, MIXED_MSG, NULL, NULL);
+            ms = CMMD_send_async(next, i, out, MIXED_MSG, NULL, NULL);
+        }
+        if (parts & 2)
+            CMAML_scopy(next, next_rport, 0, 0, sc, MIXED_SCOPY, NULL, NULL);
+        if (parts & 1) {
+            long long t0 = ns(cm5_wtime()), t1, t2;
+
+            while (!CMMD_msg_done(mr))
+                ;
+            t1 = ns(cm5_wtime());
+            CMMD_msg_wait(ms);
+            t2 = ns(cm5_wtime());
+            if (getenv("PROG_VSYNC_TRACE"))
+                printf("prog_vsync: node %d iter %d %lld %lld %lld\n", t_self,
+                       i, t0, t1, t2);
+            CMMD_free_mcb(mr);
+            CMMD_free_mcb(ms);
+            T_EQ(t_diff(in, MIXED_MSG, t_hash((uint32_t)prev, (uint32_t)i)),
+                 -1, "the first wrong message byte");
+        }
+        if (parts & 2) {
+            CMAML_poll_while_lt(&scopied, i + 1);
+            T_EQ(t_diff(scopy_in, MIXED_SCOPY,
+                        t_hash((uint32_t)prev + 1000, (uint32_t)i)),
+                 -1, "the first wrong scopy byte");
+        }
     }
     while (replies < k)
         CMAML_poll();
@@ -198,7 +213,7 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "token") == 0)
         token_ring(arg);
     else if (strcmp(mode, "mixed") == 0)
-        mixed(arg);
+        mixed(arg, argc > 3 ? atoi(argv[3]) : 3);
     else
         T_CHECK(0, "unknown mode '%s'", mode);
     CMMD_sync_with_nodes();
