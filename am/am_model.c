@@ -238,6 +238,7 @@ static void model_stamp_next(uint64_t vt)
 static void model_send(int ch, int node, cm5i_pkt_t *pkt)
 {
     int user = pkt->type == CM5I_PKT_USER || pkt->type == CM5I_PKT_RPC;
+    int promised = 0;
 
     (void)ch;
     if (pkt->type == CM5I_PKT_BARRIER) { /* the entry clocks seen so far */
@@ -245,6 +246,9 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
     } else if (model.stamp_set) {
         pkt->vt = model.stamp;
         model.stamp_set = 0;
+        promised = pkt->type == CM5I_PKT_EAGER || pkt->type == CM5I_PKT_CMA ||
+                   (pkt->type == CM5I_PKT_INTERNAL &&
+                    (pkt->obj == CM5I_INT_MSG_RTS || pkt->obj == CM5I_INT_SCOPY));
     } else if (!cm5i_depth.cn_hold && user)
         pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
     else
@@ -262,7 +266,7 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
         pkt->vt = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
                       ? model.v.clock + (uint64_t)model.p.L
                       : model.v.clock;
-    cm5i_msync_sent(node, pkt);
+    cm5i_msync_sent(node, pkt, promised);
 }
 
 static void model_barrier_rx(uint32_t epoch, uint32_t round, uint64_t vt);

@@ -96,7 +96,12 @@ static struct {
     uint64_t published; /* our bound as the others see it */
     uint64_t through;   /* everything due before it is here */
     uint64_t cn_entry;
+    uint64_t cn_end; /* the operation under way ends then (0: not known) */
     int in_dispatch, done, said;
+    /* the last publication, for a violation's report */
+    int pub_mode, pub_wait, cur_mode, dbg_j, pub_j;
+    uint32_t dbg_o, pub_o, pub_k;
+    uint64_t pub_clock, pub_lo, cur_lo;
 } ms;
 
 static void ms_violation(const char *what, int node, uint64_t due,
@@ -226,7 +231,7 @@ int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)
 
 /* ---- what this node has in flight ---- */
 
-void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt)
+void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised)
 {
     uint64_t due;
 
@@ -234,13 +239,16 @@ void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt)
         return;
     ms_ready();
     if (due < ms.published) {
-        char what[96];
+        char what[256];
 
         snprintf(what, sizeof(what),
                  "a packet (type %d/%u, word %llu) is due before this "
-                 "node's bound (clock %llu)",
+                 "node's bound (clock %llu; published in mode %d wait %d "
+                 "at clock %llu, least %llu; cn node %d ops %u mine %u)",
                  pkt->type, pkt->obj, (unsigned long long)pkt->vt,
-                 (unsigned long long)ms.v->clock);
+                 (unsigned long long)ms.v->clock, ms.pub_mode, ms.pub_wait,
+                 (unsigned long long)ms.pub_clock,
+                 (unsigned long long)ms.pub_lo, ms.pub_j, ms.pub_o, ms.pub_k);
         ms_violation(what, node, due, ms.published);
     }
     if (ms.nout == ms.capout) {
@@ -251,7 +259,7 @@ void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt)
     }
     ms.out[ms.nout++] = (ms_out_t){node, ++ms.sent[node], due};
     /* (its promise, if it had one, is kept) */
-    for (size_t i = 0; i < ms.nprom; i++)
+    for (size_t i = 0; promised && i < ms.nprom; i++)
         if (ms.prom[i] == due) {
             ms.prom[i] = ms.prom[--ms.nprom];
             break;
@@ -406,7 +414,9 @@ static int ms_mode(void)
     case CM5I_WAIT_UNTIL:
     case CM5I_WAIT_WHILE_LT:
     case CM5I_WAIT_MSG_DONE:
-        return MS_JUMP;
+        /* Inside a control-network call it waits for the call's own
+         * messages, which no clock orders: the call's end bounds it. */
+        return cm5i_depth.cn_hold && !cm5i_ctx.finalizing ? MS_CN : MS_JUMP;
     case CM5I_WAIT_BARRIER:
     case CM5I_WAIT_COLL:
     case CM5I_WAIT_REDUCE:
@@ -445,6 +455,9 @@ static uint64_t ms_cn_least(void)
     uint32_t k = cm5i_cn_ops;
     uint64_t t = ms.cn_entry;
 
+    ms.dbg_j = ms.me;
+    ms.dbg_o = k;
+
     for (int j = 0; j < ms.n; j++) {
         uint32_t o1, o2;
         uint64_t e;
@@ -463,10 +476,14 @@ static uint64_t ms_cn_least(void)
             e = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
             e = e > ms.L ? e - ms.L : 0;
         }
-        if (e > t)
+        if (e > t) {
             t = e;
+            ms.dbg_j = j;
+            ms.dbg_o = o1;
+        }
     }
-    return ms_add(t, (uint64_t)ms.p->bar);
+    t = ms_add(t, (uint64_t)ms.p->bar);
+    return ms.cn_end > t ? ms.cn_end : t;
 }
 
 static uint64_t ms_bound(int mode)
@@ -477,7 +494,7 @@ static uint64_t ms_bound(int mode)
         return MS_INF;
     /* Work of its own queued (an RPC, deferred work) may send at its
      * clock, whatever it waits for. */
-    if (mode == MS_JUMP && cm5i_am_work_pending())
+    if ((mode == MS_JUMP || mode == MS_CN) && cm5i_am_work_pending())
         mode = MS_RUN;
     if (mode == MS_JUMP || mode == MS_CN) {
         lo = ms_others();
@@ -491,7 +508,9 @@ static uint64_t ms_bound(int mode)
         }
         if (lo > run)
             run = lo;
+        ms.cur_lo = lo;
     }
+    ms.cur_mode = mode;
     run = ms_add(run, ms.L);
     fl = ms_in_flight(NULL);
     return fl < run ? fl : run;
@@ -513,6 +532,13 @@ static void ms_publish_mode(int mode)
     if (b <= ms.published)
         return;
     ms.published = b;
+    ms.pub_mode = ms.cur_mode;
+    ms.pub_lo = ms.cur_lo;
+    ms.pub_wait = cm5i_wait_innermost();
+    ms.pub_clock = ms.v->clock;
+    ms.pub_j = ms.dbg_j;
+    ms.pub_o = ms.dbg_o;
+    ms.pub_k = cm5i_cn_ops;
     atomic_store_explicit(&ms.rec[ms.me].bound, b, memory_order_release);
     /* Wake the nodes that sleep until a bound passes what they want. */
     for (int j = 0; j < ms.n; j++) {
@@ -541,8 +567,18 @@ void cm5i_msync_cn_enter(void)
         return;
     ms_ready();
     ms.cn_entry = ms.v->clock;
+    ms.cn_end = 0;
     if (!ms.rec)
         return;
+    if (ms.cn_entry + ms.L < ms.published && getenv("CM5_MSYNC_DEBUG"))
+        fprintf(stderr,
+                "msync %d: enters op %u at %llu below its bound %llu "
+                "(published in mode %d wait %d at clock %llu, least %llu; "
+                "cn node %d ops %u mine %u)\n",
+                ms.me, cm5i_cn_ops, (unsigned long long)ms.cn_entry,
+                (unsigned long long)ms.published, ms.pub_mode, ms.pub_wait,
+                (unsigned long long)ms.pub_clock,
+                (unsigned long long)ms.pub_lo, ms.pub_j, ms.pub_o, ms.pub_k);
     atomic_store_explicit(&ms.rec[ms.me].cn_entry, ms.cn_entry,
                           memory_order_release);
     atomic_store_explicit(&ms.rec[ms.me].cn_ops, cm5i_cn_ops,
@@ -736,6 +772,7 @@ void cm5i_msync_drain(uint64_t t)
     if (!ms.rec || ms.in_dispatch)
         return;
     ms.in_dispatch = 1;
+    ms.cn_end = t; /* (its least end is now its end) */
     if (getenv("CM5_MSYNC_DEBUG"))
         fprintf(stderr, "msync %d: drain %llu clock %llu heap %zu top %llu\n",
                 ms.me, (unsigned long long)t,

@@ -30,8 +30,9 @@ void cm5i_msync_teardown(void);
 /* Is pkt taken in virtual-time order (1) and when is it due? */
 int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due);
 /* pkt (its word set) leaves for node now: keep it in flight until node
- * has taken it. */
-void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt);
+ * has taken it; promised: its word is a message's announcement's (the
+ * promise it kept is kept now). */
+void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised);
 /* A word given to a packet that may leave later (a message's
  * announcement): until it leaves, nothing of this node's may be due
  * after due. */
