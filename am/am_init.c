@@ -23,6 +23,7 @@
 #include "am_coll.h"
 #include "am_config.h"
 #include "am_ctx.h"
+#include "am_event.h"
 #include "am_flow.h"
 #include "am_guard.h"
 #include "am_handler.h"
@@ -204,6 +205,10 @@ static cm5_status_t ctx_open_fabric(const char *provider)
         p.cma = ctx_use_cma();
         p.nep = cm5i_ctx.nep;
     }
+    /* Synchronised virtual time reads a peer's data in its announcement's
+     * turn on every provider (the nodes share a host: cm5run). */
+    if (cm5i_clock_orders)
+        p.cma = ctx_use_cma();
     p.rank = cm5i_ctx.rank;
 
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d",

@@ -90,6 +90,7 @@ struct cm5_msg {
     void *buf;
     void *copy; /* CM5_MSG_COPY's private buffer */
     int local_done, remote_done;
+    int landed, data_told; /* synchronised: tagged data in, and its turn */
     int freed;
     int in_callback;    /* msg_finish is running the user's callbacks */
     int internal;       /* the runtime's own: not counted as a user message */
@@ -454,7 +455,30 @@ static void msg_recv_done(void *arg, int status, size_t len)
     cm5i_traffic_rx++;
     if (status != CM5_OK)
         m->status = status;
-    msg_later(m, msg_recv_finish);
+    m->landed = 1;
+    /* Synchronised virtual time takes the data in its turn, which the
+     * sender's MSG_DATA packet tells (msg_data_handler). */
+    if (!cm5i_clock_orders || m->data_told || status != CM5_OK)
+        msg_later(m, msg_recv_finish);
+}
+
+/* Synchronised virtual time: the sender's data left (a tagged transfer,
+ * which no clock orders) and this is its turn: the data is taken now,
+ * once it is in. */
+static void msg_data_handler(int src, const uint32_t *arg)
+{
+    cm5_msg_h m = msg_lookup(arg[0], arg[1]);
+
+    if (!m || m->is_send || m->node != src)
+        cm5_fatal("cm5_msg", "unexpected data notice from node %d", src);
+    if (m->landed) {
+        if (m->status == CM5_OK)
+            msg_later(m, msg_recv_finish);
+        return;
+    }
+    m->data_told = 1;
+    while (!m->landed) /* (msg_recv_done then finishes it) */
+        cm5i_progress_pull();
 }
 
 /* Deferred: post the tagged receive, then clear the sender to send. */
@@ -534,6 +558,8 @@ static void msg_eager_ack(cm5_msg_h m)
  * into a rendezvous (the sender's clear-to-send handler pushes it). */
 static void msg_cma_pull(cm5_msg_h m)
 {
+    if (CM5I_UNLIKELY(cm5i_clock_orders))
+        cm5i_fab_cma_adopt(cm5i_ctx.fab, m->node, cm5i_wait_peer_pid(m->node));
     if (m->status == CM5_OK && m->bytes) {
         if (cm5i_fab_cma_read(cm5i_ctx.fab, m->node, m->buf, m->peer_addr,
                               m->bytes) != CM5_OK) {
@@ -734,6 +760,9 @@ static void msg_push(cm5_msg_h m)
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
                   m->bytes, m->node, cm5_status_string(st));
+    if (cm5i_clock_orders) /* its turn at the receiver */
+        msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA,
+                          m->peer_slot, m->peer_gen, 0, 0);
 }
 
 static void msg_cts_handler(int src, const uint32_t *arg)
@@ -786,8 +815,14 @@ static void msg_fin_handler(int src, const uint32_t *arg)
     m->remote_done = 1;
     if (CM5I_UNLIKELY(cm5i_clock != NULL))
         cm5i_clock->bulk_fin(m->fin_vt = cm5i_clock->rx_word());
-    if (m->local_done)
+    if (m->local_done) {
         msg_later(m, msg_finish);
+        return;
+    }
+    /* Synchronised virtual time: it finishes in this packet's turn, not
+     * when the fabric says so (msg_send_done then finishes it). */
+    while (cm5i_clock_orders && !m->local_done)
+        cm5i_progress_pull();
 }
 
 /* The receiver tells the sender once the data is in (deferred). */
@@ -826,6 +861,8 @@ static void msg_send_eager(cm5_msg_h m)
  * that could not read this one's memory before. */
 static int msg_cma_can(int node, size_t len)
 {
+    if (CM5I_UNLIKELY(cm5i_clock_orders) && len)
+        cm5i_fab_cma_adopt(cm5i_ctx.fab, node, cm5i_wait_peer_pid(node));
     return len && !cm5i_irq_in_signal && !msgs.cma_off[node] &&
            cm5i_fab_cma_ok(cm5i_ctx.fab, node);
 }
@@ -852,20 +889,6 @@ static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
                   m->bytes, m->node, cm5_status_string(st));
 }
 
-/* Data that would travel as a tagged transfer, whose landing virtual
- * time's synchronisation cannot order. */
-static void msg_untimed(int node, size_t len)
-{
-    if (CM5I_UNLIKELY(cm5i_clock_orders) && len > 0)
-        cm5_fatal("cm5_msg_send",
-                  "virtual time: %zu bytes to node %d would travel as a "
-                  "tagged transfer (no single copy between these nodes%s), "
-                  "whose arrival the synchronised model cannot order; "
-                  "CM5_MODEL_SYNC=off runs it unsynchronised",
-                  len, node,
-                  cm5i_irq_in_signal ? ": sent from an interrupt" : "");
-}
-
 /* Announce m (with its data, if eager). */
 static void msg_send_rts(cm5_msg_h m)
 {
@@ -885,11 +908,9 @@ static void msg_send_rts(cm5_msg_h m)
         msg_send_eager(m);
     else if (msg_cma_can(node, m->bytes))
         msg_send_cma(m, MSG_CMA_NO_RPORT, 0);
-    else {
-        msg_untimed(node, m->bytes);
+    else
         msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)m->tag,
                           (uint32_t)m->bytes, m->slot, m->gen);
-    }
     msgs.rts_busy[node] = 0;
 }
 
@@ -1164,7 +1185,6 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     if (msg_cma_can(node, len))
         msg_send_cma(m, (uint32_t)rport, (uint32_t)offset);
     else {
-        msg_untimed(node, len);
             msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
                               (uint32_t)rport | m->slot << 8, (uint32_t)offset,
                               (uint32_t)len, m->gen);
@@ -1264,6 +1284,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_CTS, msg_cts_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_ACK, msg_ack_handler);
+    cm5i_am_register_internal(CM5I_INT_MSG_DATA, msg_data_handler);
     cm5i_pkt_register_body(CM5I_PKT_EAGER, msg_eager_packet);
     cm5i_pkt_register_body(CM5I_PKT_CMA, msg_cma_packet);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);

@@ -23,6 +23,8 @@ enum {
     CM5I_INT_GOR = 5,     /* a node's global-OR bit */
     CM5I_INT_SCOPY = 6,   /* an scopy is ready to send */
     CM5I_INT_MSG_ACK = 7, /* a receive matched the eager message */
+    CM5I_INT_MSG_DATA = 8, /* the data left as a tagged transfer (virtual
+                              time's synchronisation: its turn) */
     CM5I_INTERNAL_MAX = 32
 };
 

@@ -72,6 +72,13 @@ void *cm5i_wait_area(void)
     return waits.slots ? (void *)(waits.slots - CM5_DOORBELL_FIRST) : NULL;
 }
 
+int cm5i_wait_peer_pid(int node)
+{
+    if (!waits.slots || node < 0 || node >= cm5i_ctx.nep)
+        return -1;
+    return (int)atomic_load(&waits.slots[node].pid);
+}
+
 void cm5i_wait_sleep_cap(int ms)
 {
     if (ms > 0 && waits.sleep_ms > ms)
@@ -113,6 +120,7 @@ cm5_status_t cm5i_wait_setup(void)
         else {
             waits.slots = (cm5i_doorbell_t *)p + CM5_DOORBELL_FIRST;
             waits.slots_len = len;
+            atomic_store(&waits.slots[cm5i_ctx.rank].pid, (uint32_t)getpid());
         }
     }
     if (waits.nfds && !(waits.prefer_bell && waits.slots)) {

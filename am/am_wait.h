@@ -56,6 +56,10 @@ int cm5i_wait_fds(int *fds);
 /* The job's shared area (boot_proto.h: the slots, then virtual time's
  * synchronisation), or NULL: the launcher gave none. */
 void *cm5i_wait_area(void);
+/* A node's process id as it wrote it in its slot (0: not yet; -1: no
+ * slots): single copy between nodes whatever the provider (virtual
+ * time's synchronisation). */
+int cm5i_wait_peer_pid(int node);
 /* Sleep at most ms at a time (virtual time's synchronisation: a bound
  * that moves rings no doorbell it does not know of). */
 void cm5i_wait_sleep_cap(int ms);

@@ -523,6 +523,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     fab->lost_node = -1;
     fab->quiet = p->quiet;
     fab->rank = p->rank;
+    fab->cma = p->cma; /* (ring peers, or adopted: cm5i_fab_cma_adopt) */
     fab_quirk_env();
     rc = fi_getinfo(FAB_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
@@ -689,8 +690,24 @@ cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
     cm5i_log(CM5I_LOG_DEBUG, "fab",
              "node %d: no single copy (process_vm_readv: %s): libfabric", node,
              strerror(err));
-    fab->cma_pid[node] = -1;
+    fab->cma_pid[node] = -2; /* (refused: never adopted again) */
     return CM5_ERR_STATE;
+}
+
+void cm5i_fab_cma_adopt(cm5i_fab_t *fab, int node, int pid)
+{
+    if (!fab->cma || node < 0 || node >= fab->npeers || node == fab->rank ||
+        pid <= 0)
+        return;
+    if (!fab->cma_pid) {
+        fab->cma_pid = malloc((size_t)fab->npeers * sizeof(int));
+        if (!fab->cma_pid)
+            return;
+        for (int k = 0; k < fab->npeers; k++)
+            fab->cma_pid[k] = -1;
+    }
+    if (fab->cma_pid[node] == -1)
+        fab->cma_pid[node] = pid;
 }
 
 /* Connect the ring peers, from their records' ring parts. */

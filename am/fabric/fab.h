@@ -126,6 +126,11 @@ cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
  * (ptrace rules, a process gone): one debug line, and node is no longer
  * read this way, so the caller takes the tagged path instead. */
 int cm5i_fab_cma_ok(const cm5i_fab_t *fab, int node);
+/* Read node's memory as process pid from now on, where CM5_CMA allows
+ * single copy and no earlier read was refused (a peer of one host that
+ * no ring reaches: virtual time's synchronisation wants every message's
+ * data in its announcement's turn). */
+void cm5i_fab_cma_adopt(cm5i_fab_t *fab, int node, int pid);
 cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
                                uint64_t src, size_t len);
 
