@@ -100,14 +100,15 @@ static const cm5_config_var_t config_table[] = {
      "doc/model.md; cm5_compute() states a cost instead); 2: charge "
      "fine-grained computation too, all but a polling loop's turns (virtual "
      "times then vary from run to run); 0: every stretch"},
-    {CM5_ENV_MODEL_SYNC, "auto",
+    {CM5_ENV_MODEL_SYNC, "off",
      "virtual time: synchronise the nodes (doc/model.md, \"Synchronisation\"): "
      "every node takes its packets (handlers, messages, scopies) in "
      "virtual-time order once no earlier one can still come, so that a "
-     "program's virtual times are the same on every run; auto: on for a "
-     "cm5run job (the nodes share memory), off otherwise; on: refuse a job "
-     "that cannot; off: packets are taken as they land (the times of "
-     "active messages then follow the host's interleaving)"},
+     "program's virtual times are the same on every run, beside any load "
+     "and on every provider; on: for a cm5run job (the nodes share memory; "
+     "another launcher is refused); auto: on for a cm5run job, off "
+     "otherwise; off: packets are taken as they land (the times of active "
+     "messages then follow the host's interleaving)"},
     {CM5_ENV_CMA, "auto",
      "single copy between nodes of one host on the fast path: point-to-point "
      "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "

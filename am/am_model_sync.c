@@ -83,6 +83,7 @@ static struct {
     uint64_t L;
     cm5_doorbell_slot_t *slots;
     cm5_vsync_rec_t *rec;
+    _Atomic uint32_t *gen;   /* the job's publications (slot 0's seq) */
     _Atomic uint32_t *count; /* [n * n] */
     uint32_t *sent;          /* [n]: ordered packets sent to each node */
     uint32_t *taken;         /* [n]: taken from each node */
@@ -98,10 +99,6 @@ static struct {
     uint64_t cn_entry;
     uint64_t cn_end; /* the operation under way ends then (0: not known) */
     int in_dispatch, done, said;
-    /* the last publication, for a violation's report */
-    int pub_mode, pub_wait, cur_mode, dbg_j, pub_j;
-    uint32_t dbg_o, pub_o, pub_k;
-    uint64_t pub_clock, pub_lo, cur_lo;
 } ms;
 
 static void ms_violation(const char *what, int node, uint64_t due,
@@ -178,6 +175,7 @@ static void ms_ready(void)
         return;
     n = (size_t)ms.n;
     ms.slots = (cm5_doorbell_slot_t *)base + CM5_DOORBELL_FIRST;
+    ms.gen = &((cm5_doorbell_slot_t *)base)[0].seq;
     ms.count = (_Atomic uint32_t *)(base + CM5_VSYNC_COUNTS(n));
     for (size_t k = 0; k < n; k++)
         atomic_store(&ms.count[(size_t)ms.me * n + k], ms.taken[k]);
@@ -242,13 +240,10 @@ void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised)
         char what[256];
 
         snprintf(what, sizeof(what),
-                 "a packet (type %d/%u, word %llu) is due before this "
-                 "node's bound (clock %llu; published in mode %d wait %d "
-                 "at clock %llu, least %llu; cn node %d ops %u mine %u)",
+                 "a packet (type %d/%u, word %llu) is due before what this "
+                 "node published (its clock %llu)",
                  pkt->type, pkt->obj, (unsigned long long)pkt->vt,
-                 (unsigned long long)ms.v->clock, ms.pub_mode, ms.pub_wait,
-                 (unsigned long long)ms.pub_clock,
-                 (unsigned long long)ms.pub_lo, ms.pub_j, ms.pub_o, ms.pub_k);
+                 (unsigned long long)ms.v->clock);
         ms_violation(what, node, due, ms.published);
     }
     if (ms.nout == ms.capout) {
@@ -371,6 +366,9 @@ static void ms_pop(ms_ev_t *e)
         ms.heap[i] = last;
 }
 
+static int ms_mode(void);
+static void ms_publish_mode(int mode);
+
 int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
                     size_t len)
 {
@@ -380,9 +378,6 @@ int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
     if (!cm5i_msync_on || !cm5i_msync_ordered(pkt, &e.due))
         return 0;
     ms_ready();
-    if (ms.count)
-        atomic_store_explicit(&ms.count[ms.me * ms.n + (int)src],
-                              ++ms.taken[src], memory_order_release);
     if (e.due < ms.through)
         ms_violation("a packet came after this node passed its due time",
                      (int)src, e.due, ms.through);
@@ -399,6 +394,12 @@ int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
         memcpy(e.body, body, len);
     }
     ms_push(&e);
+    /* What it may do now is published before the count that lets its
+     * sender forget it (ms_safe reads both in one snapshot). */
+    ms_publish_mode(ms_mode());
+    if (ms.count)
+        atomic_store_explicit(&ms.count[ms.me * ms.n + (int)src],
+                              ++ms.taken[src], memory_order_release);
     return 1;
 }
 
@@ -430,34 +431,41 @@ static int ms_mode(void)
     }
 }
 
-/* The least bound of the other nodes. */
-static uint64_t ms_others(void)
+/* A consistent snapshot of the published values (a publication bumps
+ * the job's count after it stores): lo, the least, at node *who, and
+ * lo2, the least of the others. */
+static void ms_snapshot(uint64_t *v)
 {
-    uint64_t lo = MS_INF;
+    for (;;) {
+        uint32_t g = atomic_load_explicit(ms.gen, memory_order_acquire);
 
-    for (int j = 0; j < ms.n; j++) {
-        uint64_t b;
-
-        if (j == ms.me)
-            continue;
-        b = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
-        if (b < lo)
-            lo = b;
+        for (int j = 0; j < ms.n; j++)
+            v[j] = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
+        if (atomic_load_explicit(ms.gen, memory_order_acquire) == g)
+            return;
     }
-    return lo;
 }
 
-/* The least time the control-network operation under way can end: its
- * entry clocks (those not yet known: their nodes' bounds) plus a
- * barrier. */
-static uint64_t ms_cn_least(void)
+/* The least time the control-network operation under way can end: the
+ * latest entry clock (a node not yet in it enters when it acts next: no
+ * earlier than its own value or anything that can reach it) plus a
+ * barrier; or its end, once known. */
+static uint64_t ms_cn_least(const uint64_t *v)
 {
     uint32_t k = cm5i_cn_ops;
-    uint64_t t = ms.cn_entry;
+    uint64_t t = ms.cn_entry, lo = MS_INF, lo2 = MS_INF;
+    int who = -1;
 
-    ms.dbg_j = ms.me;
-    ms.dbg_o = k;
-
+    if (ms.cn_end)
+        return ms.cn_end;
+    for (int j = 0; j < ms.n; j++) {
+        if (v[j] < lo) {
+            lo2 = lo;
+            lo = v[j];
+            who = j;
+        } else if (v[j] < lo2)
+            lo2 = v[j];
+    }
     for (int j = 0; j < ms.n; j++) {
         uint32_t o1, o2;
         uint64_t e;
@@ -471,24 +479,29 @@ static uint64_t ms_cn_least(void)
             o2 = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
         } while (o1 != o2);
         if (o1 != k) {
+            uint64_t reach = j == who ? lo2 : lo; /* what can reach j */
+
             if ((int32_t)(o1 - k) > 0)
                 continue; /* it has left this one */
-            e = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
-            e = e > ms.L ? e - ms.L : 0;
+            e = v[j] > ms.L ? v[j] - ms.L : 0; /* its own next act */
+            if (reach < e)
+                e = reach;
         }
-        if (e > t) {
+        if (e > t)
             t = e;
-            ms.dbg_j = j;
-            ms.dbg_o = o1;
-        }
     }
-    t = ms_add(t, (uint64_t)ms.p->bar);
-    return ms.cn_end > t ? ms.cn_end : t;
+    return ms_add(t, (uint64_t)ms.p->bar);
 }
 
-static uint64_t ms_bound(int mode)
+/* What this node publishes: nothing it sends from now on is due before
+ * it, unless something reaches it first (which its senders' values
+ * cover: ms_safe takes the least over all nodes).  Its own next act is
+ * at its clock when it runs, or its next packet (in a control-network
+ * call no later than the call's least end) when it waits; packets in
+ * flight and promised words bound it too. */
+static uint64_t ms_bound(int mode, const uint64_t *v)
 {
-    uint64_t run = ms.v->clock, lo, fl;
+    uint64_t own = ms.v->clock, fl;
 
     if (ms.done)
         return MS_INF;
@@ -497,23 +510,20 @@ static uint64_t ms_bound(int mode)
     if ((mode == MS_JUMP || mode == MS_CN) && cm5i_am_work_pending())
         mode = MS_RUN;
     if (mode == MS_JUMP || mode == MS_CN) {
-        lo = ms_others();
-        if (ms.nheap && ms.heap[0].due < lo)
-            lo = ms.heap[0].due;
+        uint64_t lo = ms.nheap ? ms.heap[0].due : MS_INF;
+
         if (mode == MS_CN) {
-            uint64_t t = ms_cn_least();
+            uint64_t t = ms_cn_least(v);
 
             if (t < lo)
                 lo = t;
         }
-        if (lo > run)
-            run = lo;
-        ms.cur_lo = lo;
+        if (lo > own)
+            own = lo;
     }
-    ms.cur_mode = mode;
-    run = ms_add(run, ms.L);
+    own = ms_add(own, ms.L);
     fl = ms_in_flight(NULL);
-    return fl < run ? fl : run;
+    return fl < own ? fl : own;
 }
 
 static long ms_futex(_Atomic uint32_t *addr, int op, uint32_t val,
@@ -524,23 +534,23 @@ static long ms_futex(_Atomic uint32_t *addr, int op, uint32_t val,
 
 static void ms_publish_mode(int mode)
 {
-    uint64_t b;
+    uint64_t b, v[ms.n > 0 ? ms.n : 1];
 
     if (!ms.rec)
         return;
-    b = ms_bound(mode);
-    if (b <= ms.published)
+    if (mode == MS_CN)
+        ms_snapshot(v);
+    b = ms_bound(mode, v);
+    if (b == ms.published)
         return;
-    ms.published = b;
-    ms.pub_mode = ms.cur_mode;
-    ms.pub_lo = ms.cur_lo;
-    ms.pub_wait = cm5i_wait_innermost();
-    ms.pub_clock = ms.v->clock;
-    ms.pub_j = ms.dbg_j;
-    ms.pub_o = ms.dbg_o;
-    ms.pub_k = cm5i_cn_ops;
     atomic_store_explicit(&ms.rec[ms.me].bound, b, memory_order_release);
-    /* Wake the nodes that sleep until a bound passes what they want. */
+    atomic_fetch_add_explicit(ms.gen, 1, memory_order_acq_rel);
+    if (b < ms.published) {
+        ms.published = b;
+        return;
+    }
+    ms.published = b;
+    /* Wake the nodes that sleep until a value passes what they want. */
     for (int j = 0; j < ms.n; j++) {
         cm5_doorbell_slot_t *d = &ms.slots[j];
 
@@ -570,15 +580,6 @@ void cm5i_msync_cn_enter(void)
     ms.cn_end = 0;
     if (!ms.rec)
         return;
-    if (ms.cn_entry + ms.L < ms.published && getenv("CM5_MSYNC_DEBUG"))
-        fprintf(stderr,
-                "msync %d: enters op %u at %llu below its bound %llu "
-                "(published in mode %d wait %d at clock %llu, least %llu; "
-                "cn node %d ops %u mine %u)\n",
-                ms.me, cm5i_cn_ops, (unsigned long long)ms.cn_entry,
-                (unsigned long long)ms.published, ms.pub_mode, ms.pub_wait,
-                (unsigned long long)ms.pub_clock,
-                (unsigned long long)ms.pub_lo, ms.pub_j, ms.pub_o, ms.pub_k);
     atomic_store_explicit(&ms.rec[ms.me].cn_entry, ms.cn_entry,
                           memory_order_release);
     atomic_store_explicit(&ms.rec[ms.me].cn_ops, cm5i_cn_ops,
@@ -595,23 +596,24 @@ void cm5i_msync_done(void)
 
 /* ---- waiting for the others ---- */
 
-/* Has everything due by c (or, with e, before e) come? */
+/* Has everything due by c (or, with e, before e) come?  Anything still
+ * to come to this node starts at some node: its value bounds it (a
+ * chain through others only adds latencies); this node's own packets in
+ * flight come back no earlier than a latency after they land. */
 static int ms_safe(uint64_t c, const ms_ev_t *e)
 {
-    uint64_t self;
+    uint64_t self, fl, v[ms.n];
 
+    ms_snapshot(v);
     for (int j = 0; j < ms.n; j++) {
-        uint64_t b;
-
         if (j == ms.me)
             continue;
-        b = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
-        if (b > c || (e && b == c && (uint32_t)j > e->src))
+        if (v[j] > c || (e && v[j] == c && (uint32_t)j > e->src))
             continue;
         return 0;
     }
-    ms_in_flight(&self);
-    return self > c; /* what it sent itself is here */
+    fl = ms_in_flight(&self);
+    return self > c && ms_add(fl, ms.L) > c;
 }
 
 /* One step of a wait for the other nodes: take packets, keep the bound
@@ -641,14 +643,6 @@ static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
 
 static void ms_run(ms_ev_t *e)
 {
-    static int dbg = -1;
-
-    if (dbg < 0)
-        dbg = getenv("CM5_MSYNC_DEBUG") != NULL;
-    if (dbg)
-        fprintf(stderr, "msync %d: run due %llu src %u type %d/%u clock %llu\n",
-                ms.me, (unsigned long long)e->due, e->src, e->pkt.type,
-                e->pkt.obj, (unsigned long long)ms.v->clock);
     if (e->due > ms.through)
         ms.through = e->due;
     cm5i_pkt_dispatch((int)e->ch, &e->pkt, e->body, e->len);
@@ -713,8 +707,13 @@ static int ms_dispatch_jump(int mode)
     ms_publish_mode(mode);
     if (!ms.nheap)
         return 0;
-    if (mode == MS_CN && ms.heap[0].due > ms_cn_least())
-        return 0;
+    if (mode == MS_CN) {
+        uint64_t v[ms.n];
+
+        ms_snapshot(v);
+        if (ms.heap[0].due > ms_cn_least(v))
+            return 0;
+    }
     if (!ms_safe(ms.heap[0].due, &ms.heap[0])) {
         atomic_store(&ms.rec[ms.me].want, ms.heap[0].due);
         return 0;
@@ -773,11 +772,6 @@ void cm5i_msync_drain(uint64_t t)
         return;
     ms.in_dispatch = 1;
     ms.cn_end = t; /* (its least end is now its end) */
-    if (getenv("CM5_MSYNC_DEBUG"))
-        fprintf(stderr, "msync %d: drain %llu clock %llu heap %zu top %llu\n",
-                ms.me, (unsigned long long)t,
-                (unsigned long long)ms.v->clock, ms.nheap,
-                ms.nheap ? (unsigned long long)ms.heap[0].due : 0ull);
     ms_take_through(MS_CN, t, 0, 1);
     ms.in_dispatch = 0;
 }
