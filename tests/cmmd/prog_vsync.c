@@ -180,8 +180,8 @@ static void mixed(int k, int parts)
             t1 = ns(cm5_wtime());
             CMMD_msg_wait(ms);
             t2 = ns(cm5_wtime());
-            if (getenv("PROG_VSYNC_TRACE"))
-                printf("prog_vsync: node %d iter %d %lld %lld %lld\n", t_self,
+            if (getenv("PROG_VSYNC_TRACE")) /* (per step, to compare runs) */
+                printf("prog_vsync: node %d step %d %lld %lld %lld\n", t_self,
                        i, t0, t1, t2);
             CMMD_free_mcb(mr);
             CMMD_free_mcb(ms);
@@ -217,5 +217,6 @@ int main(int argc, char **argv)
     else
         T_CHECK(0, "unknown mode '%s'", mode);
     CMMD_sync_with_nodes();
+    t_done();
     return 0;
 }

@@ -1,0 +1,123 @@
+#!/bin/sh
+# Virtual time's synchronisation (CM5_MODEL_SYNC=on, doc/model.md,
+# "Synchronisation"): programs whose virtual times depend on the order in
+# which active messages, messages and scopies meet (prog_vsync: a storm
+# of requests, a hot spot, a token ring polled with clock reads, all
+# three kinds together) and the papers' algorithms (cm5sched: DRS_N, LP,
+# AC) give bit-identical virtual times on every run: twice, beside two
+# CPU hogs, on one CPU, and on every path (same-host rings, libfabric
+# shm, tcp, udp); no node reports a broken bound; a virtual-time
+# deadlock is reported by cm5run's check.  Computation is free
+# (CM5_MODEL_CPU_SCALE=0).  TAP.
+#
+#   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
+
+PLAN=25
+. "$(dirname "$0")/lib.sh"
+
+CM5_MODEL=cm5
+CM5_MODEL_SYNC=on
+CM5_MODEL_CPU_SCALE=0
+export CM5_MODEL CM5_MODEL_SYNC CM5_MODEL_CPU_SCALE
+
+# the per-node lines of a run, in node order
+lines() { grep '^prog_vsync: node [0-9]* clock' out | sort -k3,3n; }
+broken() { grep -c 'synchronisation:' err; }
+
+hog1= hog2=
+hogs_on() {
+    yes >/dev/null &
+    hog1=$!
+    yes >/dev/null &
+    hog2=$!
+}
+hogs_off() { kill "$hog1" "$hog2" 2>/dev/null; wait "$hog1" "$hog2" 2>/dev/null; }
+trap 'hogs_off' EXIT
+
+for m in "storm 40" "hot 16" "token 16" "mixed 8"; do
+    set -- $m
+    mode=$1
+    job "$mode run 1" 120 8 shm prog_vsync "$@"
+    lines >"$mode.1"
+    expect_ok "$mode: ran on 8 nodes"
+    job "$mode run 2" 120 8 shm prog_vsync "$@"
+    lines >"$mode.2"
+    hogs_on
+    job "$mode beside hogs" 120 8 shm prog_vsync "$@"
+    hogs_off
+    lines >"$mode.3"
+    check "$mode: identical virtual times and handler orders twice and beside two CPU hogs ($(wc -l <"$mode.1") lines, no broken bound)" \
+        '[ "$(wc -l <"$mode.1")" -eq 8 ] && cmp -s "$mode.1" "$mode.2" &&
+         cmp -s "$mode.1" "$mode.3" && [ "$(broken)" -eq 0 ]'
+    left_behind
+done
+
+# every path gives the same times as the same-host rings
+for p in tcp udp; do
+    job "mixed $p" 120 8 $p prog_vsync mixed 8
+    lines >mixed.$p
+    check "mixed on $p: the rings' virtual times" \
+        '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.$p'
+done
+CM5_SHM=off
+export CM5_SHM
+job "mixed libfabric shm" 120 8 shm prog_vsync mixed 8
+unset CM5_SHM
+lines >mixed.fshm
+check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
+    '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.fshm'
+
+# one CPU
+job_cpu1() {
+    taskset -c 0 env CM5TEST_KEYFILE="$scratch/key" timeout -k 2 130 \
+        "$CM5RUN" -n 8 --timeout 120 "$PROGS/prog_vsync" storm 40 \
+        >out 2>err
+    rc=$?
+}
+if command -v taskset >/dev/null 2>&1; then
+    job_cpu1
+    lines >storm.cpu1
+    check "storm on one CPU (taskset -c 0): the same virtual times" \
+        '[ "$rc" -eq 0 ] && cmp -s storm.1 storm.cpu1'
+else
+    skip "storm on one CPU" "no taskset"
+fi
+
+# the papers' algorithms: DRS_N's inquiries are active messages
+sched() {
+    timeout -k 2 300 "$CM5RUN" -n 16 --timeout 290 $1 \
+        "$abs_top_builddir/tools/cm5sched" --alg drsn,lp,ac \
+        --workload density:d=8 --sizes 512,4096 --reps 1 --warmup 0 >out 2>err
+    rc=$?
+    grep -v '^#' out >"$2"
+}
+sched "" drs.1
+check "cm5sched drsn,lp,ac on 16 nodes: ran, no broken bound" \
+    '[ "$rc" -eq 0 ] && grep -q "drsn" drs.1 && [ "$(broken)" -eq 0 ]'
+sched "" drs.2
+check "cm5sched: the same table twice" 'cmp -s drs.1 drs.2'
+hogs_on
+sched "" drs.3
+hogs_off
+check "cm5sched: the same table beside two CPU hogs" 'cmp -s drs.1 drs.3'
+sched "--provider tcp" drs.tcp
+check "cm5sched over tcp: the same table" '[ "$rc" -eq 0 ] && cmp -s drs.1 drs.tcp'
+sched "--provider udp" drs.udp
+check "cm5sched over udp: the same table" '[ "$rc" -eq 0 ] && cmp -s drs.1 drs.udp'
+
+# every node waits for a message none sends: cm5run's check says so
+CM5_DEADLOCK=1
+export CM5_DEADLOCK
+job "deadlock" 60 4 shm prog_deadlock recv
+unset CM5_DEADLOCK
+check "a virtual-time deadlock: cm5run stops the job with its one line" \
+    '[ "$rc" -ne 0 ] && grep -q "cm5run: deadlock:" err'
+left_behind
+
+# a bad value: one line, the job refused
+CM5_MODEL_SYNC=maybe
+job "bad value" 30 2 shm prog_vsync storm 4
+CM5_MODEL_SYNC=on
+check "CM5_MODEL_SYNC=maybe: one line naming it, non-zero exit" \
+    '[ "$rc" -ne 0 ] && grep -q "CM5_MODEL_SYNC=maybe" err'
+left_behind
