@@ -106,7 +106,7 @@ typedef struct cm5i_clock {
 void cm5i_observe(const cm5i_observer_t *obs, const cm5i_clock_t *clock);
 void cm5i_unobserve(const cm5i_observer_t *obs);
 
-extern unsigned cm5i_ev_mask;          /* events someone watches */
+extern unsigned cm5i_ev_mask; /* events someone watches */
 /* The clock runs the packets it times in their turn (virtual time's
  * synchronisation): a message's data must then travel in a packet or by
  * single copy, whose arrival it orders, not as a tagged transfer. */

@@ -78,8 +78,8 @@ static struct {
     size_t rxn;
     size_t rx_unseen; /* receipts the program has not seen complete */
     uint64_t rx_base;
-    uint64_t tx_fin; /* latest FIN of a send (the last packet left) */
-    int clock_read;  /* the program read its clock since the last probe */
+    uint64_t tx_fin;  /* latest FIN of a send (the last packet left) */
+    int clock_read;   /* the program read its clock since the last probe */
     uint64_t left_at; /* the clock the last runtime call left at */
 } model;
 
@@ -246,9 +246,10 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
     } else if (model.stamp_set) {
         pkt->vt = model.stamp;
         model.stamp_set = 0;
-        promised = pkt->type == CM5I_PKT_EAGER || pkt->type == CM5I_PKT_CMA ||
-                   (pkt->type == CM5I_PKT_INTERNAL &&
-                    (pkt->obj == CM5I_INT_MSG_RTS || pkt->obj == CM5I_INT_SCOPY));
+        promised =
+            pkt->type == CM5I_PKT_EAGER || pkt->type == CM5I_PKT_CMA ||
+            (pkt->type == CM5I_PKT_INTERNAL &&
+             (pkt->obj == CM5I_INT_MSG_RTS || pkt->obj == CM5I_INT_SCOPY));
     } else if (!cm5i_depth.cn_hold && user)
         pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
     else

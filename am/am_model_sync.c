@@ -281,10 +281,10 @@ static uint64_t ms_in_flight(uint64_t *to_self)
 
     for (size_t i = 0; i < ms.nout;) {
         ms_out_t *o = &ms.out[i];
-        uint32_t c = ms.count ? atomic_load_explicit(
-                                    &ms.count[o->node * ms.n + ms.me],
-                                    memory_order_acquire)
-                              : 0;
+        uint32_t c =
+            ms.count ? atomic_load_explicit(&ms.count[o->node * ms.n + ms.me],
+                                            memory_order_acquire)
+                     : 0;
 
         /* Only once its receiver has taken all it was sent: packets
          * with a body may pass plain ones on the way (separate rings),
@@ -369,8 +369,7 @@ static void ms_pop(ms_ev_t *e)
 static int ms_mode(void);
 static void ms_publish_mode(int mode);
 
-int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
-                    size_t len)
+int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body, size_t len)
 {
     ms_ev_t e;
     uint32_t src = pkt->src;
@@ -474,15 +473,14 @@ static uint64_t ms_cn_least(const uint64_t *v)
             continue;
         do {
             o1 = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
-            e = atomic_load_explicit(&ms.rec[j].cn_entry,
-                                     memory_order_acquire);
+            e = atomic_load_explicit(&ms.rec[j].cn_entry, memory_order_acquire);
             o2 = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
         } while (o1 != o2);
         if (o1 != k) {
             uint64_t reach = j == who ? lo2 : lo; /* what can reach j */
 
             if ((int32_t)(o1 - k) > 0)
-                continue; /* it has left this one */
+                continue;                      /* it has left this one */
             e = v[j] > ms.L ? v[j] - ms.L : 0; /* its own next act */
             if (reach < e)
                 e = reach;
@@ -738,7 +736,7 @@ int cm5i_msync_dispatch(void)
         return 0;
     ms_ready();
     if (!ms.rec && ms.n > 1)
-        return 0; /* (start-up: the area comes with the first waits) */
+        return 0;  /* (start-up: the area comes with the first waits) */
     if (!ms.rec) { /* one node: nothing can come from elsewhere */
         ms_ev_t e;
 

@@ -761,8 +761,8 @@ static void msg_push(cm5_msg_h m)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
                   m->bytes, m->node, cm5_status_string(st));
     if (cm5i_clock_orders) /* its turn at the receiver */
-        msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA,
-                          m->peer_slot, m->peer_gen, 0, 0);
+        msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
+                          m->peer_gen, 0, 0);
 }
 
 static void msg_cts_handler(int src, const uint32_t *arg)
@@ -1185,9 +1185,9 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     if (msg_cma_can(node, len))
         msg_send_cma(m, (uint32_t)rport, (uint32_t)offset);
     else {
-            msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
-                              (uint32_t)rport | m->slot << 8, (uint32_t)offset,
-                              (uint32_t)len, m->gen);
+        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
+                          (uint32_t)rport | m->slot << 8, (uint32_t)offset,
+                          (uint32_t)len, m->gen);
     }
     return CM5_OK;
 }

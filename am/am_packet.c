@@ -43,8 +43,8 @@ static cm5_am_handler_func_t am_handler(const cm5i_pkt_t *pkt)
     cm5i_href_t ref = {.obj = pkt->obj, .off = pkt->off};
 
     return (cm5_am_handler_func_t)(pkt->raw & CM5I_RAW_ADDR
-                                        ? cm5i_handler_decode_raw(ref)
-                                            : cm5i_handler_decode(ref));
+                                       ? cm5i_handler_decode_raw(ref)
+                                       : cm5i_handler_decode(ref));
 }
 
 static void am_run_user(int ch, const cm5i_pkt_t *pkt)
@@ -370,8 +370,7 @@ void cm5i_pkt_rx(void *arg, int ch, const void *buf, size_t len)
 
         if (counted)
             pkt.raw |= CM5I_RAW_OWED;
-        if (cm5i_clock->take(ch, &pkt, (const char *)buf + sizeof(pkt),
-                             body)) {
+        if (cm5i_clock->take(ch, &pkt, (const char *)buf + sizeof(pkt), body)) {
             if (counted)
                 cm5i_flow_owe(ch, pkt.src);
             return;

@@ -230,8 +230,9 @@ static int wait_depth;
 
 int cm5i_wait_innermost(void)
 {
-    return wait_depth > 0 && wait_depth <= WAIT_NEST ? wait_stack[wait_depth - 1]
-                                                     : CM5I_WAIT_NONE;
+    return wait_depth > 0 && wait_depth <= WAIT_NEST
+               ? wait_stack[wait_depth - 1]
+               : CM5I_WAIT_NONE;
 }
 
 /* This node's slot, with its traffic as it stands (NULL: no slots). */

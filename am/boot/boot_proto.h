@@ -73,7 +73,7 @@ typedef struct {
     _Atomic uint32_t wait_seq; /* waits begun */
     _Atomic uint32_t steps;    /* wait steps taken */
     _Atomic uint32_t pid;      /* the node's process (single copy) */
-    _Atomic uint64_t tx, rx; /* sent, received: packets, tagged transfers */
+    _Atomic uint64_t tx, rx;   /* sent, received: packets, tagged transfers */
     char pad[CM5_DOORBELL_STRIDE - 8 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 } cm5_doorbell_slot_t;
 

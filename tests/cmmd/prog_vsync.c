@@ -185,8 +185,8 @@ static void mixed(int k, int parts)
                        i, t0, t1, t2);
             CMMD_free_mcb(mr);
             CMMD_free_mcb(ms);
-            T_EQ(t_diff(in, MIXED_MSG, t_hash((uint32_t)prev, (uint32_t)i)),
-                 -1, "the first wrong message byte");
+            T_EQ(t_diff(in, MIXED_MSG, t_hash((uint32_t)prev, (uint32_t)i)), -1,
+                 "the first wrong message byte");
         }
         if (parts & 2) {
             CMAML_poll_while_lt(&scopied, i + 1);
