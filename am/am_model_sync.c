@@ -54,6 +54,7 @@
 #include "am_progress.h"
 #include "am_util.h"
 #include "am_wait.h"
+#include "boot/boot_env.h"
 #include "boot/boot_proto.h"
 
 #define MS_INF UINT64_MAX
@@ -124,8 +125,8 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
     if (p->L <= 0) {
         if (want > 0) {
             cm5i_log(CM5I_LOG_ERROR, "model",
-                     "CM5_MODEL_SYNC=on needs a latency L > 0 (the nodes' "
-                     "lookahead)");
+                     "%s=on needs a latency L > 0 (the nodes' lookahead)",
+                     CM5_ENV_MODEL_SYNC);
             return -1;
         }
         return 0;
@@ -133,9 +134,9 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
     if (!can) {
         if (want > 0) {
             cm5i_log(CM5I_LOG_ERROR, "model",
-                     "CM5_MODEL_SYNC=on needs the memory cm5run shares with "
-                     "its nodes; this job was started by %s",
-                     how[0] ? how : "another launcher");
+                     "%s=on needs the memory cm5run shares with its nodes; "
+                     "this job was started by %s",
+                     CM5_ENV_MODEL_SYNC, how[0] ? how : "another launcher");
             return -1;
         }
         cm5i_log(CM5I_LOG_INFO, "model",
@@ -203,27 +204,21 @@ static uint64_t ms_add(uint64_t a, uint64_t b)
     return a > MS_INF - b ? MS_INF : a + b;
 }
 
+/* The packet types the model orders (the control network's own, and
+ * credits, end or act by rule). */
+#define MS_ORDERED_TYPES                                                       \
+    (1u << CM5I_PKT_USER | 1u << CM5I_PKT_RPC | 1u << CM5I_PKT_EAGER |         \
+     1u << CM5I_PKT_CMA | 1u << CM5I_PKT_INTERNAL)
+
 int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)
 {
-    switch (pkt->type) {
-    case CM5I_PKT_USER:
-    case CM5I_PKT_RPC:
-    case CM5I_PKT_EAGER:
-    case CM5I_PKT_CMA:
-        break;
-    case CM5I_PKT_INTERNAL:
-        /* (the control network's own are not: their calls end by rule) */
-        if (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR)
-            return 0;
-        break;
-    default:
+    int internal = pkt->type == CM5I_PKT_INTERNAL;
+
+    if (!(MS_ORDERED_TYPES >> pkt->type & 1u) || pkt->vt == CM5I_VT_NONE ||
+        (internal && (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR)))
         return 0;
-    }
-    if (pkt->vt == CM5I_VT_NONE)
-        return 0;
-    *due = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
-               ? pkt->vt
-               : ms_add(pkt->vt, ms.L);
+    *due = internal && pkt->obj == CM5I_INT_MSG_ACK ? pkt->vt
+                                                    : ms_add(pkt->vt, ms.L);
     return 1;
 }
 
@@ -505,7 +500,9 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
         return MS_INF;
     /* Work of its own queued (an RPC, deferred work) may send at its
      * clock, whatever it waits for. */
-    if ((mode == MS_JUMP || mode == MS_CN) && cm5i_am_work_pending())
+    if ((mode == MS_JUMP || mode == MS_CN) &&
+        (cm5i_am_work_pending() || cm5i_parked[CM5I_CH_REQ] ||
+         cm5i_parked[CM5I_CH_REP]))
         mode = MS_RUN;
     if (mode == MS_JUMP || mode == MS_CN) {
         uint64_t lo = ms.nheap ? ms.heap[0].due : MS_INF;

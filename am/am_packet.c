@@ -713,8 +713,7 @@ static int am_hook_rpcs(int chmask)
 int cm5i_am_work_pending(void)
 {
     return pkts.rpc_head != pkts.rpc_tail || am_holding(CM5I_CH_REQ) ||
-           am_holding(CM5I_CH_REP) || cm5i_parked[CM5I_CH_REQ] ||
-           cm5i_parked[CM5I_CH_REP] || cm5i_defer_pending();
+           am_holding(CM5I_CH_REP) || cm5i_defer_pending();
 }
 
 uint64_t cm5i_am_handled(void)

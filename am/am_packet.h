@@ -66,8 +66,8 @@ cm5_status_t cm5i_am_internal(int ch, int node, int index,
                               const uint32_t arg[4]);
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 
-/* Has the node work of its own queued that may send (RPCs, held or
- * parked packets, deferred work)? */
+/* Has the node work of its own queued that may send (RPCs, held
+ * packets, deferred work; parked ones: cm5i_parked)? */
 int cm5i_am_work_pending(void);
 /* User handlers (requests, replies, RPCs) this node has run. */
 uint64_t cm5i_am_handled(void);

@@ -46,6 +46,7 @@ void cr_check_model(const struct opts *o)
     const char *spec = o->model ? o->model : getenv(CM5_ENV_MODEL);
     const char *scale = getenv(CM5_ENV_MODEL_CPU_SCALE);
     const char *floor_us = getenv(CM5_ENV_MODEL_CPU_FLOOR);
+    const char *sync = getenv(CM5_ENV_MODEL_SYNC);
     cm5i_model_params_t p;
     char err[200];
     double f;
@@ -66,6 +67,12 @@ void cr_check_model(const struct opts *o)
     if (floor_us && cm5i_model_number(floor_us, &f) < 0) {
         fprintf(stderr, "cm5run: %s=%s: not a number of microseconds >= 0\n",
                 CM5_ENV_MODEL_CPU_FLOOR, floor_us);
+        exit(EXIT_USAGE);
+    }
+    if (sync && strcmp(sync, "auto") != 0 && strcmp(sync, "on") != 0 &&
+        strcmp(sync, "off") != 0) {
+        fprintf(stderr, "cm5run: %s=%s: expected auto, on or off\n",
+                CM5_ENV_MODEL_SYNC, sync);
         exit(EXIT_USAGE);
     }
 }

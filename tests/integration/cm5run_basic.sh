@@ -84,8 +84,8 @@ check "CM5_JOB_KEY is 16 hex digits, the same for all nodes" \
     '[ "$(wc -l <keys)" -eq 1 ] && grep -Eqx "[0-9a-f]{16}" keys'
 check "CM5_BOOT_FD is an open socket" \
     '[ "$(cut -d" " -f5 out | sort -u)" = "socket" ]'
-check "CM5_DOORBELL_FD is a 64*(N+1) byte segment" \
-    '[ "$(cut -d" " -f6 out | sort -u)" = "320" ]'
+check "CM5_DOORBELL_FD is a segment of 64*(N+1) bytes of slots, 64*N of synchronisation records and 4*N*N of counts rounded to 64 (640 for N = 4)" \
+    '[ "$(cut -d" " -f6 out | sort -u)" = "640" ]'
 
 # --- stdin, output forwarding ------------------------------------------
 echo hello | timeout 20 "$CM5RUN" -n 2 sh -c \
