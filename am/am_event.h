@@ -98,6 +98,10 @@ typedef struct cm5i_clock {
      * NULL: every packet runs as it lands. */
     int (*take)(int ch, const cm5i_pkt_t *pkt, const void *body, size_t len);
     int (*dispatch)(void);
+    /* A split-phase barrier's test at the clock (done: it ended in real
+     * time): 1 done, 0 not yet, -1 not known yet (take packets and ask
+     * again); done 2: cm5_barrier_finish, the clock reaches its end. */
+    int (*split_turn)(int done);
 } cm5i_clock_t;
 
 /* Subscribe (clock: NULL, or the clock it keeps; at most one) and

@@ -78,9 +78,10 @@ static struct {
     size_t rxn;
     size_t rx_unseen; /* receipts the program has not seen complete */
     uint64_t rx_base;
-    uint64_t tx_fin;  /* latest FIN of a send (the last packet left) */
-    int clock_read;   /* the program read its clock since the last probe */
-    uint64_t left_at; /* the clock the last runtime call left at */
+    uint64_t tx_fin;    /* latest FIN of a send (the last packet left) */
+    int clock_read;     /* the program read its clock since the last probe */
+    uint64_t left_at;   /* the clock the last runtime call left at */
+    uint64_t split_end; /* a tested barrier's end, not yet seen (or NONE) */
 } model;
 
 static uint64_t model_cpu_ns(void)
@@ -144,6 +145,7 @@ cm5_status_t cm5i_model_setup(void)
     }
     snprintf(model.spec, sizeof(model.spec), "%s", spec);
     model.bar_cost = (uint64_t)model.p.bar;
+    model.split_end = CM5I_VT_NONE;
     model.cpu_mark = model_cpu_ns();
     model_on = 1;
     cm5i_observe(&model_observer, &model_clock);
@@ -488,6 +490,12 @@ static void model_barrier_done(void)
 {
     uint64_t end = model.bar_val + model.bar_cost;
 
+    /* Synchronised, a split-phase barrier that a test saw end is seen
+     * in its turn (model_split_turn). */
+    if (cm5i_msync_on && !cm5i_barrier_waits && !cm5i_ctx.finalizing) {
+        model.split_end = end;
+        return;
+    }
     /* Synchronised, what came during the call runs first, in its turn,
      * from the clock the node waited at, as what it took before the
      * call ended did. */
@@ -497,6 +505,29 @@ static void model_barrier_done(void)
         model.v.clock = end;
     if (cm5i_msync_on && cm5i_ctx.finalizing)
         cm5i_msync_done(); /* past the exit barrier it sends nothing */
+}
+
+static int model_split_turn(int done)
+{
+    uint64_t end = model.split_end;
+
+    if (!cm5i_msync_on)
+        return done != 0;
+    if (done == 2) { /* cm5_barrier_finish */
+        if (end != CM5I_VT_NONE) {
+            cm5i_msync_drain(end);
+            model_reach(end);
+            model.split_end = CM5I_VT_NONE;
+        }
+        return 1;
+    }
+    if (done) {
+        if (end != CM5I_VT_NONE && end > model.v.clock)
+            return 0;
+        model.split_end = CM5I_VT_NONE;
+        return 1;
+    }
+    return cm5i_msync_cn_after(model.v.clock) ? 0 : -1;
 }
 
 /* ---- the observer ---- */
@@ -528,6 +559,7 @@ static const cm5i_clock_t model_clock = {
     .bulk_all_seen = model_bulk_all_seen,
     .take = cm5i_msync_take,
     .dispatch = cm5i_msync_dispatch,
+    .split_turn = model_split_turn,
 };
 
 /* The program's clock: virtual time's when the model runs, else the

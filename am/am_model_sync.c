@@ -581,6 +581,16 @@ void cm5i_msync_cn_enter(void)
                           memory_order_release);
 }
 
+int cm5i_msync_cn_after(uint64_t c)
+{
+    uint64_t v[ms.n > 0 ? ms.n : 1];
+
+    if (!cm5i_msync_on || !ms.rec)
+        return 0;
+    ms_snapshot(v);
+    return ms_cn_least(v) > c;
+}
+
 void cm5i_msync_done(void)
 {
     if (!cm5i_msync_on || !ms.ready)

@@ -50,6 +50,9 @@ int cm5i_msync_dispatch(void);
 void cm5i_msync_publish(void);
 /* A control-network operation begins (its entry clock is the clock). */
 void cm5i_msync_cn_enter(void);
+/* Can the control-network operation under way not end by c (its least
+ * end is later)? */
+int cm5i_msync_cn_after(uint64_t c);
 /* A control-network operation ended at t: take every packet due by t
  * first (they came during the call). */
 void cm5i_msync_drain(uint64_t t);
