@@ -53,6 +53,7 @@
 
 #include "am_config.h"
 #include "am_ctx.h"
+#include "am_event.h"
 #include "am_guard.h"
 #include "am_packet.h"
 #include "am_progress.h"
@@ -73,7 +74,8 @@ static struct {
     _Atomic int enabled; /* read by the thread without the lock */
     volatile sig_atomic_t inside;
     int started;
-    int parked; /* the thread waits for an enable: it touches nothing */
+    int said_sync; /* the warning about synchronised virtual time */
+    int parked;    /* the thread waits for an enable: it touches nothing */
     int sig;
     long tick_ns;
     pthread_t main, thread;
@@ -524,6 +526,13 @@ cm5_status_t cm5_interrupts_enable(void)
         return CM5_ERR_STATE; /* interrupts go to the node's main thread */
     if (irq.enabled)
         return CM5_OK;
+    if (CM5I_UNLIKELY(cm5i_clock_orders) && !irq.said_sync++)
+        cm5i_log(CM5I_LOG_WARN, "irq",
+                 "interrupts under synchronised virtual time: a node takes "
+                 "its packets in turn at its runtime calls, not between "
+                 "them, so a loop that waits for a handler without calling "
+                 "the runtime never ends (%s=off: handlers as they land)",
+                 CM5_ENV_MODEL_SYNC);
     cm5i_guard_irq(cm5i_irq_acquire, cm5i_irq_leave);
     cm5i_irq_acquire(); /* given to the thread as the outermost call ends */
     if (cm5i_wait_doorbell())
