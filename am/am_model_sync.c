@@ -99,6 +99,8 @@ static struct {
     uint64_t through;   /* everything due before it is here */
     uint64_t cn_entry;
     uint64_t cn_end; /* the operation under way ends then (0: not known) */
+    uint32_t cn_ops; /* the operation cn_entry is of */
+    int cn_begun;
     int in_dispatch, done, said;
 } ms;
 
@@ -571,6 +573,11 @@ void cm5i_msync_cn_enter(void)
     if (!cm5i_msync_on)
         return;
     ms_ready();
+    /* (a split-phase call's test or finish enters again: no new op) */
+    if (ms.cn_begun && ms.cn_ops == cm5i_cn_ops)
+        return;
+    ms.cn_begun = 1;
+    ms.cn_ops = cm5i_cn_ops;
     ms.cn_entry = ms.v->clock;
     ms.cn_end = 0;
     if (!ms.rec)

@@ -3,16 +3,17 @@
 # "Synchronisation"): programs whose virtual times depend on the order in
 # which active messages, messages and scopies meet (prog_vsync: a storm
 # of requests, a hot spot, a token ring polled with clock reads, all
-# three kinds together) and the papers' algorithms (cm5sched: DRS_N, LP,
-# AC) give bit-identical virtual times on every run: twice, beside two
-# CPU hogs, on one CPU, and on every path (same-host rings, libfabric
-# shm, tcp, udp); no node reports a broken bound; a virtual-time
+# three kinds together) and the papers' algorithms (cm5sched --alg all:
+# DRS_N, A1-A4, the two-stage algorithm; Generate_Recv) give
+# bit-identical virtual times on every run: twice, beside two CPU hogs,
+# on one CPU, and on every path (same-host rings, libfabric shm, tcp,
+# udp); no node reports a broken bound; a virtual-time
 # deadlock is reported by cm5run's check.  Computation is free
 # (CM5_MODEL_CPU_SCALE=0).  TAP.
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=25
+PLAN=26
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -86,17 +87,21 @@ else
     skip "storm on one CPU" "no taskset"
 fi
 
-# the papers' algorithms: DRS_N's inquiries are active messages
+# the papers' algorithms, all of them: DRS_N's inquiries are active
+# messages, A1 waits in a split-phase barrier, Generate_Recv (--recv am)
+# counts by active messages
 sched() {
     timeout -k 2 300 "$CM5RUN" -n 16 --timeout 290 $1 \
-        "$abs_top_builddir/tools/cm5sched" --alg drsn,lp,ac \
-        --workload density:d=8 --sizes 512,4096 --reps 1 --warmup 0 >out 2>err
+        "$abs_top_builddir/tools/cm5sched" --alg all \
+        --workload density:d=4 --sizes 512,4096 --reps 1 --warmup 0 $3 \
+        >out 2>err
     rc=$?
     grep -v '^#' out >"$2"
 }
 sched "" drs.1
-check "cm5sched drsn,lp,ac on 16 nodes: ran, no broken bound" \
-    '[ "$rc" -eq 0 ] && grep -q "drsn" drs.1 && [ "$(broken)" -eq 0 ]'
+check "cm5sched --alg all on 16 nodes: ran, no broken bound" \
+    '[ "$rc" -eq 0 ] && grep -q "drsn" drs.1 && grep -q "a4" drs.1 &&
+     [ "$(broken)" -eq 0 ]'
 sched "" drs.2
 check "cm5sched: the same table twice" 'cmp -s drs.1 drs.2'
 hogs_on
@@ -107,6 +112,10 @@ sched "--provider tcp" drs.tcp
 check "cm5sched over tcp: the same table" '[ "$rc" -eq 0 ] && cmp -s drs.1 drs.tcp'
 sched "--provider udp" drs.udp
 check "cm5sched over udp: the same table" '[ "$rc" -eq 0 ] && cmp -s drs.1 drs.udp'
+sched "" recv.1 "--recv am"
+sched "" recv.2 "--recv am"
+check "cm5sched --recv am (Generate_Recv by active messages): the same table twice" \
+    '[ "$rc" -eq 0 ] && cmp -s recv.1 recv.2 && [ "$(broken)" -eq 0 ]'
 
 # every node waits for a message none sends: cm5run's check says so
 CM5_DEADLOCK=1
