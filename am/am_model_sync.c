@@ -36,15 +36,11 @@
  */
 #include "am_model_sync.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,7 +78,6 @@ static struct {
     cm5i_vnode_t *v;
     int ready, me, n;
     uint64_t L;
-    cm5_doorbell_slot_t *slots;
     cm5_vsync_rec_t *rec;
     _Atomic uint32_t *gen;   /* the job's publications (slot 0's seq) */
     _Atomic uint32_t *count; /* [n * n] */
@@ -177,7 +172,6 @@ static void ms_ready(void)
     if (!base)
         return;
     n = (size_t)ms.n;
-    ms.slots = (cm5_doorbell_slot_t *)base + CM5_DOORBELL_FIRST;
     ms.gen = &((cm5_doorbell_slot_t *)base)[0].seq;
     ms.count = (_Atomic uint32_t *)(base + CM5_VSYNC_COUNTS(n));
     for (size_t k = 0; k < n; k++)
@@ -523,12 +517,6 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
     return fl < own ? fl : own;
 }
 
-static long ms_futex(_Atomic uint32_t *addr, int op, uint32_t val,
-                     const struct timespec *ts)
-{
-    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
-}
-
 static void ms_publish_mode(int mode)
 {
     uint64_t b, v[ms.n > 0 ? ms.n : 1];
@@ -548,16 +536,10 @@ static void ms_publish_mode(int mode)
     }
     ms.published = b;
     /* Wake the nodes that sleep until a value passes what they want. */
-    for (int j = 0; j < ms.n; j++) {
-        cm5_doorbell_slot_t *d = &ms.slots[j];
-
-        if (j == ms.me ||
-            atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed) >= b ||
-            !atomic_load_explicit(&d->sleeping, memory_order_acquire))
-            continue;
-        atomic_fetch_add(&d->seq, 1);
-        ms_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
-    }
+    for (int j = 0; j < ms.n; j++)
+        if (j != ms.me &&
+            atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed) < b)
+            cm5i_doorbell_ring(j);
 }
 
 void cm5i_msync_publish(void)
@@ -632,8 +614,6 @@ static int ms_safe(uint64_t c, const ms_ev_t *e)
  * published, back off to a sleep that a bound passing want wakes. */
 static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
 {
-    cm5_doorbell_slot_t *d = &ms.slots[ms.me];
-    struct timespec ts = {0, 1000 * 1000};
     uint32_t seq;
 
     if (++*spins < 16)
@@ -643,13 +623,10 @@ static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
         return;
     }
     atomic_store(&ms.rec[ms.me].want, want);
-    atomic_store(&d->sleeping, 1);
-    seq = atomic_load(&d->seq);
+    seq = cm5i_doorbell_arm();
     cm5i_progress_pull(); /* (a sender that saw no sleeper delivered) */
     ms_publish_mode(mode);
-    if (!ms_safe(want, NULL))
-        ms_futex(&d->seq, FUTEX_WAIT, seq, &ts);
-    atomic_store(&d->sleeping, 0);
+    cm5i_doorbell_sleep(seq, ms_safe(want, NULL) ? 0 : 1);
     atomic_store(&ms.rec[ms.me].want, MS_INF);
 }
 

@@ -162,20 +162,31 @@ void cm5i_doorbell_ring(int node)
     }
 }
 
-static int wait_sleep_doorbell(int chmask, int ms)
+uint32_t cm5i_doorbell_arm(void)
+{
+    cm5i_doorbell_t *d = &waits.doorbell[cm5i_ctx.rank];
+
+    atomic_store(&d->sleeping, 1);
+    return atomic_load(&d->seq);
+}
+
+void cm5i_doorbell_sleep(uint32_t seq, int ms)
 {
     cm5i_doorbell_t *d = &waits.doorbell[cm5i_ctx.rank];
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    uint32_t seq;
-    int n;
 
-    atomic_store(&d->sleeping, 1);
-    seq = atomic_load(&d->seq);
-    /* A sender that saw sleeping == 0 delivered before this poll. */
-    n = cm5i_progress(chmask);
-    if (n == 0)
+    if (ms > 0)
         wait_futex(&d->seq, FUTEX_WAIT, seq, &ts);
     atomic_store(&d->sleeping, 0);
+}
+
+static int wait_sleep_doorbell(int chmask, int ms)
+{
+    uint32_t seq = cm5i_doorbell_arm();
+    /* A sender that saw sleeping == 0 delivered before this poll. */
+    int n = cm5i_progress(chmask);
+
+    cm5i_doorbell_sleep(seq, n == 0 ? ms : 0);
     return n;
 }
 

@@ -48,6 +48,11 @@ void cm5i_probe_progress(void);
  * tests in turn: backs off once per round, not once per object. */
 void cm5i_probe_progress_of(const void *what);
 void cm5i_doorbell_ring(int node);
+/* Sleep on this node's doorbell (the job's waits sleep on it) in two
+ * steps: arm it (senders ring it from now on) and take the count, look
+ * once more, then sleep at most ms (0: not at all) unless it rang. */
+uint32_t cm5i_doorbell_arm(void);
+void cm5i_doorbell_sleep(uint32_t seq, int ms);
 void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
 cm5_status_t cm5i_wait_setup(void);
 /* This node's doorbell slot (NULL: none); the provider's wait objects. */
