@@ -109,12 +109,12 @@ int cm5i_barrier_waits;
  * packets until the end is known or cannot be before c. */
 static int barrier_test_turn(int done)
 {
-    for (;;) {
+    for (unsigned spins = 0;;) {
         int r = cm5i_clock->split_turn(done);
 
         if (r >= 0)
             return r;
-        cm5i_progress_pull();
+        cm5i_progress_pull_step(&spins);
         done = barrier_advance();
     }
 }

@@ -477,8 +477,8 @@ static void msg_data_handler(int src, const uint32_t *arg)
         return;
     }
     m->data_told = 1;
-    while (!m->landed) /* (msg_recv_done then finishes it) */
-        cm5i_progress_pull();
+    for (unsigned spins = 0; !m->landed;) /* (msg_recv_done finishes it) */
+        cm5i_progress_pull_step(&spins);
 }
 
 /* Deferred: post the tagged receive, then clear the sender to send. */
@@ -821,8 +821,8 @@ static void msg_fin_handler(int src, const uint32_t *arg)
     }
     /* Synchronised virtual time: it finishes in this packet's turn, not
      * when the fabric says so (msg_send_done then finishes it). */
-    while (cm5i_clock_orders && !m->local_done)
-        cm5i_progress_pull();
+    for (unsigned spins = 0; cm5i_clock_orders && !m->local_done;)
+        cm5i_progress_pull_step(&spins);
 }
 
 /* The receiver tells the sender once the data is in (deferred). */

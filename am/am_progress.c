@@ -9,6 +9,7 @@
  */
 #include "am_progress.h"
 
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -215,6 +216,17 @@ int cm5i_progress_pull(void)
     if (!cm5i_depth.in_handler && !prog.poll_only)
         n += progress_run_hooks(CM5I_HOOK_OUTSIDE_LAST, CM5I_CH_ALL);
     progress_run_hooks(CM5I_HOOK_ALWAYS, CM5I_CH_ALL);
+    return n;
+}
+
+int cm5i_progress_pull_step(unsigned *spins)
+{
+    int n = cm5i_progress_pull();
+
+    if (n > 0)
+        *spins = 0;
+    else if (++*spins > 16)
+        sched_yield(); /* what it waits for runs on another node's CPU */
     return n;
 }
 

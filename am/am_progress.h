@@ -50,6 +50,10 @@ int cm5i_progress(int chmask);
  * announcements: no user work, no deferred work.  Virtual time's waits
  * for the other nodes' clocks (am_model_sync.c). */
 int cm5i_progress_pull(void);
+/* One step of a loop that waits on cm5i_progress_pull: it yields the CPU
+ * once the pulls keep finding nothing (spins: the loop's count, 0 at
+ * first). */
+int cm5i_progress_pull_step(unsigned *spins);
 
 /* Work that may send or block, queued by handlers and completion
  * callbacks (which may not) and run outside every handler. */
