@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=26
+PLAN=27
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -70,6 +70,19 @@ unset CM5_SHM
 lines >mixed.fshm
 check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
     '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.fshm'
+
+# the kernel refusing single copy (CM5_CMA=off): the data goes as
+# tagged transfers, each taken in its sender's notice's turn
+CM5_CMA=off
+export CM5_CMA
+job "mixed tagged 1" 120 8 tcp prog_vsync mixed 8
+lines >tagged.1
+job "mixed tagged 2" 120 8 tcp prog_vsync mixed 8
+lines >tagged.2
+unset CM5_CMA
+check "mixed over tcp without single copy (tagged data): identical twice, no broken bound" \
+    '[ "$rc" -eq 0 ] && [ "$(wc -l <tagged.1)" -eq 8 ] &&
+     cmp -s tagged.1 tagged.2 && [ "$(broken)" -eq 0 ]'
 
 # one CPU
 job_cpu1() {
