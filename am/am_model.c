@@ -261,11 +261,8 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
     /* Synchronised, every packet the model orders carries a word: a
      * handler's sent inside a control-network call, a message's
      * clear-to-send; the control network's own stay unordered (none). */
-    if (pkt->vt == CM5I_VT_NONE &&
-        (user || (!cm5i_depth.cn_hold && pkt->type != CM5I_PKT_CREDIT &&
-                  pkt->type != CM5I_PKT_BARRIER &&
-                  !(pkt->type == CM5I_PKT_INTERNAL &&
-                    (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR)))))
+    if (pkt->vt == CM5I_VT_NONE && cm5i_msync_orderable(pkt) &&
+        (user || !cm5i_depth.cn_hold))
         pkt->vt = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
                       ? model.v.clock + (uint64_t)model.p.L
                       : model.v.clock;
@@ -299,10 +296,10 @@ static uint64_t model_rx_word(void) { return model.rx_vt; }
 
 static uint64_t model_bulk_send(size_t len, int cmmd)
 {
-    if (cm5i_depth.cn_hold)
-        return CM5I_VT_NONE; /* the control network's own */
     uint64_t d0;
 
+    if (cm5i_depth.cn_hold)
+        return CM5I_VT_NONE; /* the control network's own */
     if (cmmd)
         model.v.clock += (uint64_t)model.p.ms;
     d0 = cm5i_model_send(&model.p, &model.v, cm5i_model_packets(len));

@@ -206,15 +206,20 @@ static uint64_t ms_add(uint64_t a, uint64_t b)
     (1u << CM5I_PKT_USER | 1u << CM5I_PKT_RPC | 1u << CM5I_PKT_EAGER |         \
      1u << CM5I_PKT_CMA | 1u << CM5I_PKT_INTERNAL)
 
+int cm5i_msync_orderable(const cm5i_pkt_t *pkt)
+{
+    return (MS_ORDERED_TYPES >> pkt->type & 1u) &&
+           !(pkt->type == CM5I_PKT_INTERNAL &&
+             (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR));
+}
+
 int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)
 {
-    int internal = pkt->type == CM5I_PKT_INTERNAL;
-
-    if (!(MS_ORDERED_TYPES >> pkt->type & 1u) || pkt->vt == CM5I_VT_NONE ||
-        (internal && (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR)))
+    if (pkt->vt == CM5I_VT_NONE || !cm5i_msync_orderable(pkt))
         return 0;
-    *due = internal && pkt->obj == CM5I_INT_MSG_ACK ? pkt->vt
-                                                    : ms_add(pkt->vt, ms.L);
+    *due = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
+               ? pkt->vt
+               : ms_add(pkt->vt, ms.L);
     return 1;
 }
 

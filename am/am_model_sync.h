@@ -27,6 +27,9 @@ extern int cm5i_msync_on;
 int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want);
 void cm5i_msync_teardown(void);
 
+/* Is a packet of pkt's kind taken in virtual-time order when it carries
+ * a word (not the control network's own, nor credits)? */
+int cm5i_msync_orderable(const cm5i_pkt_t *pkt);
 /* Is pkt taken in virtual-time order (1) and when is it due? */
 int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due);
 /* pkt (its word set) leaves for node now: keep it in flight until node
