@@ -67,9 +67,10 @@ typedef struct {
     size_t len;
 } ms_ev_t;
 
+/* A packet in flight: kept until its receiver has taken all this node
+ * sent it (ms_in_flight). */
 typedef struct {
     int node;
-    uint32_t ord;
     uint64_t due;
 } ms_out_t;
 
@@ -248,7 +249,8 @@ void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised)
         if (!ms.out)
             cm5_fatal("cm5fab", "virtual time: out of memory");
     }
-    ms.out[ms.nout++] = (ms_out_t){node, ++ms.sent[node], due};
+    ms.sent[node]++;
+    ms.out[ms.nout++] = (ms_out_t){node, due};
     /* (its promise, if it had one, is kept) */
     for (size_t i = 0; promised && i < ms.nprom; i++)
         if (ms.prom[i] == due) {
