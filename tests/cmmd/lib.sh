@@ -81,6 +81,14 @@ check() {
     elif eval "$2"; then ok "$1"; else not_ok "$1"; fi
 }
 
+# shm_held FILE: /dev/shm/FILE is gone, or a live process maps it or has
+# it open.
+shm_held() {
+    [ -e "/dev/shm/$1" ] || return 0
+    grep -qsF "/dev/shm/$1" /proc/[0-9]*/maps && return 0
+    ls -l /proc/[0-9]*/fd 2>/dev/null | grep -qF "/dev/shm/$1"
+}
+
 # No process of the job and no shared-memory file of the job remains.
 left_behind() {
     if [ -n "$skipped" ]; then
@@ -96,7 +104,14 @@ left_behind() {
     if [ -s key ]; then
         files=$(ls /dev/shm 2>/dev/null | grep -F "cm5-$(head -n 1 key)")
     else
-        files=$(shm_list | comm -13 shm.before -)
+        # no node started (a refused job): the files new since the job
+        # began that no live process holds are its; a test running beside
+        # this one holds its own (mapped or open), and they are not ours
+        # to judge or remove
+        files=
+        for f in $(shm_list | comm -13 shm.before -); do
+            shm_held "$f" || files="$files $f"
+        done
     fi
     if [ -z "$pids" ] && [ -z "$files" ]; then
         ok "$name: nothing left behind"
