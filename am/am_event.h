@@ -92,6 +92,18 @@ typedef struct cm5i_clock {
     void (*bulk_seen)(int src, uint64_t d0, uint64_t end, int none);
     void (*bulk_fin)(uint64_t w);
     void (*bulk_all_seen)(int sends);
+    /* Synchronised (cm5i_clock_orders), held senders: a node's processor
+     * pushes one message's data at a time (am_msg.c's lane).  push(len,
+     * 0) as a push begins: the next packet sent (the data's notice)
+     * carries the clock, which it returns; push(len, 1) once that packet
+     * is sent: the node pays len's packets.  bulk_take: the receiver
+     * takes the data in the notice's turn (start: the notice's word; cmmd
+     * as above): returns the word of the acknowledgement it sends next
+     * (stamp_promised), *end: the node has the data (its clock). */
+    uint64_t (*push)(size_t len, int phase);
+    uint64_t (*bulk_take)(int src, uint64_t start, size_t len, int cmmd,
+                          uint64_t *end);
+    void (*stamp_promised)(uint64_t w);
     /* A packet arrived (valid, its credits counted): 1 when the clock
      * keeps it to run in its turn (cm5i_pkt_dispatch); run what is due
      * (a full progress pass, outside handlers): returns packets run.

@@ -64,6 +64,7 @@ static struct {
     uint64_t cpu_mark; /* thread CPU time at the last runtime exit */
     uint64_t charged;  /* what the outermost runtime entry charged */
     int stamp_set;     /* the next packet's stamp is given */
+    int stamp_promised; /* ... and was promised (cm5i_msync_promise) */
     uint64_t stamp;
     uint64_t rx_vt;    /* stamp of the packet being dispatched */
     uint64_t cn_entry; /* clock at the outermost control-network entry */
@@ -237,6 +238,14 @@ static void model_stamp_next(uint64_t vt)
     model.stamp_set = 1;
 }
 
+/* The next packet's word was promised (cm5i_msync_promise): sending it
+ * keeps the promise. */
+static void model_stamp_promised(uint64_t vt)
+{
+    model_stamp_next(vt);
+    model.stamp_promised = 1;
+}
+
 static void model_send(int ch, int node, cm5i_pkt_t *pkt)
 {
     int user = pkt->type == CM5I_PKT_USER || pkt->type == CM5I_PKT_RPC;
@@ -249,9 +258,11 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
         pkt->vt = model.stamp;
         model.stamp_set = 0;
         promised =
-            pkt->type == CM5I_PKT_EAGER || pkt->type == CM5I_PKT_CMA ||
+            model.stamp_promised || pkt->type == CM5I_PKT_EAGER ||
+            pkt->type == CM5I_PKT_CMA ||
             (pkt->type == CM5I_PKT_INTERNAL &&
              (pkt->obj == CM5I_INT_MSG_RTS || pkt->obj == CM5I_INT_SCOPY));
+        model.stamp_promised = 0;
     } else if (!cm5i_depth.cn_hold && user)
         pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
     else
@@ -263,7 +274,9 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
      * clear-to-send; the control network's own stay unordered (none). */
     if (pkt->vt == CM5I_VT_NONE && cm5i_msync_orderable(pkt) &&
         (user || !cm5i_depth.cn_hold))
-        pkt->vt = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
+        pkt->vt = pkt->type == CM5I_PKT_INTERNAL &&
+                          (pkt->obj == CM5I_INT_MSG_ACK ||
+                           pkt->obj == CM5I_INT_MSG_FIN)
                       ? model.v.clock + (uint64_t)model.p.L
                       : model.v.clock;
     cm5i_msync_sent(node, pkt, promised);
@@ -300,12 +313,51 @@ static uint64_t model_bulk_send(size_t len, int cmmd)
 
     if (cm5i_depth.cn_hold)
         return CM5I_VT_NONE; /* the control network's own */
+    if (cm5i_msync_on) {
+        /* Held senders: the announcement leaves now (an scopy's is its
+         * data's notice, which the lane sends: model_push); the data
+         * when the node's processor pushes it. */
+        if (!cmmd)
+            return model.v.clock;
+        model.v.clock += (uint64_t)model.p.ms;
+        d0 = cm5i_model_send(&model.p, &model.v, 1);
+        cm5i_msync_promise(d0 + (uint64_t)model.p.L);
+        return d0;
+    }
     if (cmmd)
         model.v.clock += (uint64_t)model.p.ms;
     d0 = cm5i_model_send(&model.p, &model.v, cm5i_model_packets(len));
     if (cm5i_msync_on) /* its announcement may leave later */
         cm5i_msync_promise(d0 + (uint64_t)model.p.L);
     return d0;
+}
+
+/* Synchronised: the node's processor pushes len bytes' packets (held
+ * senders, doc/model.md). */
+static uint64_t model_push(size_t len, int phase)
+{
+    if (phase == 0) {
+        cm5i_msync_promise(model.v.clock + (uint64_t)model.p.L);
+        model_stamp_promised(model.v.clock);
+        return model.v.clock;
+    }
+    model.v.clock += cm5i_model_packets(len) * (uint64_t)model.p.os;
+    return model.v.clock;
+}
+
+/* Synchronised: the node's processor takes a receipt whose data's
+ * notice (word start) it takes now. */
+static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
+                                uint64_t *end)
+{
+    uint64_t left, ack;
+
+    *end = cm5i_model_take(&model.p, &model.v,
+                           cm5i_model_level(src, cm5i_ctx.rank), start,
+                           cm5i_model_packets(len),
+                           cmmd ? (uint64_t)model.p.mr : 0, &left, &ack);
+    cm5i_msync_promise(ack);
+    return ack;
 }
 
 /* The schedule is full: forget its older half (later receipts that
@@ -554,6 +606,9 @@ static const cm5i_clock_t model_clock = {
     .bulk_seen = model_bulk_seen,
     .bulk_fin = model_bulk_fin,
     .bulk_all_seen = model_bulk_all_seen,
+    .push = model_push,
+    .bulk_take = model_bulk_take,
+    .stamp_promised = model_stamp_promised,
     .take = cm5i_msync_take,
     .dispatch = cm5i_msync_dispatch,
     .split_turn = model_split_turn,

@@ -111,6 +111,22 @@ size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
     return at;
 }
 
+uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
+                         uint64_t start, uint64_t npk, uint64_t extra,
+                         uint64_t *left, uint64_t *ack)
+{
+    uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
+    uint64_t q = max64(per, (uint64_t)p->orr), L = (uint64_t)p->L;
+    uint64_t s0 = start + L, n1 = npk ? npk - 1 : 0;
+    uint64_t b = max64(r->clock, s0);
+    uint64_t last = max64(b + n1 * q, s0 + n1 * (uint64_t)p->os);
+
+    *left = last - L;
+    *ack = max64(*left, r->clock + L);
+    r->clock = last + q + extra;
+    return r->clock;
+}
+
 uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p, cm5i_cn_kind_t kind,
                             size_t n)
 {

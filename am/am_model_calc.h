@@ -83,6 +83,19 @@ uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t);
  * j's index. */
 size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
                             const cm5i_rxjob_t *j);
+/* Synchronised virtual time (doc/model.md, "Held senders"): node r's
+ * processor takes a receipt of npk packets from level lv away whose first
+ * left its sender at start, at the sender's pace (one per os): it takes
+ * them one per q = max(g, link time, orr) from max(its clock, start + L)
+ * on, none before it arrives, then the software overhead extra; its
+ * clock is then the receipt's end (returned).  *left: when the last
+ * packet left the sender, held by the network until r took it (its
+ * arrival, less L); *ack: the word of the acknowledgement r sends at
+ * once, when the sender learns its data is gone: max(*left, r's clock
+ * on entry + L), never before r may still send anything. */
+uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
+                         uint64_t start, uint64_t npk, uint64_t extra,
+                         uint64_t *left, uint64_t *ack);
 /* What a control-network operation costs. */
 uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p, cm5i_cn_kind_t kind,
                             size_t n);

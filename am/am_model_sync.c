@@ -218,7 +218,8 @@ int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)
 {
     if (pkt->vt == CM5I_VT_NONE || !cm5i_msync_orderable(pkt))
         return 0;
-    *due = pkt->type == CM5I_PKT_INTERNAL && pkt->obj == CM5I_INT_MSG_ACK
+    *due = pkt->type == CM5I_PKT_INTERNAL &&
+                   (pkt->obj == CM5I_INT_MSG_ACK || pkt->obj == CM5I_INT_MSG_FIN)
                ? pkt->vt
                : ms_add(pkt->vt, ms.L);
     return 1;
@@ -665,10 +666,17 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
             if (ms_safe(ms.heap[0].due, &ms.heap[0])) {
                 ms_ev_t e;
 
+                size_t nprom = ms.nprom;
+
                 ms_pop(&e);
                 if (jump && ms.v->clock < e.due)
                     ms.v->clock = e.due;
                 ms_run(&e);
+                /* What it promised to send (an acknowledgement: held
+                 * senders) goes now: a node waiting for this node's
+                 * bound to pass its clock may wait for that packet. */
+                if (ms.nprom > nprom)
+                    cm5i_progress_run_deferred();
                 n++;
                 spins = 0;
                 continue;

@@ -108,6 +108,13 @@ struct cm5_msg {
                            * (a receive: when the receiver has it) */
     uint64_t post_vt;     /* a receive: the clock when it was posted */
     uint32_t stamp;       /* the latest epoch of its packets (CM5I_CN_HOLD) */
+    /* Synchronised virtual time, held senders (msg_lane): */
+    struct cm5_msg *lane_next;        /* waiting for the lane */
+    void (*lane_step)(cm5_msg_h m);   /* its push, once it has the lane */
+    int took;                         /* a receive: the data's turn came */
+    int pushed;                       /* a send: its push was charged */
+    uint64_t ack_word;                /* ... its acknowledgement's word */
+    uint32_t sc_rport, sc_off;        /* an scopy's rport and offset */
 };
 
 /* An RTS, or an eager message, that found no receive yet. */
@@ -272,6 +279,64 @@ static void msg_poll_once(cm5i_waiter_t *w)
     cm5i_progress_poll_only(1);
     cm5i_wait_step(w, CM5I_CH_ALL);
     cm5i_progress_poll_only(-1);
+}
+
+/* ---- synchronised virtual time: held senders ----
+ *
+ * A node's processor moves its messages' data itself, one message at a
+ * time, and a busy receiver holds it (doc/model.md, "Held senders"): a
+ * message's data is pushed once its receiver is ready (GO, or CTS for a
+ * tagged transfer) and this node's lane is free; its notice (MSG_DATA,
+ * or an scopy's announcement) carries the push's start; the receiver
+ * takes the data in the notice's turn, its processor busy for it, and
+ * acknowledges (ACK, FIN) with the time the last packet left, which
+ * frees the lane.  Only when the clock orders packets, and only for
+ * messages it times (not the control network's own). */
+static struct {
+    cm5_msg_h cur;        /* pushing (until its ACK or FIN) */
+    cm5_msg_h head, tail; /* ready, waiting for the lane, in turn order */
+} lane;
+
+static int msg_held(cm5_msg_h m)
+{
+    return CM5I_UNLIKELY(cm5i_clock_orders) && m->vt != CM5I_VT_NONE;
+}
+
+/* m's data may go: step pushes it once the lane is m's (now: at once if
+ * it is free, else as deferred work). */
+static void msg_lane_take(cm5_msg_h m, void (*step)(cm5_msg_h), int now)
+{
+    m->lane_step = step;
+    m->lane_next = NULL;
+    if (lane.cur) {
+        if (lane.tail)
+            lane.tail->lane_next = m;
+        else
+            lane.head = m;
+        lane.tail = m;
+        return;
+    }
+    lane.cur = m;
+    if (now)
+        step(m);
+    else
+        msg_later(m, step);
+}
+
+/* m's receiver acknowledged its data: the next push may begin. */
+static void msg_lane_release(cm5_msg_h m)
+{
+    cm5_msg_h n = lane.head;
+
+    if (lane.cur != m)
+        return;
+    lane.cur = n;
+    if (!n)
+        return;
+    lane.head = n->lane_next;
+    if (!lane.head)
+        lane.tail = NULL;
+    msg_later(n, n->lane_step);
 }
 
 /* ---- eager budget ---- */
@@ -447,6 +512,29 @@ static int msg_matches(int want_node, int want_tag, int node, int tag)
 
 static void msg_recv_finish(cm5_msg_h m);
 
+/* Held senders: the data's notice (word start) is taken now; the
+ * node's processor takes the data (once, whichever notice came). */
+static void msg_take(cm5_msg_h m, uint64_t start)
+{
+    if (m->took)
+        return;
+    m->took = 1;
+    m->ack_word = cm5i_clock->bulk_take(m->node, start, m->bytes, m->rport < 0,
+                                        &m->fin_vt);
+}
+
+/* Deferred, held senders: the receive is ready for the data that it
+ * reads (single copy) or has (eager): the sender may push it. */
+static void msg_go(cm5_msg_h m)
+{
+    msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_GO, m->peer_slot,
+                      m->peer_gen, m->slot, m->gen);
+}
+
+static void msg_cma_pull(cm5_msg_h m);
+static void msg_eager_ack(cm5_msg_h m);
+static uint64_t msg_rx_vt(void);
+
 static void msg_recv_done(void *arg, int status, size_t len)
 {
     cm5_msg_h m = arg;
@@ -471,6 +559,16 @@ static void msg_data_handler(int src, const uint32_t *arg)
 
     if (!m || m->is_send || m->node != src)
         cm5_fatal("cm5_msg", "unexpected data notice from node %d", src);
+    if (msg_held(m))
+        msg_take(m, msg_rx_vt());
+    if (m->cma) { /* held senders: read it in this turn */
+        msg_later(m, msg_cma_pull);
+        return;
+    }
+    if (m->eager) {
+        msg_later(m, msg_eager_ack);
+        return;
+    }
     if (m->landed) {
         if (m->status == CM5_OK)
             msg_later(m, msg_recv_finish);
@@ -545,7 +643,9 @@ static void msg_eager_ack(cm5_msg_h m)
     /* In virtual time an eager or single-copy message is modelled as a
      * rendezvous (the CM-5's CMMD had no other): the acknowledgement
      * says when the data was in, as a rendezvous's completion does. */
-    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+    if (m->took)
+        cm5i_clock->stamp_promised(m->ack_word);
+    else if (CM5I_UNLIKELY(cm5i_clock != NULL))
         cm5i_clock->stamp_next(cm5i_clock->bulk_landed(
             node, m->vt, m->post_vt, m->bytes, m->rport < 0,
             m->rport >= 0 || m->done, &m->fin_vt));
@@ -591,6 +691,12 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
     if (r->cma) {
         m->cma = 1;
         m->peer_addr = r->addr;
+        if (msg_held(m) && m->status == CM5_OK && m->rport < 0) {
+            msg_later(m, msg_go); /* held senders: the data when pushed */
+            return;
+        }
+        if (msg_held(m) && m->status == CM5_OK) /* an scopy: pushed now */
+            msg_take(m, r->vt);
         msg_later(m, msg_cma_pull);
         return;
     }
@@ -601,7 +707,7 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
     m->eager = 1;
     if (m->status == CM5_OK && m->bytes)
         memcpy(m->buf, data, m->bytes);
-    msg_later(m, msg_eager_ack);
+    msg_later(m, msg_held(m) && m->status == CM5_OK ? msg_go : msg_eager_ack);
 }
 
 static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
@@ -760,9 +866,42 @@ static void msg_push(cm5_msg_h m)
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
                   m->bytes, m->node, cm5_status_string(st));
-    if (cm5i_clock_orders) /* its turn at the receiver */
+    if (cm5i_clock_orders) { /* its turn at the receiver */
+        int charge = msg_held(m) && !m->pushed;
+
+        if (charge) /* (a single copy refused: charged already) */
+            cm5i_clock->push(m->bytes, 0);
         msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
                           m->peer_gen, 0, 0);
+        if (charge)
+            cm5i_clock->push(m->bytes, 1);
+        m->pushed = 1;
+    }
+}
+
+/* Deferred, held senders: the lane is m's: push its data (the receiver
+ * reads it, or has it: eager), which the notice announces. */
+static void msg_push_notice(cm5_msg_h m)
+{
+    m->pushed = 1;
+    cm5i_clock->push(m->bytes, 0);
+    msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
+                      m->peer_gen, 0, 0);
+    cm5i_clock->push(m->bytes, 1);
+}
+
+/* Held senders: the receiver is ready for m's data. */
+static void msg_go_handler(int src, const uint32_t *arg)
+{
+    cm5_msg_h m = msg_lookup(arg[0], arg[1]);
+
+    if (!m || !m->is_send || !(m->eager || m->cma) || m->node != src ||
+        !msg_held(m))
+        cm5_fatal("cm5_msg", "unexpected ready notice from node %d", src);
+    m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
+    m->peer_slot = arg[2];
+    m->peer_gen = arg[3];
+    msg_lane_take(m, msg_push_notice, 0);
 }
 
 static void msg_cts_handler(int src, const uint32_t *arg)
@@ -782,7 +921,12 @@ static void msg_cts_handler(int src, const uint32_t *arg)
     if (m->peer_slot == MSG_REFUSED)
         m->status = CM5_ERR_INVALID;
     if (m->bytes == 0 || m->status != CM5_OK) {
+        msg_lane_release(m);
         msg_later(m, msg_finish);
+        return;
+    }
+    if (msg_held(m) && lane.cur != m) {
+        msg_lane_take(m, msg_push, 0);
         return;
     }
     msg_later(m, msg_push);
@@ -802,6 +946,7 @@ static void msg_ack_handler(int src, const uint32_t *arg)
         m->status = CM5_ERR_INVALID;
     if (CM5I_UNLIKELY(cm5i_clock != NULL))
         cm5i_clock->bulk_fin(m->fin_vt = cm5i_clock->rx_word());
+    msg_lane_release(m);
     msg_later(m, msg_finish);
 }
 
@@ -815,6 +960,7 @@ static void msg_fin_handler(int src, const uint32_t *arg)
     m->remote_done = 1;
     if (CM5I_UNLIKELY(cm5i_clock != NULL))
         cm5i_clock->bulk_fin(m->fin_vt = cm5i_clock->rx_word());
+    msg_lane_release(m);
     if (m->local_done) {
         msg_later(m, msg_finish);
         return;
@@ -831,7 +977,9 @@ static void msg_recv_finish(cm5_msg_h m)
     if (m->status == CM5_OK &&
         msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
         return;
-    if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_clock != NULL))
+    if (m->status == CM5_OK && m->took)
+        cm5i_clock->stamp_promised(m->ack_word);
+    else if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_clock != NULL))
         cm5i_clock->stamp_next(cm5i_clock->bulk_landed(
             m->node, m->vt, m->post_vt, m->bytes, m->rport < 0,
             m->rport >= 0 || m->done, &m->fin_vt));
@@ -1157,6 +1305,27 @@ int cm5_msg_active(int sends)
 
 /* ---- scopy ---- */
 
+/* Announce scopy m (held senders: once the lane is its; read by single
+ * copy, the announcement is the data's notice and the push is paid). */
+static void msg_scopy_announce(cm5_msg_h m)
+{
+    int held = msg_held(m);
+
+    if (held)
+        cm5i_clock->push(m->bytes, 0);
+    if (msg_cma_can(m->node, m->bytes)) {
+        msg_send_cma(m, m->sc_rport, m->sc_off);
+        if (held) {
+            m->pushed = 1;
+            cm5i_clock->push(m->bytes, 1);
+        }
+    } else {
+        msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_SCOPY,
+                          m->sc_rport | m->slot << 8, m->sc_off,
+                          (uint32_t)m->bytes, m->gen);
+    }
+}
+
 cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
                        size_t len, void (*sent)(void *arg), void *arg)
 {
@@ -1180,15 +1349,18 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
     m->sent = sent;
     m->bytes = len;
     m->state = MSG_RTS_SENT;
+    m->sc_rport = (uint32_t)rport;
+    m->sc_off = (uint32_t)offset;
+    m->vt = CM5I_VT_NONE;
     if (CM5I_UNLIKELY(cm5i_clock != NULL))
-        cm5i_clock->stamp_next(cm5i_clock->bulk_send(len, 0));
-    if (msg_cma_can(node, len))
-        msg_send_cma(m, (uint32_t)rport, (uint32_t)offset);
-    else {
-        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_SCOPY,
-                          (uint32_t)rport | m->slot << 8, (uint32_t)offset,
-                          (uint32_t)len, m->gen);
+        m->vt = cm5i_clock->bulk_send(len, 0);
+    if (msg_held(m)) { /* its announcement is its data's push */
+        msg_lane_take(m, msg_scopy_announce, 1);
+        return CM5_OK;
     }
+    if (CM5I_UNLIKELY(cm5i_clock != NULL))
+        cm5i_clock->stamp_next(m->vt);
+    msg_scopy_announce(m);
     return CM5_OK;
 }
 
@@ -1272,6 +1444,7 @@ void cm5i_msg_teardown(void)
     free(msgs.rts_busy);
     free(msgs.cma_off);
     memset(&msgs, 0, sizeof(msgs));
+    memset(&lane, 0, sizeof(lane));
     free(eager.budget);
     eager.budget = NULL;
 }
@@ -1285,6 +1458,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_FIN, msg_fin_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_ACK, msg_ack_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_DATA, msg_data_handler);
+    cm5i_am_register_internal(CM5I_INT_MSG_GO, msg_go_handler);
     cm5i_pkt_register_body(CM5I_PKT_EAGER, msg_eager_packet);
     cm5i_pkt_register_body(CM5I_PKT_CMA, msg_cma_packet);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);

@@ -25,6 +25,9 @@ enum {
     CM5I_INT_MSG_ACK = 7,  /* a receive matched the eager message */
     CM5I_INT_MSG_DATA = 8, /* the data left as a tagged transfer (virtual
                               time's synchronisation: its turn) */
+    CM5I_INT_MSG_GO = 9,   /* the receiver is ready for a message whose
+                              data it reads (virtual time's
+                              synchronisation: held senders) */
     CM5I_INTERNAL_MAX = 32
 };
 

@@ -219,6 +219,13 @@ int cm5i_progress_pull(void)
     return n;
 }
 
+int cm5i_progress_run_deferred(void)
+{
+    if (cm5i_depth.in_handler || prog.poll_only || !prog.defer_head)
+        return 0;
+    return progress_drain();
+}
+
 int cm5i_progress_pull_step(unsigned *spins)
 {
     int n = cm5i_progress_pull();

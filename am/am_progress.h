@@ -54,6 +54,10 @@ int cm5i_progress_pull(void);
  * once the pulls keep finding nothing (spins: the loop's count, 0 at
  * first). */
 int cm5i_progress_pull_step(unsigned *spins);
+/* Run the deferred work now, where a full progress would (not in a
+ * handler, nor inside a send's wait): virtual time's synchronisation,
+ * whose waits must not hold back what a packet it ran has to send. */
+int cm5i_progress_run_deferred(void);
 
 /* Work that may send or block, queued by handlers and completion
  * callbacks (which may not) and run outside every handler. */

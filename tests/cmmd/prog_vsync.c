@@ -25,6 +25,12 @@
  *               request, every byte checked (a third argument: 1 the
  *               messages only, 2 the scopies only): the same line
  *
+ *   held B      a hot spot of messages: every node but 0 sends node 0
+ *               one CMMD message of B bytes at once (CMMD_send_block
+ *               after a barrier; node 0 posted its receives before);
+ *               each sender prints when its send returned, "prog_vsync:
+ *               node N held NS", every byte is checked; then the line
+ *
  *   cm5run -n N prog_vsync MODE [ARG]
  */
 #include <math.h>
@@ -200,6 +206,42 @@ static void mixed(int k, int parts)
     report();
 }
 
+static void held(int bytes)
+{
+    char *buf = malloc((size_t)bytes * (size_t)t_nodes);
+    CMMD_mcb *mcb = malloc(sizeof(*mcb) * (size_t)t_nodes);
+    double t0, t;
+
+    T_CHECK(buf && mcb, "out of memory");
+    for (int j = 1; t_self == 0 && j < t_nodes; j++) {
+        memset(buf + (size_t)j * bytes, 0, (size_t)bytes);
+        mcb[j] = CMMD_receive_async(j, 7, buf + (size_t)j * bytes, bytes, NULL,
+                                    NULL);
+    }
+    if (t_self)
+        for (int i = 0; i < bytes; i++)
+            buf[i] = (char)(t_self * 31 + i);
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    if (t_self) {
+        CMMD_send_block(0, 7, buf, bytes);
+        t = cm5_wtime() - t0;
+        printf("prog_vsync: node %d held %lld\n", t_self, ns(t));
+        fflush(stdout);
+    } else {
+        CMMD_all_msgs_wait();
+        for (int j = 1; j < t_nodes; j++)
+            CMMD_free_mcb(mcb[j]);
+        for (int j = 1; j < t_nodes; j++)
+            for (int i = 0; i < bytes; i++)
+                T_CHECK(buf[(size_t)j * bytes + i] == (char)(j * 31 + i),
+                        "byte %d from node %d", i, j);
+    }
+    free(mcb);
+    free(buf);
+    report();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -212,6 +254,8 @@ int main(int argc, char **argv)
         hot(arg);
     else if (strcmp(mode, "token") == 0)
         token_ring(arg);
+    else if (strcmp(mode, "held") == 0)
+        held(arg);
     else if (strcmp(mode, "mixed") == 0)
         mixed(arg, argc > 3 ? atoi(argv[3]) : 3);
     else

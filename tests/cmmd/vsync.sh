@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=27
+PLAN=28
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -70,6 +70,24 @@ unset CM5_SHM
 lines >mixed.fshm
 check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
     '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.fshm'
+
+# held senders: 7 senders of 4 KiB (256 packets) to node 0 at once;
+# node 0's processor takes one message after the other (1.7 us a packet,
+# 13 us a message: mr), and each sender is held until its data is taken:
+# sender k returns exactly 256 x 1.7 + 13 = 448.2 us after sender k - 1
+held_gaps() {
+    grep '^prog_vsync: node [0-9]* held' out | awk '{print $5}' | sort -n |
+        awk 'NR > 1 { print $1 - prev } { prev = $1 }' | sort -u
+}
+job "held" 120 8 shm prog_vsync held 4096
+held_gaps >held.1
+grep '^prog_vsync: node [0-9]* held' out | sort >held.t1
+job "held again" 120 8 shm prog_vsync held 4096
+grep '^prog_vsync: node [0-9]* held' out | sort >held.t2
+check "held senders: 7 senders to one node finish 448.2 us apart, the same twice ($(tr '\n' ' ' <held.1))" \
+    '[ "$rc" -eq 0 ] && [ "$(cat held.1)" = 448200 ] &&
+     [ "$(wc -l <held.t1)" -eq 7 ] && cmp -s held.t1 held.t2 &&
+     [ "$(grep -c "^prog_vsync: node [0-9]* of 8 ok$" out)" -eq 8 ]'
 
 # the kernel refusing single copy (CM5_CMA=off): the data goes as
 # tagged transfers, each taken in its sender's notice's turn

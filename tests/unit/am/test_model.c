@@ -181,3 +181,61 @@ Test(model, receipts_are_served_in_virtual_time_order)
         cr_expect_eq(q[0].left, d0A + 255 * 1600);
     }
 }
+
+/* Held senders (synchronised): the receiving processor takes a receipt's
+ * packets one per q = max(link, orr) from max(its clock, start + L); the
+ * sender's last packet leaves when it is taken, less L. */
+Test(model, held_receipt_takes_the_receiving_processor)
+{
+    cm5i_model_params_t p = parse("cm5");
+    cm5i_vnode_t r = {0, 0};
+    uint64_t left, ack, end;
+
+    /* idle receiver, 100 packets within a cluster: orr (1.7 us) paces */
+    end = cm5i_model_take(&p, &r, 1, 10000, 100, 13000, &left, &ack);
+    cr_expect_eq(end, 16000 + 99 * 1700 + 1700 + 13000);
+    cr_expect_eq(r.clock, end);
+    cr_expect_eq(left, 16000 + 99 * 1700 - 6000);
+    cr_expect_eq(ack, left, "the sender learns when its last packet left");
+    /* a receiver busy until 500 us holds the sender that long */
+    r.clock = 500000;
+    end = cm5i_model_take(&p, &r, 1, 10000, 100, 0, &left, &ack);
+    cr_expect_eq(end, 500000 + 100 * 1700);
+    cr_expect_eq(left, 500000 + 99 * 1700 - 6000);
+    /* across the root, 8 MB/s: 2 us a packet paces */
+    r.clock = 0;
+    end = cm5i_model_take(&p, &r, 3, 0, 10, 0, &left, &ack);
+    cr_expect_eq(end, 6000 + 10 * 2000);
+    /* one packet: never acknowledged before the receiver may send */
+    r.clock = 0;
+    end = cm5i_model_take(&p, &r, 1, 0, 1, 0, &left, &ack);
+    cr_expect_eq(left, 0);
+    cr_expect_eq(ack, 6000);
+    cr_expect_eq(end, 6000 + 1700);
+    /* a slow sender paces: os above q (logp: o = 2.2 us, g = 4 us) */
+    p = parse("logp:L=6,o=2.2,g=1");
+    r.clock = 0;
+    end = cm5i_model_take(&p, &r, 1, 0, 10, 0, &left, &ack);
+    cr_expect_eq(end, 6000 + 9 * 2200 + 2200);
+    cr_expect_eq(left, 9 * 2200);
+}
+
+/* A hot spot: k senders push npk packets each at time 0 to one node,
+ * which takes them in turn; the i-th (from 1) is held until the node took
+ * the i - 1 before it. */
+Test(model, hot_spot_holds_the_kth_sender)
+{
+    cm5i_model_params_t p = parse("cm5");
+    cm5i_vnode_t r = {0, 0};
+    const uint64_t npk = 256, q = 1700, L = 6000;
+
+    for (uint64_t i = 1; i <= 7; i++) {
+        uint64_t left, ack,
+            end = cm5i_model_take(&p, &r, 2, 0, npk, 0, &left, &ack);
+
+        cr_expect_eq(end, L + i * npk * q, "sender %llu: end",
+                     (unsigned long long)i);
+        cr_expect_eq(left, L + i * npk * q - q - L, "sender %llu: held",
+                     (unsigned long long)i);
+    }
+}
