@@ -59,11 +59,11 @@ static struct {
     cm5i_model_params_t p;
     cm5i_vnode_t v;
     char spec[128];
-    double scale;      /* CM5_MODEL_CPU_SCALE */
-    uint64_t floor_ns; /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
-    uint64_t cpu_mark; /* thread CPU time at the last runtime exit */
-    uint64_t charged;  /* what the outermost runtime entry charged */
-    int stamp_set;     /* the next packet's stamp is given */
+    double scale;       /* CM5_MODEL_CPU_SCALE */
+    uint64_t floor_ns;  /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
+    uint64_t cpu_mark;  /* thread CPU time at the last runtime exit */
+    uint64_t charged;   /* what the outermost runtime entry charged */
+    int stamp_set;      /* the next packet's stamp is given */
     int stamp_promised; /* ... and was promised (cm5i_msync_promise) */
     uint64_t stamp;
     uint64_t rx_vt;    /* stamp of the packet being dispatched */
@@ -274,11 +274,11 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
      * clear-to-send; the control network's own stay unordered (none). */
     if (pkt->vt == CM5I_VT_NONE && cm5i_msync_orderable(pkt) &&
         (user || !cm5i_depth.cn_hold))
-        pkt->vt = pkt->type == CM5I_PKT_INTERNAL &&
-                          (pkt->obj == CM5I_INT_MSG_ACK ||
-                           pkt->obj == CM5I_INT_MSG_FIN)
-                      ? model.v.clock + (uint64_t)model.p.L
-                      : model.v.clock;
+        pkt->vt =
+            pkt->type == CM5I_PKT_INTERNAL && (pkt->obj == CM5I_INT_MSG_ACK ||
+                                               pkt->obj == CM5I_INT_MSG_FIN)
+                ? model.v.clock + (uint64_t)model.p.L
+                : model.v.clock;
     cm5i_msync_sent(node, pkt, promised);
 }
 
@@ -352,10 +352,9 @@ static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
 {
     uint64_t left, ack;
 
-    *end = cm5i_model_take(&model.p, &model.v,
-                           cm5i_model_level(src, cm5i_ctx.rank), start,
-                           cm5i_model_packets(len),
-                           cmmd ? (uint64_t)model.p.mr : 0, &left, &ack);
+    *end = cm5i_model_take(
+        &model.p, &model.v, cm5i_model_level(src, cm5i_ctx.rank), start,
+        cm5i_model_packets(len), cmmd ? (uint64_t)model.p.mr : 0, &left, &ack);
     cm5i_msync_promise(ack);
     return ack;
 }

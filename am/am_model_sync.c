@@ -218,8 +218,8 @@ int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)
 {
     if (pkt->vt == CM5I_VT_NONE || !cm5i_msync_orderable(pkt))
         return 0;
-    *due = pkt->type == CM5I_PKT_INTERNAL &&
-                   (pkt->obj == CM5I_INT_MSG_ACK || pkt->obj == CM5I_INT_MSG_FIN)
+    *due = pkt->type == CM5I_PKT_INTERNAL && (pkt->obj == CM5I_INT_MSG_ACK ||
+                                              pkt->obj == CM5I_INT_MSG_FIN)
                ? pkt->vt
                : ms_add(pkt->vt, ms.L);
     return 1;

@@ -109,12 +109,12 @@ struct cm5_msg {
     uint64_t post_vt;     /* a receive: the clock when it was posted */
     uint32_t stamp;       /* the latest epoch of its packets (CM5I_CN_HOLD) */
     /* Synchronised virtual time, held senders (msg_lane): */
-    struct cm5_msg *lane_next;        /* waiting for the lane */
-    void (*lane_step)(cm5_msg_h m);   /* its push, once it has the lane */
-    int took;                         /* a receive: the data's turn came */
-    int pushed;                       /* a send: its push was charged */
-    uint64_t ack_word;                /* ... its acknowledgement's word */
-    uint32_t sc_rport, sc_off;        /* an scopy's rport and offset */
+    struct cm5_msg *lane_next;      /* waiting for the lane */
+    void (*lane_step)(cm5_msg_h m); /* its push, once it has the lane */
+    int took;                       /* a receive: the data's turn came */
+    int pushed;                     /* a send: its push was charged */
+    uint64_t ack_word;              /* ... its acknowledgement's word */
+    uint32_t sc_rport, sc_off;      /* an scopy's rport and offset */
 };
 
 /* An RTS, or an eager message, that found no receive yet. */
