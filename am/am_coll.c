@@ -717,8 +717,32 @@ static void split_model_done(uint64_t vt, cm5_type_t type)
         cm5i_clock->reach(vt + cm5i_clock->cn_price(coll_red_kind(type), 1));
 }
 
+/* Synchronised virtual time, a reduction's test at clock c: done once
+ * its end is at or before c; while its end is unknown (values still to
+ * come) it takes packets until the end is known or cannot be by c (the
+ * least end of the call, from every node's entry or bound).  A scan's
+ * end depends on some nodes only: its test answers when its values are
+ * in. */
+static int split_test_turn(const int *done, const uint64_t *vt,
+                           cm5_type_t type, int scan)
+{
+    for (unsigned spins = 0;;) {
+        int r = -1;
+
+        if (*done)
+            r = cm5i_clock->cn_turn(
+                1, *vt + cm5i_clock->cn_price(coll_red_kind(type), 1));
+        else if (!scan)
+            r = cm5i_clock->cn_turn(0, 0);
+        if (r >= 0)
+            return r;
+        cm5i_progress_pull_step(&spins);
+        split_advance();
+    }
+}
+
 static int split_test(int on, const int *done, const uint64_t *vt,
-                      cm5_type_t type)
+                      cm5_type_t type, int scan)
 {
     if (!on)
         return 1;
@@ -726,6 +750,9 @@ static int split_test(int on, const int *done, const uint64_t *vt,
         cm5i_probe_progress();
         split_advance();
     }
+    if (CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->cn_turn &&
+        !cm5i_depth.in_handler)
+        return split_test_turn(done, vt, type, scan);
     if (*done)
         split_model_done(*vt, type);
     return *done;
@@ -767,7 +794,7 @@ int cm5_allreduce_test(void)
     CM5I_GUARD();
     CM5I_CN_HOLD();
     return split_test(split.red_on, &split.red.done, &split.red.vt,
-                      split.red.type);
+                      split.red.type, 0);
 }
 
 cm5_status_t cm5_allreduce_finish(void *value)
@@ -807,7 +834,7 @@ int cm5_scan_test(void)
     CM5I_GUARD();
     CM5I_CN_HOLD();
     return split_test(split.scan_on, &split.scan.done, &split.scan.vt,
-                      split.scan.type);
+                      split.scan.type, 1);
 }
 
 cm5_status_t cm5_scan_finish(void *value)

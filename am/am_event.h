@@ -114,6 +114,11 @@ typedef struct cm5i_clock {
      * time): 1 done, 0 not yet, -1 not known yet (take packets and ask
      * again); done 2: cm5_barrier_finish, the clock reaches its end. */
     int (*split_turn)(int done);
+    /* A split-phase reduction's test at the clock: known, its end: 1
+     * done (the end is at or before the clock), 0 not yet; not known: 0
+     * when it cannot end by the clock, -1 not known yet (take packets
+     * and ask again). */
+    int (*cn_turn)(int known, uint64_t end);
 } cm5i_clock_t;
 
 /* Subscribe (clock: NULL, or the clock it keeps; at most one) and

@@ -578,6 +578,13 @@ static int model_split_turn(int done)
     return cm5i_msync_cn_after(model.v.clock) ? 0 : -1;
 }
 
+static int model_cn_turn(int known, uint64_t end)
+{
+    if (known)
+        return end <= model.v.clock;
+    return cm5i_msync_cn_after(model.v.clock) ? 0 : -1;
+}
+
 /* ---- the observer ---- */
 
 static const cm5i_observer_t model_observer = {
@@ -611,6 +618,7 @@ static const cm5i_clock_t model_clock = {
     .take = cm5i_msync_take,
     .dispatch = cm5i_msync_dispatch,
     .split_turn = model_split_turn,
+    .cn_turn = model_cn_turn,
 };
 
 /* The program's clock: virtual time's when the model runs, else the

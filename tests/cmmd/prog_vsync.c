@@ -31,6 +31,12 @@
  *               each sender prints when its send returned, "prog_vsync:
  *               node N held NS", every byte is checked; then the line
  *
+ *   splitred R  R rounds: node N computes (N + 1) x 10 us (cm5_compute),
+ *               starts a split-phase sum (CMMD_reduce_int_start) and
+ *               polls CMMD_reduce_done, counting, until it is done; the
+ *               sum is checked: "prog_vsync: node N splitred CLOCK polls
+ *               P" then the line
+ *
  *   cm5run -n N prog_vsync MODE [ARG]
  */
 #include <math.h>
@@ -242,6 +248,27 @@ static void held(int bytes)
     report();
 }
 
+static void splitred(int rounds)
+{
+    long polls = 0;
+
+    for (int r = 0; r < rounds; r++) {
+        int sum;
+
+        cm5_compute((t_self + 1) * 10e-6);
+        CMMD_reduce_int_start(t_self + r, CMMD_combiner_add);
+        while (!CMMD_reduce_done())
+            polls++;
+        sum = CMMD_reduce_int_finish(0, CMMD_combiner_add);
+        T_EQ(sum, t_nodes * (t_nodes - 1) / 2 + t_nodes * r,
+             "the split-phase sum");
+    }
+    printf("prog_vsync: node %d splitred %lld polls %ld\n", t_self,
+           ns(cm5_wtime()), polls);
+    fflush(stdout);
+    report();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -254,6 +281,8 @@ int main(int argc, char **argv)
         hot(arg);
     else if (strcmp(mode, "token") == 0)
         token_ring(arg);
+    else if (strcmp(mode, "splitred") == 0)
+        splitred(arg);
     else if (strcmp(mode, "held") == 0)
         held(arg);
     else if (strcmp(mode, "mixed") == 0)

@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=28
+PLAN=29
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -88,6 +88,25 @@ check "held senders: 7 senders to one node finish 448.2 us apart, the same twice
     '[ "$rc" -eq 0 ] && [ "$(cat held.1)" = 448200 ] &&
      [ "$(wc -l <held.t1)" -eq 7 ] && cmp -s held.t1 held.t2 &&
      [ "$(grep -c "^prog_vsync: node [0-9]* of 8 ok$" out)" -eq 8 ]'
+
+# a split-phase reduction polled (CMMD_reduce_done), in turn: node N
+# enters 10 (7 - N) us before the last, whose entry plus red (5 us) is
+# the end; each poll costs 1 us, so in 5 rounds node N counts exactly
+# 5 x (4 + 10 (7 - N)) polls that said "not yet"
+splitred_polls() {
+    grep '^prog_vsync: node [0-9]* splitred' out |
+        awk '{ if ($6 != 5 * (4 + 10 * (7 - $3))) bad++ } END { print NR, bad + 0 }'
+}
+job "splitred" 120 8 shm prog_vsync splitred 5
+grep '^prog_vsync: node [0-9]* splitred' out | sort >splitred.1
+sp=$(splitred_polls)
+hogs_on
+job "splitred beside hogs" 120 8 shm prog_vsync splitred 5
+hogs_off
+grep '^prog_vsync: node [0-9]* splitred' out | sort >splitred.2
+check "split-phase reduction polled: every node's polls as the arithmetic says ($sp: nodes, wrong), the same beside two CPU hogs" \
+    '[ "$rc" -eq 0 ] && [ "$sp" = "8 0" ] && cmp -s splitred.1 splitred.2 &&
+     [ "$(broken)" -eq 0 ]'
 
 # the kernel refusing single copy (CM5_CMA=off): the data goes as
 # tagged transfers, each taken in its sender's notice's turn
