@@ -723,8 +723,8 @@ static void split_model_done(uint64_t vt, cm5_type_t type)
  * least end of the call, from every node's entry or bound).  A scan's
  * end depends on some nodes only: its test answers when its values are
  * in. */
-static int split_test_turn(const int *done, const uint64_t *vt,
-                           cm5_type_t type, int scan)
+static int split_test_turn(const int *done, const uint64_t *vt, cm5_type_t type,
+                           int scan)
 {
     for (unsigned spins = 0;;) {
         int r = -1;

@@ -95,7 +95,7 @@ check "held senders: 7 senders to one node finish 448.2 us apart, the same twice
 # 5 x (4 + 10 (7 - N)) polls that said "not yet"
 splitred_polls() {
     grep '^prog_vsync: node [0-9]* splitred' out |
-        awk '{ if ($6 != 5 * (4 + 10 * (7 - $3))) bad++ } END { print NR, bad + 0 }'
+        awk '{ if ($7 != 5 * (4 + 10 * (7 - $3))) bad++ } END { print NR, bad + 0 }'
 }
 job "splitred" 120 8 shm prog_vsync splitred 5
 grep '^prog_vsync: node [0-9]* splitred' out | sort >splitred.1
