@@ -703,21 +703,45 @@ static int ms_dispatch_run(void)
     return n;
 }
 
+/* In a control-network call this node's bound follows the call's least
+ * end, which the nodes not yet in the call raise as they go: with lo the
+ * least of their values, it published lo + bar (one's own next act is
+ * its value less L, the call ends a barrier later, its bound is L after
+ * that), which a node running at lo - L reaches after L + bar of its
+ * clock.  It wants to be woken (to publish again) when a value passes
+ * lo + bar, a latency before that node would have to wait for it. */
+static uint64_t ms_cn_want(const uint64_t *v)
+{
+    uint64_t lo = MS_INF;
+
+    for (int j = 0; j < ms.n; j++) {
+        uint32_t o =
+            atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
+
+        if (j != ms.me && o != cm5i_cn_ops && (int32_t)(o - cm5i_cn_ops) < 0 &&
+            v[j] < lo)
+            lo = v[j];
+    }
+    return ms_add(lo, (uint64_t)ms.p->bar);
+}
+
 /* A node in a blocking wait takes the next packet once it is safe. */
 static int ms_dispatch_jump(int mode)
 {
     ms_ev_t e;
 
     ms_publish_mode(mode);
-    if (!ms.nheap)
-        return 0;
     if (mode == MS_CN) {
         uint64_t v[ms.n];
 
         ms_snapshot(v);
-        if (ms.heap[0].due > ms_cn_least(v))
+        if (!ms.nheap || ms.heap[0].due > ms_cn_least(v)) {
+            atomic_store(&ms.rec[ms.me].want, ms_cn_want(v));
             return 0;
+        }
     }
+    if (!ms.nheap)
+        return 0;
     if (!ms_safe(ms.heap[0].due, &ms.heap[0])) {
         atomic_store(&ms.rec[ms.me].want, ms.heap[0].due);
         return 0;
