@@ -839,6 +839,24 @@ static void msg_send_done(void *arg, int status, size_t len)
         msg_later(m, msg_finish);
 }
 
+/* Synchronised virtual time: the data's turn at the receiver.  Held
+ * senders (deferred, the lane is m's): m's data is pushed, the sender
+ * pays for it, and the notice carries the push's start (the receiver
+ * reads the data, has it, or takes the tagged transfer); only once: a
+ * single copy the kernel refused goes again as a tagged transfer. */
+static void msg_data_notice(cm5_msg_h m)
+{
+    int charge = msg_held(m) && !m->pushed;
+
+    if (charge)
+        cm5i_clock->push(m->bytes, 0);
+    msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
+                      m->peer_gen, 0, 0);
+    if (charge)
+        cm5i_clock->push(m->bytes, 1);
+    m->pushed = 1;
+}
+
 /* Deferred: the receiver is ready; send the data. */
 static void msg_push(cm5_msg_h m)
 {
@@ -866,28 +884,8 @@ static void msg_push(cm5_msg_h m)
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
                   m->bytes, m->node, cm5_status_string(st));
-    if (cm5i_clock_orders) { /* its turn at the receiver */
-        int charge = msg_held(m) && !m->pushed;
-
-        if (charge) /* (a single copy refused: charged already) */
-            cm5i_clock->push(m->bytes, 0);
-        msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
-                          m->peer_gen, 0, 0);
-        if (charge)
-            cm5i_clock->push(m->bytes, 1);
-        m->pushed = 1;
-    }
-}
-
-/* Deferred, held senders: the lane is m's: push its data (the receiver
- * reads it, or has it: eager), which the notice announces. */
-static void msg_push_notice(cm5_msg_h m)
-{
-    m->pushed = 1;
-    cm5i_clock->push(m->bytes, 0);
-    msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
-                      m->peer_gen, 0, 0);
-    cm5i_clock->push(m->bytes, 1);
+    if (cm5i_clock_orders) /* its turn at the receiver */
+        msg_data_notice(m);
 }
 
 /* Held senders: the receiver is ready for m's data. */
@@ -901,7 +899,7 @@ static void msg_go_handler(int src, const uint32_t *arg)
     m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
     m->peer_slot = arg[2];
     m->peer_gen = arg[3];
-    msg_lane_take(m, msg_push_notice, 0);
+    msg_lane_take(m, msg_data_notice, 0);
 }
 
 static void msg_cts_handler(int src, const uint32_t *arg)
