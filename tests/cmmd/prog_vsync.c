@@ -37,6 +37,13 @@
  *               sum is checked: "prog_vsync: node N splitred CLOCK polls
  *               P" then the line
  *
+ *   order B     the counter-pattern of held senders' one lane per node:
+ *               each even node sends its odd neighbour two messages of B
+ *               bytes, tag 1 then tag 2, and an scopy between them; the
+ *               odd node receives tag 2 first (blocking), then tag 1, then
+ *               waits for the scopy; every byte checked; each node prints
+ *               "prog_vsync: node N order CLOCK" then the line
+ *
  *   cm5run -n N prog_vsync MODE [ARG]
  */
 #include <math.h>
@@ -269,6 +276,51 @@ static void splitred(int rounds)
     report();
 }
 
+static void lane_order(int bytes)
+{
+    char *a = malloc((size_t)bytes), *b = malloc((size_t)bytes);
+    int peer = t_self ^ 1, rport = CMAML_allocate_rport(), peer_rport;
+
+    T_CHECK(a && b && rport >= 0, "out of memory or rports");
+    T_CHECK(t_nodes % 2 == 0, "an even number of nodes");
+    CMAML_set_rport_addr(rport, scopy_in);
+    CMAML_set_rport_byte_counter(rport, MIXED_SCOPY);
+    CMAML_set_rport_total_nbytes(rport, 0);
+    CMAML_set_rport_handler(rport, (CMAML_handler_t)on_scopy);
+    CMMD_send_and_receive(peer, 91, &peer_rport, sizeof(peer_rport), peer, 91,
+                          &rport, sizeof(rport));
+    CMMD_sync_with_nodes();
+    if (t_self % 2 == 0) {
+        CMMD_mcb m1, m2;
+
+        t_fill(a, (size_t)bytes, t_hash((uint32_t)t_self, 1));
+        t_fill(b, (size_t)bytes, t_hash((uint32_t)t_self, 2));
+        t_fill(scopy_in, MIXED_SCOPY, t_hash((uint32_t)t_self, 3));
+        m1 = CMMD_send_async(peer, 1, a, bytes, NULL, NULL);
+        CMAML_scopy(peer, peer_rport, 0, 0, scopy_in, MIXED_SCOPY, NULL, NULL);
+        m2 = CMMD_send_async(peer, 2, b, bytes, NULL, NULL);
+        CMMD_msg_wait(m2);
+        CMMD_msg_wait(m1);
+        CMMD_free_mcb(m1);
+        CMMD_free_mcb(m2);
+    } else {
+        CMMD_receive_block(peer, 2, b, bytes);
+        CMMD_receive_block(peer, 1, a, bytes);
+        CMAML_poll_while_lt(&scopied, 1);
+        T_EQ(t_diff(a, (size_t)bytes, t_hash((uint32_t)peer, 1)), -1,
+             "the first wrong byte of tag 1");
+        T_EQ(t_diff(b, (size_t)bytes, t_hash((uint32_t)peer, 2)), -1,
+             "the first wrong byte of tag 2");
+        T_EQ(t_diff(scopy_in, MIXED_SCOPY, t_hash((uint32_t)peer, 3)), -1,
+             "the first wrong scopy byte");
+    }
+    printf("prog_vsync: node %d order %lld\n", t_self, ns(cm5_wtime()));
+    fflush(stdout);
+    free(a);
+    free(b);
+    report();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -283,6 +335,8 @@ int main(int argc, char **argv)
         token_ring(arg);
     else if (strcmp(mode, "splitred") == 0)
         splitred(arg);
+    else if (strcmp(mode, "order") == 0)
+        lane_order(arg);
     else if (strcmp(mode, "held") == 0)
         held(arg);
     else if (strcmp(mode, "mixed") == 0)

@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=29
+PLAN=30
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -88,6 +88,33 @@ check "held senders: 7 senders to one node finish 448.2 us apart, the same twice
     '[ "$rc" -eq 0 ] && [ "$(cat held.1)" = 448200 ] &&
      [ "$(wc -l <held.t1)" -eq 7 ] && cmp -s held.t1 held.t2 &&
      [ "$(grep -c "^prog_vsync: node [0-9]* of 8 ok$" out)" -eq 8 ]'
+
+# the counter-pattern of one lane per sender: messages received in the
+# other order than sent (tag 2 before tag 1) with an scopy between them
+# complete, every byte right, with the same times on every path, beside
+# hogs too (the lane is taken when the receiver is ready, not in order
+# of posting)
+order_lines() { grep '^prog_vsync: node [0-9]* order' out | sort; }
+job "order" 120 8 shm prog_vsync order 8192
+order_lines >order.1
+ord_ok=$([ "$rc" -eq 0 ] && [ "$(wc -l <order.1)" -eq 8 ] && echo 1)
+for p in tcp udp; do
+    job "order $p" 120 8 $p prog_vsync order 8192
+    order_lines >order.$p
+    cmp -s order.1 order.$p || ord_ok=
+done
+CM5_SHM=off
+export CM5_SHM
+job "order libfabric shm" 120 8 shm prog_vsync order 8192
+unset CM5_SHM
+order_lines >order.fshm
+hogs_on
+job "order beside hogs" 120 8 shm prog_vsync order 8192
+hogs_off
+order_lines >order.hogs
+check "receives in the other order than the sends, an scopy between: complete and the same on rings, tcp, udp, libfabric shm and beside hogs" \
+    '[ -n "$ord_ok" ] && cmp -s order.1 order.fshm && cmp -s order.1 order.hogs &&
+     [ "$rc" -eq 0 ] && [ "$(broken)" -eq 0 ]'
 
 # a split-phase reduction polled (CMMD_reduce_done), in turn: node N
 # enters 10 (7 - N) us before the last, whose entry plus red (5 us) is
