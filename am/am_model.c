@@ -313,21 +313,17 @@ static uint64_t model_bulk_send(size_t len, int cmmd)
 
     if (cm5i_depth.cn_hold)
         return CM5I_VT_NONE; /* the control network's own */
-    if (cm5i_msync_on) {
-        /* Held senders: the announcement leaves now (an scopy's is its
-         * data's notice, which the lane sends: model_push); the data
-         * when the node's processor pushes it. */
-        if (!cmmd)
-            return model.v.clock;
-        model.v.clock += (uint64_t)model.p.ms;
-        d0 = cm5i_model_send(&model.p, &model.v, 1);
-        cm5i_msync_promise(d0 + (uint64_t)model.p.L);
-        return d0;
-    }
+    /* Synchronised (held senders), only the announcement leaves now, and
+     * later than that if queued (an scopy's is its data's notice, which
+     * the lane sends: model_push); the data when the node's processor
+     * pushes it. */
+    if (cm5i_msync_on && !cmmd)
+        return model.v.clock;
     if (cmmd)
         model.v.clock += (uint64_t)model.p.ms;
-    d0 = cm5i_model_send(&model.p, &model.v, cm5i_model_packets(len));
-    if (cm5i_msync_on) /* its announcement may leave later */
+    d0 = cm5i_model_send(&model.p, &model.v,
+                         cm5i_msync_on ? 1 : cm5i_model_packets(len));
+    if (cm5i_msync_on)
         cm5i_msync_promise(d0 + (uint64_t)model.p.L);
     return d0;
 }

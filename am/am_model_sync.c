@@ -665,7 +665,6 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
         if (ms.nheap && ms.heap[0].due <= t) {
             if (ms_safe(ms.heap[0].due, &ms.heap[0])) {
                 ms_ev_t e;
-
                 size_t nprom = ms.nprom;
 
                 ms_pop(&e);
@@ -718,8 +717,7 @@ static uint64_t ms_cn_want(const uint64_t *v)
         uint32_t o =
             atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
 
-        if (j != ms.me && o != cm5i_cn_ops && (int32_t)(o - cm5i_cn_ops) < 0 &&
-            v[j] < lo)
+        if (j != ms.me && (int32_t)(o - cm5i_cn_ops) < 0 && v[j] < lo)
             lo = v[j];
     }
     return ms_add(lo, (uint64_t)ms.p->bar);
