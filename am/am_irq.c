@@ -55,6 +55,7 @@
 #include "am_ctx.h"
 #include "am_event.h"
 #include "am_guard.h"
+#include "am_model.h"
 #include "am_packet.h"
 #include "am_progress.h"
 #include "am_util.h"
@@ -74,8 +75,7 @@ static struct {
     _Atomic int enabled; /* read by the thread without the lock */
     volatile sig_atomic_t inside;
     int started;
-    int said_sync; /* the warning about synchronised virtual time */
-    int parked;    /* the thread waits for an enable: it touches nothing */
+    int parked; /* the thread waits for an enable: it touches nothing */
     int sig;
     long tick_ns;
     pthread_t main, thread;
@@ -289,6 +289,10 @@ static int irq_pass(void)
         return 0;
     }
     atomic_fetch_add(&irq.count.passes, 1);
+    /* Synchronised virtual time: a program that computes on outside the
+     * runtime waits for its interrupts by rule (doc/model.md). */
+    if (CM5I_UNLIKELY(cm5i_clock_orders))
+        cm5i_model_irq_idle();
     cm5i_depth.user_hold++; /* user work runs in the main thread */
     while (cm5i_progress(CM5I_CH_ALL) > 0 && ++n < 64)
         ;
@@ -364,7 +368,9 @@ static void irq_watch(void)
         nanosleep(&ts, NULL);
     } else if (d) {
         uint32_t seq = atomic_load(&d->seq);
-        struct timespec ts = {0, IRQ_WATCH_MS * 1000000L};
+        long ms = CM5I_UNLIKELY(cm5i_clock_orders) ? cm5i_model_irq_watch_ms()
+                                                   : IRQ_WATCH_MS;
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
         irq_futex(&d->seq, FUTEX_WAIT, seq, &ts);
     } else if (nfds && irq.can_sleep) {
@@ -526,13 +532,6 @@ cm5_status_t cm5_interrupts_enable(void)
         return CM5_ERR_STATE; /* interrupts go to the node's main thread */
     if (irq.enabled)
         return CM5_OK;
-    if (CM5I_UNLIKELY(cm5i_clock_orders) && !irq.said_sync++)
-        cm5i_log(CM5I_LOG_WARN, "irq",
-                 "interrupts under synchronised virtual time: a node takes "
-                 "its packets in turn at its runtime calls, not between "
-                 "them, so a loop that waits for a handler without calling "
-                 "the runtime never ends (%s=off: handlers as they land)",
-                 CM5_ENV_MODEL_SYNC);
     cm5i_guard_irq(cm5i_irq_acquire, cm5i_irq_leave);
     cm5i_irq_acquire(); /* given to the thread as the outermost call ends */
     if (cm5i_wait_doorbell())
@@ -543,6 +542,11 @@ cm5_status_t cm5_interrupts_enable(void)
     pthread_cond_signal(&irq.cond);
     pthread_mutex_unlock(&irq.lock);
     cm5i_irq_pending = 1; /* serve whatever is already there */
+    /* Synchronised virtual time: that is a probe, which costs its poll
+     * (a loop that enables and disables interrupts around computations
+     * under the CPU floor waits that way for its handlers). */
+    if (CM5I_UNLIKELY(cm5i_clock_orders))
+        (void)cm5i_ev_probe();
     return CM5_OK;
 }
 

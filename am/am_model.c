@@ -28,6 +28,7 @@
  * off each event site costs one test of a flag.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,8 @@ static struct {
     double scale;       /* CM5_MODEL_CPU_SCALE */
     uint64_t floor_ns;  /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
     uint64_t cpu_mark;  /* thread CPU time at the last runtime exit */
+    uint64_t irq_mark;  /* the same, or at the last interrupt (sync only) */
+    clockid_t main_cpu; /* the node's main thread's CPU clock */
     uint64_t charged;   /* what the outermost runtime entry charged */
     int stamp_set;      /* the next packet's stamp is given */
     int stamp_promised; /* ... and was promised (cm5i_msync_promise) */
@@ -90,6 +93,16 @@ static uint64_t model_cpu_ns(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The main thread's, read from the interrupt thread. */
+static uint64_t model_main_cpu_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(model.main_cpu, &ts))
+        return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -148,6 +161,9 @@ cm5_status_t cm5i_model_setup(void)
     model.bar_cost = (uint64_t)model.p.bar;
     model.split_end = CM5I_VT_NONE;
     model.cpu_mark = model_cpu_ns();
+    if (pthread_getcpuclockid(pthread_self(), &model.main_cpu))
+        model.main_cpu = CLOCK_THREAD_CPUTIME_ID;
+    model.irq_mark = model.cpu_mark;
     model_on = 1;
     cm5i_observe(&model_observer, &model_clock);
     return CM5_OK;
@@ -174,6 +190,8 @@ static void model_call_enter(void)
 {
     uint64_t now, d;
 
+    if (CM5I_UNLIKELY(cm5i_msync_on))
+        cm5i_msync_irq_resume();
     model.charged = 0;
     if (model.scale == 0)
         return;
@@ -194,7 +212,50 @@ static void model_call_leave(void)
     }
     if (model.scale != 0)
         model.cpu_mark = model_cpu_ns();
+    if (cm5i_msync_on && cm5i_irq_active)
+        model.irq_mark = model.scale != 0 ? model.cpu_mark : model_cpu_ns();
 }
+
+/* ---- interrupts, synchronised ---- */
+
+/* How long the program computes outside the runtime before it counts as
+ * waiting: the floor (a shorter stretch is free and its end decides,
+ * as at any runtime call), at least 100 us. */
+static uint64_t model_irq_floor(void)
+{
+    return model.floor_ns > 100000 ? model.floor_ns : 100000;
+}
+
+int cm5i_model_irq_idle(void)
+{
+    uint64_t now, d;
+
+    if (!model_on || !cm5i_msync_on)
+        return 0;
+    if (cm5i_msync_irq_waiting())
+        return 1;
+    now = model_main_cpu_ns();
+    if (now - model.irq_mark < model_irq_floor())
+        return 0;
+    /* What it computed is charged as at a runtime call (the interrupt
+     * thread reads the main thread's CPU clock). */
+    if (model.scale != 0) {
+        d = now - model.cpu_mark;
+        if (d >= model.floor_ns)
+            model.v.clock += (uint64_t)((double)d * model.scale + 0.5);
+        model.cpu_mark = now;
+    }
+    return cm5i_msync_irq_begin();
+}
+
+int cm5i_model_irq_watch_ms(void)
+{
+    uint64_t ms = model_irq_floor() / 1000000;
+
+    return ms < 1 ? 1 : (int)ms;
+}
+
+void cm5i_model_irq_interrupted(void) { model.irq_mark = model_main_cpu_ns(); }
 
 static double model_wtime(void)
 {

@@ -46,6 +46,7 @@
 
 #include "am_ctx.h"
 #include "am_guard.h"
+#include "am_model.h"
 #include "am_packet.h"
 #include "am_progress.h"
 #include "am_util.h"
@@ -92,12 +93,14 @@ static struct {
     ms_ev_t *heap;
     size_t nheap, capheap;
     uint64_t published; /* our bound as the others see it */
+    uint64_t reach;     /* and our reach (cm5_vsync_rec_t) */
     uint64_t through;   /* everything due before it is here */
     uint64_t cn_entry;
     uint64_t cn_end; /* the operation under way ends then (0: not known) */
     uint32_t cn_ops; /* the operation cn_entry is of */
     int cn_begun;
     int in_dispatch, done, said;
+    int irq_wait; /* the program, outside the runtime, waits by rule */
 } ms;
 
 static void ms_violation(const char *what, int node, uint64_t due,
@@ -409,7 +412,9 @@ static int ms_mode(void)
 
     switch (w) {
     case CM5I_WAIT_NONE:
-        return MS_RUN;
+        /* (outside the runtime, interrupts on: the interrupt thread's
+         * pass, which takes packets as a blocking wait does) */
+        return ms.irq_wait ? MS_JUMP : MS_RUN;
     case CM5I_WAIT_UNTIL:
     case CM5I_WAIT_WHILE_LT:
     case CM5I_WAIT_MSG_DONE:
@@ -444,48 +449,79 @@ static void ms_snapshot(uint64_t *v)
     }
 }
 
+/* What this node may send before the control-network call it is in
+ * ends: its held packets' handlers, its packets in flight, its own work
+ * queued (at its clock). */
+static uint64_t ms_cn_reach(void)
+{
+    uint64_t fl = ms_in_flight(NULL),
+             r = ms.nheap ? ms_add(ms.heap[0].due, ms.L) : MS_INF;
+
+    if (cm5i_am_work_pending() || cm5i_parked[CM5I_CH_REQ] ||
+        cm5i_parked[CM5I_CH_REP])
+        r = ms_add(ms.v->clock, ms.L);
+    return fl < r ? fl : r;
+}
+
 /* The least time the control-network operation under way can end: the
  * latest entry clock (a node not yet in it enters when it acts next: no
  * earlier than its own value or anything that can reach it) plus a
  * barrier; or its end, once known. */
 static uint64_t ms_cn_least(const uint64_t *v)
 {
-    uint32_t k = cm5i_cn_ops;
-    uint64_t t = ms.cn_entry, lo = MS_INF, lo2 = MS_INF;
+    uint32_t k = cm5i_cn_ops, o[ms.n];
+    uint64_t t = ms.cn_entry, lo = MS_INF, lo2 = MS_INF, e[ms.n];
     int who = -1;
 
     if (ms.cn_end)
         return ms.cn_end;
     for (int j = 0; j < ms.n; j++) {
-        if (v[j] < lo) {
+        uint32_t o2;
+        uint64_t w = v[j];
+
+        if (j == ms.me) {
+            o[j] = k;
+            e[j] = ms.cn_entry;
+            w = ms_cn_reach();
+        } else {
+            do {
+                o[j] = atomic_load_explicit(&ms.rec[j].cn_ops,
+                                            memory_order_acquire);
+                e[j] = atomic_load_explicit(&ms.rec[j].cn_entry,
+                                            memory_order_acquire);
+                o2 = atomic_load_explicit(&ms.rec[j].cn_ops,
+                                          memory_order_acquire);
+            } while (o[j] != o2);
+            /* A node in this call: what it may send before the call
+             * ends (its value follows from the end; read after the
+             * snapshot, so no older than the values it let rise). */
+            if (o[j] == k)
+                w = atomic_load_explicit(&ms.rec[j].reach,
+                                         memory_order_acquire);
+        }
+        if (w < lo) {
             lo2 = lo;
-            lo = v[j];
+            lo = w;
             who = j;
-        } else if (v[j] < lo2)
-            lo2 = v[j];
+        } else if (w < lo2)
+            lo2 = w;
     }
     for (int j = 0; j < ms.n; j++) {
-        uint32_t o1, o2;
-        uint64_t e;
+        uint64_t ej = e[j];
 
         if (j == ms.me)
             continue;
-        do {
-            o1 = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
-            e = atomic_load_explicit(&ms.rec[j].cn_entry, memory_order_acquire);
-            o2 = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
-        } while (o1 != o2);
-        if (o1 != k) {
+        if (o[j] != k) {
             uint64_t reach = j == who ? lo2 : lo; /* what can reach j */
 
-            if ((int32_t)(o1 - k) > 0)
-                continue;                      /* it has left this one */
-            e = v[j] > ms.L ? v[j] - ms.L : 0; /* its own next act */
-            if (reach < e)
-                e = reach;
+            if ((int32_t)(o[j] - k) > 0)
+                continue;                       /* it has left this one */
+            ej = v[j] > ms.L ? v[j] - ms.L : 0; /* its own next act */
+            if (reach < ej)
+                ej = reach;
         }
-        if (e > t)
-            t = e;
+        if (ej > t)
+            t = ej;
     }
     return ms_add(t, (uint64_t)ms.p->bar);
 }
@@ -527,27 +563,40 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
 
 static void ms_publish_mode(int mode)
 {
-    uint64_t b, v[ms.n > 0 ? ms.n : 1];
+    uint64_t b, r, v[ms.n > 0 ? ms.n : 1];
+    int rose;
 
     if (!ms.rec)
         return;
     if (mode == MS_CN)
         ms_snapshot(v);
     b = ms_bound(mode, v);
-    if (b == ms.published)
+    /* (outside a control-network call its value says it all) */
+    r = mode == MS_CN ? ms_cn_reach() : b;
+    if (b == ms.published && r == ms.reach)
         return;
+    rose = r > ms.reach;
+    ms.reach = r;
+    atomic_store_explicit(&ms.rec[ms.me].reach, r, memory_order_release);
     atomic_store_explicit(&ms.rec[ms.me].bound, b, memory_order_release);
     atomic_fetch_add_explicit(ms.gen, 1, memory_order_acq_rel);
-    if (b < ms.published) {
+    if (b <= ms.published) {
         ms.published = b;
-        return;
+        if (!rose)
+            return;
     }
     ms.published = b;
-    /* Wake the nodes that sleep until a value passes what they want. */
-    for (int j = 0; j < ms.n; j++)
-        if (j != ms.me &&
-            atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed) < b)
+    /* Wake the nodes that sleep until a value passes what they want (a
+     * node in the same call reads the reach). */
+    for (int j = 0; j < ms.n; j++) {
+        uint64_t w;
+
+        if (j == ms.me)
+            continue;
+        w = atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed);
+        if (w < b || (rose && w != MS_INF))
             cm5i_doorbell_ring(j);
+    }
 }
 
 void cm5i_msync_publish(void)
@@ -749,6 +798,12 @@ static int ms_dispatch_jump(int mode)
     if (ms.v->clock < e.due)
         ms.v->clock = e.due;
     ms_run(&e);
+    /* An interrupt: the program runs on from its handler, and waits
+     * by rule again only after it has computed for the floor since. */
+    if (ms.irq_wait && cm5i_am_user_pending()) {
+        ms.irq_wait = 0;
+        cm5i_model_irq_interrupted();
+    }
     /* The packet may have ended the wait: the node may run on from its
      * clock (the wait's bound is published again at its next step, which
      * it takes only if it still waits). */
@@ -787,6 +842,34 @@ int cm5i_msync_dispatch(void)
     n = mode == MS_RUN ? ms_dispatch_run() : ms_dispatch_jump(mode);
     ms.in_dispatch = 0;
     return n;
+}
+
+/* ---- interrupts ---- */
+
+int cm5i_msync_irq_begin(void)
+{
+    if (!cm5i_msync_on || ms.done)
+        return 0;
+    ms_ready();
+    if (!ms.rec)
+        return 0;
+    ms.irq_wait = 1;
+    ms_publish_mode(MS_JUMP);
+    return 1;
+}
+
+int cm5i_msync_irq_waiting(void) { return ms.irq_wait; }
+
+void cm5i_msync_irq_resume(void)
+{
+    if (!ms.irq_wait)
+        return;
+    ms.irq_wait = 0;
+    /* It let the others pass what it published as it waited: it has
+     * waited until then. */
+    if (ms.published != MS_INF && ms.published > ms.L &&
+        ms.v->clock < ms.published - ms.L)
+        ms.v->clock = ms.published - ms.L;
 }
 
 void cm5i_msync_drain(uint64_t t)

@@ -81,14 +81,18 @@ typedef struct {
  * from now on is due at another node before bound (virtual ns; it only
  * grows); want: the bound it waits for the others to pass, to be woken
  * (UINT64_MAX: none); the control-network operations it has begun and
- * its clock as it began the last. */
+ * its clock as it began the last; reach: while it is in that operation,
+ * the least due of what it may send before the operation ends (its held
+ * packets' handlers, its packets in flight), which its bound, derived
+ * from the operation's end, does not say. */
 typedef struct {
     _Atomic uint64_t bound;
     _Atomic uint64_t want;
     _Atomic uint64_t cn_entry;
     _Atomic uint32_t cn_ops;
     uint32_t unused;
-    char pad[CM5_DOORBELL_STRIDE - 4 * sizeof(uint64_t)];
+    _Atomic uint64_t reach;
+    char pad[CM5_DOORBELL_STRIDE - 5 * sizeof(uint64_t)];
 } cm5_vsync_rec_t;
 _Static_assert(sizeof(cm5_vsync_rec_t) == CM5_DOORBELL_STRIDE,
                "a synchronisation record is one stride");

@@ -44,6 +44,12 @@
  *               waits for the scopy; every byte checked; each node prints
  *               "prog_vsync: node N order CLOCK" then the line
  *
+ *   irq K       interrupts: every node enables them; every node but 0
+ *               sends node 0 K requests at once, then spins without any
+ *               runtime call until its K replies have come (their
+ *               handlers run by interrupt); node 0 spins without any call
+ *               until it has handled them all (30 s bound): the line
+ *
  *   cm5run -n N prog_vsync MODE [ARG]
  */
 #include <math.h>
@@ -321,6 +327,28 @@ static void lane_order(int bytes)
     report();
 }
 
+static void irq_wait(int k)
+{
+    int expect = t_self == 0 ? k * (t_nodes - 1) : k;
+    volatile int *count = t_self == 0 ? &requests : &replies;
+    double t0;
+
+    CMAML_enable_interrupts();
+    CMMD_sync_with_nodes();
+    if (t_self != 0)
+        for (int i = 0; i < k; i++)
+            CMAML_request(0, (CMAML_handler_t)on_request, t_self, i);
+    t0 = t_now();
+    while (*count < expect && t_now() - t0 < 30)
+        for (volatile int i = 0; i < 1000; i++)
+            ;
+    T_CHECK(*count == expect,
+            "node %d: %d of %d handlers ran by interrupt in 30 s", t_self,
+            *count, expect);
+    CMAML_disable_interrupts();
+    report();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -339,6 +367,8 @@ int main(int argc, char **argv)
         lane_order(arg);
     else if (strcmp(mode, "held") == 0)
         held(arg);
+    else if (strcmp(mode, "irq") == 0)
+        irq_wait(arg);
     else if (strcmp(mode, "mixed") == 0)
         mixed(arg, argc > 3 ? atoi(argv[3]) : 3);
     else
