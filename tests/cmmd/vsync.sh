@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=30
+PLAN=33
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -152,6 +152,55 @@ unset CM5_CMA
 check "mixed over tcp without single copy (tagged data): identical twice, no broken bound" \
     '[ "$rc" -eq 0 ] && [ "$(wc -l <tagged.1)" -eq 8 ] &&
      cmp -s tagged.1 tagged.2 && [ "$(broken)" -eq 0 ]'
+
+# interrupts (doc/model.md, "Interrupts"): handlers that loops without
+# any runtime call wait for run in turn once the loop has computed for
+# the CPU floor (it waits by rule).  Node 0 takes the 7 x 8 requests in
+# the order of their due times, round by round, each for or + os (a
+# handler and its reply, 3.3 us): node k's last reply comes 3.3 us after
+# node k - 1's
+irq_steps() {
+    lines | awk 'NR > 2 { if ($5 - prev != 3300) bad++ } NR > 1 { prev = $5 }
+        END { print bad + 0 }'
+}
+job "irq" 120 8 shm prog_vsync irq 8
+lines >irq.1
+irq_ok=$([ "$rc" -eq 0 ] && [ "$(wc -l <irq.1)" -eq 8 ] &&
+    [ "$(irq_steps)" -eq 0 ] && grep -q 'node 0 clock .* got 56$' irq.1 &&
+    [ "$(broken)" -eq 0 ] && echo 1)
+job "irq run 2" 120 8 shm prog_vsync irq 8
+lines >irq.2
+hogs_on
+job "irq beside hogs" 120 8 shm prog_vsync irq 8
+hogs_off
+lines >irq.3
+check "interrupts: loops without a runtime call get their handlers in turn, node k 3.3 us after node k - 1, the same twice and beside two CPU hogs" \
+    '[ -n "$irq_ok" ] && cmp -s irq.1 irq.2 && cmp -s irq.1 irq.3'
+irq_paths=1
+for p in tcp udp; do
+    job "irq $p" 120 8 $p prog_vsync irq 8
+    lines >irq.$p
+    [ "$rc" -eq 0 ] && cmp -s irq.1 irq.$p || irq_paths=
+done
+CM5_SHM=off
+export CM5_SHM
+job "irq libfabric shm" 120 8 shm prog_vsync irq 8
+unset CM5_SHM
+lines >irq.fshm
+check "interrupts: the same virtual times over tcp, udp and libfabric shm" \
+    '[ -n "$irq_paths" ] && [ "$rc" -eq 0 ] && cmp -s irq.1 irq.fshm'
+# the interrupt tests of irq.sh and irqmsg.sh, synchronised: handlers
+# during pure computation, polling with interrupts off, critical
+# sections (a loop that enables interrupts: a probe), completions and
+# scopies by interrupt, malloc beside interrupts, peers that spin, no
+# interrupt without a message
+irq_modes=
+for m in basic free malloc quiet peers; do
+    job "prog_irq $m" 60 3 shm prog_irq $m
+    [ "$rc" -eq 0 ] && [ "$(broken)" -eq 0 ] || irq_modes="$irq_modes $m"
+done
+check "prog_irq basic, free, malloc, quiet and peers complete synchronised${irq_modes:+ (failed:$irq_modes)}" \
+    '[ -z "$irq_modes" ]'
 
 # one CPU
 job_cpu1() {
