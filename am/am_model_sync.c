@@ -594,7 +594,7 @@ static void ms_publish_mode(int mode)
         if (j == ms.me)
             continue;
         w = atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed);
-        if (w < b || (rose && w != MS_INF))
+        if (w < b || (rose && w < r))
             cm5i_doorbell_ring(j);
     }
 }
@@ -647,6 +647,23 @@ void cm5i_msync_done(void)
 
 /* ---- waiting for the others ---- */
 
+/* Node j has begun a control-network call this node has not: that call
+ * ends no earlier than a barrier after this node's clock (it enters it
+ * at its clock or later), so j sends nothing due by c before it but what
+ * its reach says.  (Its published value, which follows from the call's
+ * least end, lags: read alone, a node that polls while others wait in a
+ * call would move in lock step with their publications.)  Not in a
+ * host/node job, whose host counts no operations. */
+static int ms_cn_ahead(int j, uint64_t c)
+{
+    uint32_t o = atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
+
+    if (o != cm5i_cn_ops + 1 || cm5i_ctx.host >= 0 ||
+        ms_add(ms.v->clock, ms_add((uint64_t)ms.p->bar, ms.L)) <= c)
+        return 0;
+    return atomic_load_explicit(&ms.rec[j].reach, memory_order_acquire) > c;
+}
+
 /* Has everything due by c (or, with e, before e) come?  Anything still
  * to come to this node starts at some node: its value bounds it (a
  * chain through others only adds latencies); this node's own packets in
@@ -660,6 +677,8 @@ static int ms_safe(uint64_t c, const ms_ev_t *e)
         if (j == ms.me)
             continue;
         if (v[j] > c || (e && v[j] == c && (uint32_t)j > e->src))
+            continue;
+        if (ms_cn_ahead(j, c))
             continue;
         return 0;
     }
