@@ -5,7 +5,7 @@
 # of requests, a hot spot, a token ring polled with clock reads, all
 # three kinds together) and the papers' algorithms (cm5sched --alg all:
 # DRS_N, A1-A4, the two-stage algorithm; Generate_Recv) give
-# bit-identical virtual times on every run: twice, beside two CPU hogs,
+# bit-identical virtual times on every run (with interrupts on too): twice, beside two CPU hogs,
 # on one CPU, and on every path (same-host rings, libfabric shm, tcp,
 # udp); no node reports a broken bound; a virtual-time
 # deadlock is reported by cm5run's check.  Computation is free
@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=33
+PLAN=34
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -249,6 +249,15 @@ sched "" recv.1 "--recv am"
 sched "" recv.2 "--recv am"
 check "cm5sched --recv am (Generate_Recv by active messages): the same table twice" \
     '[ "$rc" -eq 0 ] && cmp -s recv.1 recv.2 && [ "$(broken)" -eq 0 ]'
+# wang1993's DRS_N ran with interrupts on: all of them, interrupts on
+sched "" irqs.1 "--recv am --interrupts"
+irqs_rc=$rc
+hogs_on
+sched "" irqs.2 "--recv am --interrupts"
+hogs_off
+check "cm5sched --alg all --recv am --interrupts: the same table twice, once beside two CPU hogs" \
+    '[ "$irqs_rc" -eq 0 ] && [ "$rc" -eq 0 ] && grep -q "drsn" irqs.1 &&
+     cmp -s irqs.1 irqs.2 && [ "$(broken)" -eq 0 ]'
 
 # every node waits for a message none sends: cm5run's check says so
 CM5_DEADLOCK=1
