@@ -109,7 +109,8 @@ static const cm5_config_var_t config_table[] = {
      "both ways while a busy receiver holds its senders (not yet "
      "calibrated); with interrupts on, a program that computes outside "
      "the runtime for " CM5_ENV_MODEL_CPU_FLOOR " waits for its next "
-     "handler, which interrupts it in turn; on: for a cm5run job (the nodes share memory; "
+     "handler, which interrupts it in turn; on: for a cm5run job (the nodes "
+     "share memory; "
      "another launcher is refused); auto: on for a cm5run job, off "
      "otherwise; off: packets are taken as they land (the times of active "
      "messages then follow the host's interleaving)"},

@@ -42,6 +42,7 @@
 #include "am_model.h"
 #include "am_model_calc.h"
 #include "am_model_sync.h"
+#include "am_msg.h"
 #include "am_packet.h"
 #include "am_wait.h"
 #include "am_util.h"
@@ -368,6 +369,19 @@ static uint64_t model_rx_word(void) { return model.rx_vt; }
 
 /* ---- messages and scopy ---- */
 
+/* A CMMD message's extra cost when its node has messages the other way
+ * open (0: a send while a receive is posted; 1: a receipt while a send
+ * is open): doc/model.md, "Both ways".  Synchronised only: without, a
+ * receipt lands in real-time order, before or after its node's send
+ * completes. */
+static uint64_t model_mx(int receipt)
+{
+    if (model.p.mx == 0 || !cm5i_msync_on ||
+        cm5i_msg_open(receipt ? 1 : 0) == 0)
+        return 0;
+    return (uint64_t)model.p.mx;
+}
+
 static uint64_t model_bulk_send(size_t len, int cmmd)
 {
     uint64_t d0;
@@ -381,7 +395,7 @@ static uint64_t model_bulk_send(size_t len, int cmmd)
     if (cm5i_msync_on && !cmmd)
         return model.v.clock;
     if (cmmd)
-        model.v.clock += (uint64_t)model.p.ms;
+        model.v.clock += (uint64_t)model.p.ms + model_mx(0);
     d0 = cm5i_model_send(&model.p, &model.v,
                          cm5i_msync_on ? 1 : cm5i_model_packets(len));
     if (cm5i_msync_on)
@@ -411,7 +425,8 @@ static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
 
     *end = cm5i_model_take(
         &model.p, &model.v, cm5i_model_level(src, cm5i_ctx.rank), start,
-        cm5i_model_packets(len), cmmd ? (uint64_t)model.p.mr : 0, &left, &ack);
+        cm5i_model_packets(len), cmmd ? (uint64_t)model.p.mr + model_mx(1) : 0,
+        &left, &ack);
     cm5i_msync_promise(ack);
     return ack;
 }
@@ -454,7 +469,8 @@ static uint64_t model_bulk_landed(int src, uint64_t d0, uint64_t post,
         model_rx_trim();
     cm5i_model_rx_job(&model.p, cm5i_model_level(src, cm5i_ctx.rank), d0,
                       cmmd ? cm5i_model_rendezvous(&model.p, d0, post) : d0,
-                      cm5i_model_packets(len), cmmd ? model.p.mr : 0, src, &j);
+                      cm5i_model_packets(len),
+                      cmmd ? model.p.mr + (int64_t)model_mx(1) : 0, src, &j);
     j.seen = join;
     model.rx_unseen += !join;
     at = cm5i_model_rx_insert(model.rxq, model.rxn++, model.rx_base, &j);

@@ -1292,6 +1292,8 @@ int cm5_msg_probe(int node, int tag, cm5_msg_info_t *out)
     return 0;
 }
 
+int cm5i_msg_open(int sends) { return msgs.active[sends ? 1 : 0]; }
+
 int cm5_msg_active(int sends)
 {
     CM5I_GUARD(); /* (the interrupt thread may be in a pass) */

@@ -13,6 +13,9 @@ cm5_status_t cm5i_msg_setup(void);
 void cm5i_msg_teardown(void);
 /* Read CM5_EAGER_MAX (before the endpoints open: it sizes them). */
 void cm5i_msg_config(void);
+/* Messages of this node not yet complete: receives (sends 0) or sends
+ * (1), posted by the program (virtual time's mx, doc/model.md). */
+int cm5i_msg_open(int sends);
 /* The largest packet eager messages need, and the receive buffer space
  * their bodies may take at once (every peer's bound together). */
 size_t cm5i_msg_packet_max(void);

@@ -64,10 +64,10 @@ static const model_key_t model_keys[] = {
     {"g", F(g), 0, 0},        {"bw1", F(pkt[1]), 0, 1},
     {"bw2", F(pkt[2]), 0, 1}, {"bw3", F(pkt[3]), 0, 1},
     {"ms", F(ms), 0, 0},      {"mr", F(mr), 0, 0},
-    {"bar", F(bar), 0, 0},    {"red", F(red), 0, 0},
-    {"redf", F(redf), 0, 0},  {"redv", F(redv), 0, 0},
-    {"cnb", F(cnb), 0, 0},    {"clk", F(clk), 0, 0},
-    {"poll", F(poll), 0, 0},
+    {"mx", F(mx), 0, 0},      {"bar", F(bar), 0, 0},
+    {"red", F(red), 0, 0},    {"redf", F(redf), 0, 0},
+    {"redv", F(redv), 0, 0},  {"cnb", F(cnb), 0, 0},
+    {"clk", F(clk), 0, 0},    {"poll", F(poll), 0, 0},
 };
 #undef F
 
@@ -99,7 +99,7 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
     }
     snprintf(err, errlen,
              "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
-             "ms, mr, bar, red, redf, redv, cnb, clk, poll)",
+             "ms, mr, mx, bar, red, redf, redv, cnb, clk, poll)",
              (int)klen, kv);
     return -1;
 }

@@ -20,6 +20,8 @@ typedef struct {
     int64_t g;       /* gap: least time per packet at an input link */
     int64_t pkt[4];  /* a 16-byte packet's link time by fat-tree level */
     int64_t ms, mr;  /* a CMMD message's software overhead: send, receive */
+    int64_t mx;      /* more on each side when the node has messages the
+                        other way open (doc/model.md, "Both ways") */
     int64_t bar;     /* a barrier (control network) */
     int64_t red;     /* an integer reduction or scan of one element */
     int64_t redf;    /* a floating-point one */

@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=34
+PLAN=35
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -203,6 +203,26 @@ for m in basic inside free malloc quiet peers; do
 done
 check "prog_irq basic, inside, free, malloc, quiet and peers complete synchronised${irq_modes:+ (failed:$irq_modes)}" \
     '[ -z "$irq_modes" ]'
+
+# mx (doc/model.md, "Both ways"): a CMMD message costs mx more on each
+# side whose node has messages the other way open.  The XOR exchange of
+# 16-byte blocks on 4 nodes (3 steps, CMMD_send_and_receive: the send
+# while its receive is posted, the receipt while its send is open) is
+# exactly 3 x 2 x mx slower; one-way traffic (held senders) does not
+# change
+xor_of() { sed -n 's/^prog_model: a2a xor \([0-9]*\)$/\1/p' out; }
+CM5_MODEL=cm5:clk=0
+job "mx 0" 60 4 shm prog_model a2a 16
+x0=$(xor_of)
+CM5_MODEL=cm5:clk=0,mx=100
+job "mx 100" 60 4 shm prog_model a2a 16
+x1=$(xor_of)
+job "mx 100 held" 120 8 shm prog_vsync held 4096
+held_gaps >held.mx
+CM5_MODEL=cm5
+check "mx=100: the XOR exchange on 4 nodes 600 us slower ($x0 -> $x1 ns), held senders still 448.2 us apart" \
+    '[ "$rc" -eq 0 ] && [ -n "$x0" ] && [ -n "$x1" ] &&
+     [ $((x1 - x0)) -eq 600000 ] && [ "$(cat held.mx)" = 448200 ]'
 
 # one CPU
 job_cpu1() {
