@@ -552,6 +552,14 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
 
             if (t < lo)
                 lo = t;
+        } else if (ms.irq_wait) {
+            /* A program waiting for its interrupt by rule may also run
+             * on by itself (its computation ends): no further than the
+             * others can reach it, which it moves its clock to then
+             * (cm5i_msync_irq_resume). */
+            for (int j = 0; j < ms.n; j++)
+                if (j != ms.me && v[j] < lo)
+                    lo = v[j];
         }
         if (lo > own)
             own = lo;
@@ -568,7 +576,7 @@ static void ms_publish_mode(int mode)
 
     if (!ms.rec)
         return;
-    if (mode == MS_CN)
+    if (mode == MS_CN || (mode == MS_JUMP && ms.irq_wait))
         ms_snapshot(v);
     b = ms_bound(mode, v);
     /* (outside a control-network call its value says it all) */
@@ -884,8 +892,9 @@ void cm5i_msync_irq_resume(void)
     if (!ms.irq_wait)
         return;
     ms.irq_wait = 0;
-    /* It let the others pass what it published as it waited: it has
-     * waited until then. */
+    /* It let the others pass what it published as it waited (never
+     * beyond what they could send it: ms_bound): it has waited until
+     * then. */
     if (ms.published != MS_INF && ms.published > ms.L &&
         ms.v->clock < ms.published - ms.L)
         ms.v->clock = ms.published - ms.L;
