@@ -167,6 +167,11 @@ void cm5i_irq_leave(void)
     for (;;) {
         while (cm5i_irq_pending)
             cm5i_irq_deliver();
+        /* Synchronised virtual time: what the program computes from now
+         * on counts towards its wait by rule (not the deliveries above,
+         * which are the runtime's). */
+        if (CM5I_UNLIKELY(cm5i_clock_orders))
+            cm5i_model_irq_interrupted();
         irq_release();
         cm5i_rt_depth = 0;
         if (!cm5i_irq_pending)
@@ -218,6 +223,10 @@ static void irq_run_user(void)
     if (irq.enabled && !cm5i_depth.in_handler && cm5i_ctx.ready)
         while (cm5i_am_run_user() > 0)
             ;
+    /* Synchronised virtual time: the program runs on from here (it waits
+     * for its next interrupt by rule only after another CPU floor). */
+    if (CM5I_UNLIKELY(cm5i_clock_orders))
+        cm5i_model_irq_interrupted();
     cm5i_irq_in_signal = 0;
     irq.inside = 0;
     irq_release();

@@ -235,6 +235,10 @@ int cm5i_model_irq_idle(void)
         return 0;
     if (cm5i_msync_irq_waiting())
         return 1;
+    /* An interrupt not yet delivered (the signal refused inside the C
+     * library, asked again later): the program has not run on from it. */
+    if (cm5i_am_user_pending())
+        return 0;
     now = model_main_cpu_ns();
     if (now - model.irq_mark < model_irq_floor())
         return 0;
@@ -256,7 +260,11 @@ int cm5i_model_irq_watch_ms(void)
     return ms < 1 ? 1 : (int)ms;
 }
 
-void cm5i_model_irq_interrupted(void) { model.irq_mark = model_main_cpu_ns(); }
+void cm5i_model_irq_interrupted(void)
+{
+    if (model_on)
+        model.irq_mark = model_main_cpu_ns();
+}
 
 static double model_wtime(void)
 {
