@@ -119,6 +119,16 @@ typedef struct cm5i_clock {
      * when it cannot end by the clock, -1 not known yet (take packets
      * and ask again). */
     int (*cn_turn)(int known, uint64_t end);
+    /* Synchronised, interrupts (am_irq.c; doc/model.md, "Interrupts"):
+     * irq_idle, from the interrupt thread owning the runtime while the
+     * program is outside it: 1 when the program now waits for its
+     * interrupt by rule (its packets are then taken as in a blocking
+     * wait); irq_watch_ms: how long that thread may sleep before it asks
+     * again; irq_mark: the program runs on from here (it left the
+     * runtime, or an interrupt was delivered to it).  NULL: no rule. */
+    int (*irq_idle)(void);
+    int (*irq_watch_ms)(void);
+    void (*irq_mark)(void);
 } cm5i_clock_t;
 
 /* Subscribe (clock: NULL, or the clock it keeps; at most one) and

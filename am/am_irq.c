@@ -55,7 +55,6 @@
 #include "am_ctx.h"
 #include "am_event.h"
 #include "am_guard.h"
-#include "am_model.h"
 #include "am_packet.h"
 #include "am_progress.h"
 #include "am_util.h"
@@ -170,8 +169,8 @@ void cm5i_irq_leave(void)
         /* Synchronised virtual time: what the program computes from now
          * on counts towards its wait by rule (not the deliveries above,
          * which are the runtime's). */
-        if (CM5I_UNLIKELY(cm5i_clock_orders))
-            cm5i_model_irq_interrupted();
+        if (CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->irq_mark)
+            cm5i_clock->irq_mark();
         irq_release();
         cm5i_rt_depth = 0;
         if (!cm5i_irq_pending)
@@ -225,8 +224,8 @@ static void irq_run_user(void)
             ;
     /* Synchronised virtual time: the program runs on from here (it waits
      * for its next interrupt by rule only after another CPU floor). */
-    if (CM5I_UNLIKELY(cm5i_clock_orders))
-        cm5i_model_irq_interrupted();
+    if (CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->irq_mark)
+        cm5i_clock->irq_mark();
     cm5i_irq_in_signal = 0;
     irq.inside = 0;
     irq_release();
@@ -300,8 +299,8 @@ static int irq_pass(void)
     atomic_fetch_add(&irq.count.passes, 1);
     /* Synchronised virtual time: a program that computes on outside the
      * runtime waits for its interrupts by rule (doc/model.md). */
-    if (CM5I_UNLIKELY(cm5i_clock_orders))
-        cm5i_model_irq_idle();
+    if (CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->irq_idle)
+        cm5i_clock->irq_idle();
     cm5i_depth.user_hold++; /* user work runs in the main thread */
     while (cm5i_progress(CM5I_CH_ALL) > 0 && ++n < 64)
         ;
@@ -377,8 +376,9 @@ static void irq_watch(void)
         nanosleep(&ts, NULL);
     } else if (d) {
         uint32_t seq = atomic_load(&d->seq);
-        long ms = CM5I_UNLIKELY(cm5i_clock_orders) ? cm5i_model_irq_watch_ms()
-                                                   : IRQ_WATCH_MS;
+        long ms = CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->irq_watch_ms
+                      ? cm5i_clock->irq_watch_ms()
+                      : IRQ_WATCH_MS;
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
         irq_futex(&d->seq, FUTEX_WAIT, seq, &ts);

@@ -61,14 +61,15 @@ static struct {
     cm5i_model_params_t p;
     cm5i_vnode_t v;
     char spec[128];
-    double scale;       /* CM5_MODEL_CPU_SCALE */
-    uint64_t floor_ns;  /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
-    uint64_t cpu_mark;  /* thread CPU time at the last runtime exit */
-    uint64_t irq_mark;  /* the same, or at the last interrupt (sync only) */
-    clockid_t main_cpu; /* the node's main thread's CPU clock */
-    uint64_t charged;   /* what the outermost runtime entry charged */
-    int stamp_set;      /* the next packet's stamp is given */
-    int stamp_promised; /* ... and was promised (cm5i_msync_promise) */
+    double scale;         /* CM5_MODEL_CPU_SCALE */
+    uint64_t floor_ns;    /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
+    uint64_t cpu_mark;    /* thread CPU time at the last runtime exit */
+    uint64_t irq_mark;    /* main thread CPU time as the program ran on */
+    clockid_t main_cpu;   /* the node's main thread's CPU clock */
+    uint64_t charged;     /* what the outermost runtime entry charged */
+    uint64_t irq_charged; /* ... of it, charged earlier by a wait by rule */
+    int stamp_set;        /* the next packet's stamp is given */
+    int stamp_promised;   /* ... and was promised (cm5i_msync_promise) */
     uint64_t stamp;
     uint64_t rx_vt;    /* stamp of the packet being dispatched */
     uint64_t cn_entry; /* clock at the outermost control-network entry */
@@ -187,22 +188,29 @@ const char *cm5_model(void)
 
 /* ---- computation ---- */
 
-static void model_call_enter(void)
+/* The computation from cpu_mark to now (the main thread's CPU time),
+ * when it passes the floor: charged to the clock.  Returns the charge. */
+static uint64_t model_charge(uint64_t now)
 {
-    uint64_t now, d;
+    uint64_t d = now - model.cpu_mark, c = 0;
 
-    if (CM5I_UNLIKELY(cm5i_msync_on))
-        cm5i_msync_irq_resume();
-    model.charged = 0;
-    if (model.scale == 0)
-        return;
-    now = model_cpu_ns();
-    d = now - model.cpu_mark;
     if (d >= model.floor_ns) {
-        model.charged = (uint64_t)((double)d * model.scale + 0.5);
-        model.v.clock += model.charged;
+        c = (uint64_t)((double)d * model.scale + 0.5);
+        model.v.clock += c;
     }
     model.cpu_mark = now;
+    return c;
+}
+
+static void model_call_enter(void)
+{
+    if (CM5I_UNLIKELY(cm5i_msync_on))
+        cm5i_msync_irq_resume();
+    /* (what a wait for an interrupt charged of the same stretch) */
+    model.charged = model.irq_charged;
+    model.irq_charged = 0;
+    if (model.scale != 0)
+        model.charged += model_charge(model_cpu_ns());
 }
 
 static void model_call_leave(void)
@@ -213,8 +221,6 @@ static void model_call_leave(void)
     }
     if (model.scale != 0)
         model.cpu_mark = model_cpu_ns();
-    if (cm5i_msync_on && cm5i_irq_active)
-        model.irq_mark = model.scale != 0 ? model.cpu_mark : model_cpu_ns();
 }
 
 /* ---- interrupts, synchronised ---- */
@@ -227,9 +233,13 @@ static uint64_t model_irq_floor(void)
     return model.floor_ns > 100000 ? model.floor_ns : 100000;
 }
 
-int cm5i_model_irq_idle(void)
+/* The interrupt thread, owning the runtime while the program is outside
+ * it (cm5i_clock_t.irq_idle): once the program has computed for the
+ * floor since it ran on (model_irq_mark), it waits by rule, its
+ * computation so far charged. */
+static int model_irq_idle(void)
 {
-    uint64_t now, d;
+    uint64_t now;
 
     if (!model_on || !cm5i_msync_on)
         return 0;
@@ -244,23 +254,19 @@ int cm5i_model_irq_idle(void)
         return 0;
     /* What it computed is charged as at a runtime call (the interrupt
      * thread reads the main thread's CPU clock). */
-    if (model.scale != 0) {
-        d = now - model.cpu_mark;
-        if (d >= model.floor_ns)
-            model.v.clock += (uint64_t)((double)d * model.scale + 0.5);
-        model.cpu_mark = now;
-    }
+    if (model.scale != 0)
+        model.irq_charged += model_charge(now);
     return cm5i_msync_irq_begin();
 }
 
-int cm5i_model_irq_watch_ms(void)
+static int model_irq_watch_ms(void)
 {
     uint64_t ms = model_irq_floor() / 1000000;
 
     return ms < 1 ? 1 : (int)ms;
 }
 
-void cm5i_model_irq_interrupted(void)
+static void model_irq_mark(void)
 {
     if (model_on)
         model.irq_mark = model_main_cpu_ns();
@@ -700,6 +706,9 @@ static const cm5i_clock_t model_clock = {
     .dispatch = cm5i_msync_dispatch,
     .split_turn = model_split_turn,
     .cn_turn = model_cn_turn,
+    .irq_idle = model_irq_idle,
+    .irq_watch_ms = model_irq_watch_ms,
+    .irq_mark = model_irq_mark,
 };
 
 /* The program's clock: virtual time's when the model runs, else the

@@ -13,17 +13,4 @@
 cm5_status_t cm5i_model_setup(void);
 void cm5i_model_teardown(void);
 
-/* Interrupts under synchronised virtual time (doc/model.md,
- * "Interrupts"), called by the interrupt thread owning the runtime while
- * the program is outside it: once the program has computed for the
- * CPU floor since it left the runtime or was last interrupted, it waits
- * by rule (its computation so far charged).  Returns 1 while it waits;
- * cm5i_model_irq_watch_ms() is how long the thread may sleep before it
- * asks again. */
-int cm5i_model_irq_idle(void);
-int cm5i_model_irq_watch_ms(void);
-/* A packet taken while it waited left user work: the program runs on
- * from its handler (am_model_sync.c). */
-void cm5i_model_irq_interrupted(void);
-
 #endif

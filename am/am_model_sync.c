@@ -46,7 +46,6 @@
 
 #include "am_ctx.h"
 #include "am_guard.h"
-#include "am_model.h"
 #include "am_packet.h"
 #include "am_progress.h"
 #include "am_util.h"
@@ -449,6 +448,14 @@ static void ms_snapshot(uint64_t *v)
     }
 }
 
+/* Work of its own queued (an RPC, deferred work, parked packets) may
+ * send at its clock, whatever it waits for. */
+static int ms_own_work(void)
+{
+    return cm5i_am_work_pending() || cm5i_parked[CM5I_CH_REQ] ||
+           cm5i_parked[CM5I_CH_REP];
+}
+
 /* What this node may send before the control-network call it is in
  * ends: its held packets' handlers, its packets in flight, its own work
  * queued (at its clock). */
@@ -457,8 +464,7 @@ static uint64_t ms_cn_reach(void)
     uint64_t fl = ms_in_flight(NULL),
              r = ms.nheap ? ms_add(ms.heap[0].due, ms.L) : MS_INF;
 
-    if (cm5i_am_work_pending() || cm5i_parked[CM5I_CH_REQ] ||
-        cm5i_parked[CM5I_CH_REP])
+    if (ms_own_work())
         r = ms_add(ms.v->clock, ms.L);
     return fl < r ? fl : r;
 }
@@ -538,11 +544,7 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
 
     if (ms.done)
         return MS_INF;
-    /* Work of its own queued (an RPC, deferred work) may send at its
-     * clock, whatever it waits for. */
-    if ((mode == MS_JUMP || mode == MS_CN) &&
-        (cm5i_am_work_pending() || cm5i_parked[CM5I_CH_REQ] ||
-         cm5i_parked[CM5I_CH_REP]))
+    if ((mode == MS_JUMP || mode == MS_CN) && ms_own_work())
         mode = MS_RUN;
     if (mode == MS_JUMP || mode == MS_CN) {
         uint64_t lo = ms.nheap ? ms.heap[0].due : MS_INF;
@@ -825,12 +827,11 @@ static int ms_dispatch_jump(int mode)
     if (ms.v->clock < e.due)
         ms.v->clock = e.due;
     ms_run(&e);
-    /* An interrupt: the program runs on from its handler, and waits
-     * by rule again only after it has computed for the floor since. */
-    if (ms.irq_wait && cm5i_am_user_pending()) {
+    /* An interrupt: the program runs on from its handler, and waits by
+     * rule again only after it has computed for the floor since its
+     * delivery (am_model.c, model_irq_mark). */
+    if (ms.irq_wait && cm5i_am_user_pending())
         ms.irq_wait = 0;
-        cm5i_model_irq_interrupted();
-    }
     /* The packet may have ended the wait: the node may run on from its
      * clock (the wait's bound is published again at its next step, which
      * it takes only if it still waits). */

@@ -64,11 +64,11 @@ void cm5i_msync_done(void);
 
 /* Interrupts under synchronisation (doc/model.md, "Interrupts").  The
  * interrupt thread, owning the runtime while the program computes
- * outside it, for long enough (cm5i_model_irq_idle): from now on the
+ * outside it, for long enough (am_model.c, model_irq_idle): from now on the
  * program waits by rule, and the thread's passes take its packets as a
  * blocking wait does, the clock jumping to each; the first that leaves
  * user work (a handler, a callback) ends the wait
- * (cm5i_model_irq_interrupted).  Returns 1 if it waits. */
+ * (model_irq_mark, at its delivery).  Returns 1 if it waits. */
 int cm5i_msync_irq_begin(void);
 int cm5i_msync_irq_waiting(void);
 /* The program enters the runtime: if it waited by rule, its clock moves
