@@ -67,6 +67,7 @@ static const char *const e_row[] = {"random", "fixed", "longest", NULL};
 static const char *const e_hdr[] = {"auto", "dense", "sparse", NULL};
 static const char *const e_a4[] = {"b", "n1", "n2", NULL};
 static const char *const e_release[] = {"receiver", "sender", NULL};
+static const char *const e_drs_data[] = {"scopy", "cmmd", NULL};
 static const char *const e_a2[] = {"ranka", "bader", NULL};
 
 #define BOOL(n, f, h)                                                          \
@@ -116,6 +117,9 @@ static const cm5s_opt_t opts[] = {
     {"drs_chunk_max", cm5s_opt_size, OFF(drs_chunk_max), NULL, 1,
      CM5S_DRS_CHUNK_LIMIT,
      "DRS_N: longest piece in bytes, one inquiry each (1073741824)"},
+    ENUM("drs_data", drs_data_cmmd, e_drs_data,
+         "DRS_N: data by CMAML_scopy or by CMMD messages into receives "
+         "posted at the start (scopy)"),
     {"twostage_engine", set_engine, 0, NULL, 0, 0,
      "two-stage: lp or drsn for each stage (lp)"},
     BOOL("stg1_rotate", stg1_rotate,

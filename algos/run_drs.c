@@ -12,6 +12,12 @@
  *   sent handler: RELEASE (drs_release=sender) -> lock freed once the
  *                                      data has landed as well
  *
+ * With drs_data=cmmd the data go by CMMD messages instead: the receiver
+ * posts a CMMD_receive_async for each piece it expects as the call
+ * begins (wang1993's "pre-allocate receiving buffers"), grants a sender
+ * only once its piece's receive is posted, and the sender moves the piece
+ * by CMMD_send_block; the receive's completion handler counts it.
+ *
  * One INQ at a time, one outgoing transfer at a time (the CM-5 processor
  * pushed an scopy itself).  The handlers run to completion, never wait,
  * and the reply handler only records the answer.  Every call carries a
@@ -50,6 +56,11 @@ typedef struct {
     size_t *landed; /* bytes landed so far, per source */
     int expected;   /* sources with something to send here */
     volatile int arrived;
+    /* drs_data=cmmd: the tag, the bytes of receives posted per source,
+     * and the next piece to post (source, bytes of it already posted) */
+    int cmmd, tag;
+    size_t *posted;
+    int post_src;
     /* sender: the answer to the one INQ outstanding, the transfer */
     volatile int ans, ans_rport, ans_slot, ans_busy_us;
     volatile int sent;
@@ -67,6 +78,7 @@ static int drs_est_ready;
 
 static void drs_answer(int seq, int code, int a, int b);
 static void drs_landed(int rport, void *arg2);
+static void slot_landed(drs_call_t *c, int s, int src);
 
 /* Guard state shared with the handlers against an interrupt. */
 static int drs_lock_irq(void) { return CMAML_disable_interrupts(); }
@@ -101,6 +113,12 @@ static void inq_grant(drs_call_t *c, int src, int len, int s, int r)
 {
     const cm5s_xfer_t *x = c->x;
 
+    if (c->cmmd) { /* the receive is posted: only the count */
+        c->got[src] += (size_t)len;
+        if ((uint32_t)c->lock.max_in > x->st->max_concurrent_in)
+            x->st->max_concurrent_in = (uint32_t)c->lock.max_in;
+        return;
+    }
     CMAML_set_rport_addr(r, x->rbuf + x->rdispl[src] * x->esz + c->got[src]);
     CMAML_set_rport_byte_counter(r, len);
     CMAML_set_rport_total_nbytes(r, 0);
@@ -133,14 +151,20 @@ static void drs_inquiry(int src, int seq, int len, int flags)
     if (src < 0 || src >= c->x->p || src == c->x->me)
         cm5s_fatal(c->x, "inquiry from node %d", src);
     inq_check(c, src, len, flags);
-    r = CMAML_allocate_rport();
+    if (c->cmmd && c->posted[src] < c->got[src] + (size_t)len) {
+        /* its receive is not posted yet: ask again soon */
+        CMAML_reply(src, drs_answer, seq, ANS_DENY, (int)(c->pol.tau_s * 1e6),
+                    0);
+        return;
+    }
+    r = c->cmmd ? 0 : CMAML_allocate_rport();
     s = r < 0 ? -1
               : cm5s_drs_lock_inq(&c->lock, &c->pol, src, r, (double)len,
                                   cm5_wtime(), &busy);
     if (s < 0) {
         if (r < 0)
             busy = c->pol.tau_s; /* out of rports: ask again soon */
-        else
+        else if (!c->cmmd)
             CMAML_free_rport(r);
         busy *= 1e6;
         CMAML_reply(src, drs_answer, seq, ANS_DENY,
@@ -166,6 +190,14 @@ static void drs_landed(int rport, void *arg2)
     if (src < 0 || sl->rport != rport)
         cm5s_fatal(c->x, "data landed in rport %d, not granted", rport);
     CMAML_free_rport(rport);
+    slot_landed(c, s, src);
+}
+
+/* The piece of slot s, from src, is in place. */
+static void slot_landed(drs_call_t *c, int s, int src)
+{
+    cm5s_drs_slot_t *sl = &c->lock.slot[s];
+
     cm5s_drs_est_transfer(&drs_est, sl->bytes, cm5_wtime() - sl->t_grant);
     c->landed[src] += (size_t)sl->bytes;
     c->x->st->msgs_recv++;
@@ -173,6 +205,59 @@ static void drs_landed(int rport, void *arg2)
     if (c->landed[src] == c->x->rcount[src] * c->x->esz)
         c->arrived++;
     cm5s_drs_lock_landed(&c->lock, s);
+}
+
+/* drs_data=cmmd: a posted receive from node arg completed (its sender
+ * was granted: its slot is the one of src not landed yet). */
+static void drs_received(CMMD_mcb *mcb, void *arg)
+{
+    drs_call_t *c = drs_cur;
+    int src = (int)(intptr_t)arg, s;
+
+    if (!c)
+        cm5_fatal(drs_last_call, "a message from node %d landed outside a call",
+                  src);
+    for (s = 0; s < 2; s++)
+        if (c->lock.slot[s].src == src && !c->lock.slot[s].landed)
+            break;
+    if (s == 2)
+        cm5s_fatal(c->x, "a message from node %d landed, not granted", src);
+    if ((size_t)CMMD_mcb_bytes(*mcb) != (size_t)c->lock.slot[s].bytes)
+        cm5s_fatal(c->x,
+                   "node %d sent %d bytes where node %d granted %.0f: send "
+                   "and receive counts do not match",
+                   src, CMMD_mcb_bytes(*mcb), c->x->me, c->lock.slot[s].bytes);
+    CMMD_free_mcb(*mcb);
+    slot_landed(c, s, src);
+}
+
+/* drs_data=cmmd: post the receives of the pieces still to post, in
+ * source order, while CMMD has asynchronous slots. */
+static void drs_post(drs_call_t *c)
+{
+    cm5s_xfer_t *x = c->x;
+
+    while (c->post_src < x->p) {
+        int src = c->post_src;
+        size_t want = x->rcount[src] * x->esz, off = c->posted[src], len;
+        CMMD_mcb m;
+
+        if (off == want) {
+            c->post_src++;
+            continue;
+        }
+        len = cm5s_drs_chunk(want - off, x->o->drs_chunk_max);
+        m = CMMD_receive_async(src, c->tag,
+                               x->rbuf + x->rdispl[src] * x->esz + off,
+                               (int)len, drs_received, (void *)(intptr_t)src);
+        if (m == CMMD_ERRVAL) {
+            if (CMMD_get_errno() != CMMD_ERR_NO_RPORTS)
+                cm5s_fatal(x, "CMMD_receive_async from node %d failed: %s", src,
+                           CMMD_error_string(CMMD_get_errno()));
+            return; /* more once earlier ones complete */
+        }
+        c->posted[src] = off + len;
+    }
 }
 
 /* RELEASE(src, seq, slot) with drs_release=sender. */
@@ -241,6 +326,15 @@ static void send_piece(drs_call_t *c, int j, size_t off, size_t len)
     c->sent = 0;
     c->dst = j;
     c->slot = c->ans_slot;
+    if (c->cmmd) { /* the receive is posted: a blocking send */
+        CMMD_send_block(j, c->tag,
+                        (void *)(x->sbuf + (x->sdispl[j] * x->esz + off)),
+                        (int)len);
+        x->st->msgs_sent++;
+        x->st->bytes_sent += len;
+        drs_sent(c);
+        return;
+    }
     CMAML_scopy(j, c->ans_rport, 0, 0,
                 (void *)(x->sbuf + (x->sdispl[j] * x->esz + off)), (int)len,
                 (CMAML_handler_t)drs_sent, c);
@@ -269,9 +363,14 @@ static void drs_send_all(drs_call_t *c, int *order, int n, size_t *left,
     int pos = 0, last_i = -1;
 
     while (n > 0) {
-        double now = cm5_wtime(), wake;
-        int i = cm5s_drs_next(order, n, pos, not_before, now, &wake), j, ans;
+        double now, wake;
+        int i, j, ans;
         size_t len, total;
+
+        if (c->cmmd)
+            drs_post(c);
+        now = cm5_wtime();
+        i = cm5s_drs_next(order, n, pos, not_before, now, &wake);
 
         if (i < 0) { /* every destination is in its window: sleep */
             while (cm5_wtime() < wake)
@@ -320,6 +419,9 @@ static void drs_setup(drs_call_t *c, cm5s_xfer_t *x, int plus)
     c->x = x;
     c->seq = drs_seq + 1;
     c->release_sender = o->drs_release_sender;
+    c->cmmd = o->drs_data_cmmd;
+    c->tag = CM5S_TAG_BASE + ((int)CM5_SCHED_DRSN << 24) +
+             (int)((c->seq & 0xfu) << 20);
     cm5s_drs_lock_init(&c->lock, o->drs_release_sender);
     was = drs_lock_irq();
     if (!drs_est_ready) {
@@ -354,7 +456,7 @@ static void drs_run(cm5s_xfer_t *x, int plus)
     int *order, n = 0, i, was;
 
     drs_setup(&c, x, plus);
-    mem = calloc((size_t)x->p * 3, sizeof(size_t));
+    mem = calloc((size_t)x->p * 4, sizeof(size_t));
     not_before = calloc((size_t)x->p, sizeof(double));
     order = malloc(sizeof(int) * (size_t)x->p);
     if (!mem || !not_before || !order)
@@ -362,6 +464,7 @@ static void drs_run(cm5s_xfer_t *x, int plus)
     c.got = mem;
     c.landed = mem + x->p;
     left = mem + 2 * x->p;
+    c.posted = mem + 3 * x->p;
     for (i = 0; i < x->p; i++) {
         left[i] = x->scount[i] * x->esz;
         if (left[i])
@@ -371,6 +474,8 @@ static void drs_run(cm5s_xfer_t *x, int plus)
     cm5s_rng_shuffle(&rng, order, n);
     x->st->sched_s += cm5_wtime() - t0;
 
+    if (c.cmmd) /* before any grant: a grant needs its receive posted */
+        drs_post(&c);
     was = drs_lock_irq(); /* the handlers see the call from here on */
     snprintf(drs_last_call, sizeof(drs_last_call), "%s", x->call);
     drs_seq = c.seq;
@@ -378,8 +483,11 @@ static void drs_run(cm5s_xfer_t *x, int plus)
     drs_unlock_irq(was);
 
     drs_send_all(&c, order, n, left, not_before, plus);
-    while (c.arrived < c.expected)
+    while (c.arrived < c.expected) {
         CMAML_poll();
+        if (c.cmmd)
+            drs_post(&c);
+    }
 
     was = drs_lock_irq();
     drs_cur = NULL;

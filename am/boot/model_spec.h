@@ -22,6 +22,8 @@ typedef struct {
     int64_t ms, mr;  /* a CMMD message's software overhead: send, receive */
     int64_t mx;      /* more on each side when the node has messages the
                         other way open (doc/model.md, "Both ways") */
+    int64_t irq;     /* more for a user handler run while interrupts are
+                        on (the CM-5's interrupt; doc/model.md) */
     int64_t bar;     /* a barrier (control network) */
     int64_t red;     /* an integer reduction or scan of one element */
     int64_t redf;    /* a floating-point one */

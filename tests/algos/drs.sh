@@ -5,7 +5,9 @@
 # polling and interrupts, the receiver or the sender releasing the lock,
 # a retry delay, the early go-ahead off (theta 0) and wide (theta 1 s),
 # Generate_Recv, several consecutive calls, messages of several KiB in
-# pieces of drs_chunk_max=1000 bytes (and 7); every byte is checked.
+# pieces of drs_chunk_max=1000 bytes (and 7), the data as CMMD messages
+# into receives posted at the start (drs_data=cmmd; also with only two
+# asynchronous receives at a time); every byte is checked.
 # From each case line this asserts: at most one incoming transfer at a
 # time for DRS_N and for DRS_N+ with theta 0, at most two for DRS_N+; the
 # exact message (one per piece) and byte counts of the matrix; an
@@ -25,9 +27,10 @@ PROG=$abs_top_builddir/tests/algos/prog_drs
 
 unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER
 
-ALL=24 # cases of prog_drs's table, times two algorithms
+ALL=30 # cases of prog_drs's table, times two algorithms
 BIG=hotspot_irq,full_theta0_irq_sender,random_sender,hotspot_theta1s,full_chunk1000
-PLAN=$((6 * (ALL + 1) + (6 + 1) + (10 + 1) + (2 + 1)))
+CMMD=full_cmmd,hotspot_cmmd_irq_sender,random_cmmd_chunk1000
+PLAN=$((6 * (ALL + 1) + (8 + 1) + (10 + 1) + (2 + 1) + (6 + 1)))
 . "$(dirname "$0")/../tap.sh"
 tap_begin cm5drs "$PLAN"
 
@@ -108,9 +111,16 @@ for nodes in 1 2 3 5 8; do
     job $nodes shm 50 $ALL
 done
 job 3 tcp 50 $ALL
-job 16 shm 50 6 --only hotspot_irq,full_theta0_irq_sender,hotspot_chunk1000_irq
+job 16 shm 50 8 --only hotspot_irq,full_theta0_irq_sender,hotspot_chunk1000_irq,hotspot_cmmd_irq_sender
 job 8 tcp 50 10 --only $BIG
 job 31 shm 90 2 --only exact_am
+# DRS_N's data as CMMD messages with two asynchronous receives at a time:
+# the rest are posted as those complete, and a sender whose receive is
+# not posted yet is denied
+CM5_ASYNC_MAX=2
+export CM5_ASYNC_MAX
+job 8 shm 50 6 --only $CMMD
+unset CM5_ASYNC_MAX
 
 echo "# $n tests in $(($(date +%s) - t_start)) s"
 [ "$n" -eq "$PLAN" ] || echo "# planned $PLAN tests, ran $n"

@@ -204,6 +204,20 @@ static const drs_case_t cases[] = {
      0,
      1,
      {"drs_chunk_max=7", "drs_release=sender"}},
+    /* The data by CMMD messages into receives posted at the start. */
+    {"full_cmmd", "full", 300, 0, 2, {"drs_data=cmmd"}},
+    {"hotspot_cmmd_irq_sender",
+     "hotspot",
+     200000,
+     0,
+     2,
+     {"drs_data=cmmd", "interrupts=1", "drs_release=sender"}},
+    {"random_cmmd_chunk1000",
+     "random",
+     6000,
+     3,
+     2,
+     {"drs_data=cmmd", "drs_chunk_max=1000"}},
 };
 
 /* Is name in the comma-separated list? */

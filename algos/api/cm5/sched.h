@@ -117,6 +117,9 @@ typedef struct {
     size_t drs_chunk_max;      /* longest piece of a message, bytes: longer
                                   messages go as several pieces, each with
                                   its own inquiry (1 GiB; 1..INT_MAX) */
+    int drs_data_cmmd;         /* the data by CMMD messages into receives
+                                  posted at the start (1), or by
+                                  CMAML_scopy into rports (0, default) */
     /* two-stage / A2 */
     cm5_sched_alg_t twostage_engine; /* LP or DRSN per stage (LP) */
     int stg1_rotate;                 /* round robin starts at k = i (0) */
