@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=35
+PLAN=37
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -160,7 +160,8 @@ check "mixed over tcp without single copy (tagged data): identical twice, no bro
 # handler and its reply, 3.3 us): node k's last reply comes 3.3 us after
 # node k - 1's
 irq_steps() {
-    lines | awk 'NR > 2 { if ($5 - prev != 3300) bad++ } NR > 1 { prev = $5 }
+    lines | awk -v step="${1:-3300}" '
+        NR > 2 { if ($5 - prev != step) bad++ } NR > 1 { prev = $5 }
         END { print bad + 0 }'
 }
 job "irq" 120 8 shm prog_vsync irq 8
@@ -189,6 +190,18 @@ unset CM5_SHM
 lines >irq.fshm
 check "interrupts: the same virtual times over tcp, udp and libfabric shm" \
     '[ -n "$irq_paths" ] && [ "$rc" -eq 0 ] && cmp -s irq.1 irq.fshm'
+# the CM-5's interrupt (cm5:irq=20): every handler run while interrupts
+# are on costs 20 us more, node 0's 56 (node k 23.3 us after node k - 1)
+# and each node's replies
+CM5_MODEL=cm5:irq=20
+job "irq cost" 120 8 shm prog_vsync irq 8
+CM5_MODEL=cm5
+lines >irq.cost
+node0() { awk '$3 == 0 { print $5 }' "$1"; }
+check "interrupts cost irq each: node k 23.3 us after node k - 1, node 0 56 x 20 us later" \
+    '[ "$rc" -eq 0 ] && [ "$(irq_steps 23300)" -eq 0 ] &&
+     [ "$(node0 irq.cost)" -eq $(($(node0 irq.1) + 56 * 20000)) ] &&
+     [ "$(broken)" -eq 0 ]'
 # the interrupt tests of irq.sh and irqmsg.sh, synchronised: handlers
 # during pure computation, polling with interrupts off, critical
 # sections (a loop that enables interrupts: a probe), completions and
@@ -276,6 +289,21 @@ hogs_off
 check "cm5sched --alg all --recv am --interrupts: the same table twice, once beside two CPU hogs" \
     '[ "$irqs_rc" -eq 0 ] && [ "$rc" -eq 0 ] && grep -q "drsn" irqs.1 &&
      cmp -s irqs.1 irqs.2 && [ "$(broken)" -eq 0 ]'
+# as bench/reproduce.sh --model runs wang1993's tables: interrupts
+# costing irq, CMMD's mx, DRS_N's data as CMMD messages
+CM5_MODEL=cm5:mx=125,irq=23
+sched "" wang.1 "--recv am --interrupts -o drs_data=cmmd"
+wang_rc=$rc
+hogs_on
+sched "" wang.2 "--recv am --interrupts -o drs_data=cmmd"
+hogs_off
+CM5_MODEL=cm5
+[ "$wang_rc" -eq 0 ] && [ "$rc" -eq 0 ] && ! cmp -s wang.1 wang.2 &&
+    diff wang.1 wang.2 | head -n 8 | sed 's/^/# /'
+check "cm5sched --alg all as wang1993 ran (interrupts, irq, mx, DRS_N's data by CMMD): the same table twice, once beside two CPU hogs (exit $wang_rc, $rc; $(broken) broken bounds)" \
+    '[ "$wang_rc" -eq 0 ] && [ "$rc" -eq 0 ] && grep -q "drsn" wang.1 &&
+     cmp -s wang.1 wang.2 && ! cmp -s wang.1 irqs.1 &&
+     [ "$(broken)" -eq 0 ]'
 
 # every node waits for a message none sends: cm5run's check says so
 CM5_DEADLOCK=1
