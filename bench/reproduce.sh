@@ -51,6 +51,7 @@ KL_T=
 LIU_P=64
 LIU_SQUARE="16 25 36 49 64"
 MODEL=
+WANG_FLAGS=-
 
 usage() {
     cat <<EOF
@@ -83,6 +84,11 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
   --recv-modes L     recvcounts of Tables 4-6: given (recv=given) and/or am
                      (discovered by Generate_Recv, wang1993 Fig. 5 step 1)
                      (default: "$RECV_MODES"; --quick: given)
+  --wang-flags F     cm5sched flags of wang1993's Tables 3-6 (default with
+                     --model: "--interrupts -o drs_data=cmmd", as the
+                     paper ran them: handlers by interrupt, DRS_N's data
+                     as CMMD messages into buffers posted at the start;
+                     on the real clock: none; doc/model.md)
   --sections LIST    run only these, comma-separated (default: all):
                      t2 (wang1993 Table 2), t3 (Table 3), t3n (Table 3 on
                      --table3-nodes), t4, t5,
@@ -119,7 +125,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --nodes | --provider | --model | --matrices | --reps | --seed | --timeout | \
         --builddir | --out | --table3-nodes | --sections | --recv-modes | \
-        --t3-provider | \
+        --t3-provider | --wang-flags | \
         --hb-scale | --liu-nodes | --liu-p | --liu-square | --kl-t)
         need "$@" ;;
     esac
@@ -134,6 +140,7 @@ while [ $# -gt 0 ]; do
     --table3-nodes) T3_NODES=$2; shift ;;
     --t3-provider) T3_PROVIDER=$2; shift ;;
     --recv-modes) RECV_MODES=$2; shift ;;
+    --wang-flags) WANG_FLAGS=$2; shift ;;
     --hb-scale) HB_SCALE=$2; shift ;;
     --liu-nodes) LIU_NODES=$2; shift ;;
     --kl-t) KL_T=$2; shift ;;
@@ -196,6 +203,10 @@ SCHED=$BUILDDIR/tools/cm5sched
 for f in "$CM5RUN" "$SCHED"; do
     [ -x "$f" ] || { echo "$me: $f not found (build first, or --builddir)" >&2; exit 2; }
 done
+if [ "$WANG_FLAGS" = - ]; then
+    WANG_FLAGS=
+    [ -n "$MODEL" ] && WANG_FLAGS="--interrupts -o drs_data=cmmd"
+fi
 if [ -n "$MODEL" ]; then
     # cm5run says in one line what is wrong with a model spec.
     "$CM5RUN" -n 1 --model "$MODEL" "$SCHED" --version >/dev/null || exit 2
@@ -356,7 +367,7 @@ if [ -n "$algs" ] && has_wl density:d=2; then
             section "wang1993 Table 3: recvl by $r, d = $d" \
                 "wang1993 Table 3: the AM method (Generate_Recv) grows with d, concatenate with n^2; AM wins at every point." \
                 "t3_${r}_d$d" "$NODES" --alg "$algs" \
-                --workload "density:d=$d" --sizes 16 --recv $r
+                --workload "density:d=$d" --sizes 16 --recv $r $WANG_FLAGS
         done
     done
     # The paper's larger n (128, 256): concatenate grows with n^2.
@@ -369,7 +380,7 @@ if [ -n "$algs" ] && has_wl density:d=2; then
                 section "wang1993 Table 3 at n = $n: recvl by $r, d = $d" \
                     "wang1993 Table 3 (concatenate 106.8 / 424.8 ms at n = 128 / 256; AM 1.40 / 2.67 ms at d = 4)." \
                     "t3_n${n}_${r}_d$d" "$n" --alg "$algs" \
-                    --workload "density:d=$d" --sizes 16 --recv $r
+                    --workload "density:d=$d" --sizes 16 --recv $r $WANG_FLAGS
             done
         done
     done
@@ -385,7 +396,7 @@ if want t4 && [ -n "$algs" ] && has_wl density:d=2; then
             section "wang1993 Table 4: test set 1, d = $d$(rtitle $rv)" \
                 "Paper: sparse (d = 4) RS_N < DRS_N < LP ~ AC for large messages; dense (d = 31) LP best at every size; AC/LP grows with d." \
                 "t4_d$d$(rsuffix $rv)" "$NODES" --alg "$algs" \
-                --workload "density:d=$d" --sizes "$T4_SIZES" $(rflag $rv)
+                --workload "density:d=$d" --sizes "$T4_SIZES" $(rflag $rv) $WANG_FLAGS
         done
     done
 fi
@@ -399,7 +410,7 @@ if want t5 && [ -n "$algs" ] && has_wl nonuniform:d=2; then
             section "wang1993 Table 5: test set 2, d = $d$(rtitle $rv)" \
                 "Paper: RS_NH lowest comm in almost every row (it pays in comp); DRS_N best once at d = 4 for units >= 256." \
                 "t5_d$d$(rsuffix $rv)" "$NODES" --alg "$algs" \
-                --workload "nonuniform:d=$d" --sizes "$T5_UNITS" $(rflag $rv)
+                --workload "nonuniform:d=$d" --sizes "$T5_UNITS" $(rflag $rv) $WANG_FLAGS
         done
     done
 fi
@@ -412,7 +423,7 @@ if want t6 && [ -n "$algs" ]; then
             section "wang1993 Table 6: mesh $m$(rtitle $rv)" \
                 "Paper: DRS_N overtakes LP once the average message passes about 3-4 KB on the CM-5 (express the crossover in units of n1/2)." \
                 "t6_$m$(rsuffix $rv)" "$NODES" --alg "$algs" \
-                --workload "mesh:$m" --sizes "$T6_UNITS" $(rflag $rv)
+                --workload "mesh:$m" --sizes "$T6_UNITS" $(rflag $rv) $WANG_FLAGS
         done
     done
 fi

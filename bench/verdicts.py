@@ -5,6 +5,10 @@ the numbers and "holds" / "does not hold" (issue 10, item 5).  Hand-written
 text may explain a verdict; it never states one.
 
     verdicts.py CSVDIR            the verdict table
+    verdicts.py --cells CSVDIR    wang1993 Tables 2-6 cell by cell: the
+                                  CM-5's figure, this run's, the error,
+                                  and how many validation cells are
+                                  within 25 % (doc/model.md)
     verdicts.py --status CSVDIR   the status of every table and figure of
                                   the five papers (rerun here or why not)
     verdicts.py --port CSVDIR NAME  NAME_port.csv (bench/mpi_bcast_port)
@@ -304,6 +308,142 @@ def t6():
                 c is not None)
     if not done:
         missing(p, "airfoil meshes", "t6")
+
+
+# ---- the CM-5's own numbers, cell by cell (--cells) -----------------------
+
+# wang1993 Tables 2-6 (PAPER_RESULTS.md A.1), in ms.  Table 4: d -> size ->
+# (AC, LP, RS_N, DRS_N); Tables 5 and 6 add RS_NH.
+T4 = {4: {16: (2.065, 3.410, 1.679, 2.994), 1024: (4.819, 5.547, 3.192, 4.505),
+          131072: (286.95, 272.65, 164.95, 174.29)},
+      16: {16: (6.585, 7.788, 6.072, 10.416), 512: (15.00, 10.85, 9.07, 13.26),
+           4096: (61.10, 31.02, 24.75, 31.70),
+           131072: (3236.9, 1421.7, 1105.9, 1169.1)},
+      31: {16: (16.56, 8.93, 11.34, 23.56),
+           131072: (11409.9, 1980.1, 2388.3, 2765.6)}}
+T4_ALGS = ("ac", "lp", "rsn", "drsn")
+T4_COMP = {4: 1.57, 16: 6.27, 31: 12.86}
+T5 = {4: {4096: (155.9, 165.6, 110.5, 106.9, 105.0)},
+      16: {2048: (371.2, 250.0, 207.4, 196.7, 183.2),
+           4096: (865.4, 953.5, 406.8, 468.6, 359.5)},
+      31: {16: (28.37, 12.53, 15.08, 26.54, 14.73),
+           4096: (4578, 1298.7, 1342.2, 1481.4, 1231.1)}}
+T5_ALGS = ("ac", "lp", "rsn", "drsn", "rsnh")
+T5_COMP = {"rsn": {4: 1.57, 16: 6.3, 31: 12.9},
+           "rsnh": {4: 6.3, 16: 43.4, 31: 122}}
+T6 = {"airfoil2800": {16: (7.30, 6.80, 6.35, 8.75, 7.12),
+                      256: (29.60, 21.66, 19.49, 20.21, 17.80),
+                      2048: (184.4, 141.5, 119.3, 106.4, 100.7)},
+      "airfoil9428": {128: (37.87, 26.52, 24.07, 24.24, 21.71),
+                      1024: (234.9, 171.5, 152.5, 131.2, 127.6)},
+      "airfoil53961": {32: (30.84, 24.12, 21.69, 23.84, 21.04),
+                       256: (179.3, 153.0, 130.8, 118.2, 110.7)}}
+T6_COMP = {"rsn": {"airfoil2800": 7.95, "airfoil9428": 8.95,
+                   "airfoil53961": 9.75},
+           "rsnh": {"airfoil2800": 27.2, "airfoil9428": 34.9,
+                    "airfoil53961": 37.3}}
+T2 = {1: (0.089, 0.516), 4: (0.205, 2.189), 16: (0.731, 9.865),
+      31: (1.396, 19.485)}
+T3_AM = {32: {4: 0.455, 16: 0.743, 31: 1.114}, 128: {4: 1.40},
+         256: {4: 2.67}}
+T3_CONCAT = {32: 6.62, 128: 106.8, 256: 424.8}
+# Rows the model's parameters were fitted on (doc/model.md): they are
+# shown, not counted as validation.
+CALIBRATION = {("T2", "k=1", 256): "ms", ("T2", "k=31", 256): "mr",
+               ("T2", "k=31", 4096): "bw3",
+               ("T3", "concat n=32", 16): "cnb",
+               ("T3", "concat n=128", 16): "cnb",
+               ("T3", "concat n=256", 16): "cnb",
+               ("T3", "AM n=32 d=16", 16): "irq",
+               ("T4", "d=16 rsn", 16): "mx",
+               ("T4 comp", "d=16 rsn", 0): "planner step",
+               ("T5 comp", "d=16 rsnh", 0): "heap step"}
+CELLS = []
+
+
+def cell(table, row, size, paper, here):
+    """One cell: the CM-5's figure (ms) against this run's (s)."""
+    if here != here:  # nan: not in the run
+        return
+    here *= 1e3
+    err = (here - paper) / paper
+    role = CALIBRATION.get((table, row, size))
+    CELLS.append((table, row, size, paper, here, err, role))
+
+
+def cells():
+    for k, (a, b) in T2.items():
+        r = load("t2_k%d" % k)
+        if r:
+            cell("T2", "k=%d" % k, 256, a, mean(r, "total_s", size=256))
+            cell("T2", "k=%d" % k, 4096, b, mean(r, "total_s", size=4096))
+    for n, row in T3_AM.items():
+        for d, v in row.items():
+            r = load("t3_am_d%d" % d if n == 32 else "t3_n%d_am_d%d" % (n, d))
+            if r:
+                cell("T3", "AM n=%d d=%d" % (n, d), 16, v, mean(r, "recv_s"))
+    for n, v in T3_CONCAT.items():
+        r = load("t3_concat_d4" if n == 32 else "t3_n%d_concat_d4" % n)
+        if r:
+            cell("T3", "concat n=%d" % n, 16, v, mean(r, "recv_s"))
+    for d, row in T4.items():
+        r = load("t4_d%d" % d)
+        if not r:
+            continue
+        for size, vals in row.items():
+            for a, v in zip(T4_ALGS, vals):
+                cell("T4", "d=%d %s" % (d, a), size, v,
+                     mean(r, "comm_s", alg=a, size=size))
+        cell("T4 comp", "d=%d rsn" % d, 0, T4_COMP[d],
+             mean(r, "sched_s", alg="rsn"))
+    for d, row in T5.items():
+        r = load("t5_d%d" % d)
+        if not r:
+            continue
+        for size, vals in row.items():
+            for a, v in zip(T5_ALGS, vals):
+                cell("T5", "d=%d %s" % (d, a), size, v,
+                     mean(r, "comm_s", alg=a, size=size))
+        for a in ("rsn", "rsnh"):
+            cell("T5 comp", "d=%d %s" % (d, a), 0, T5_COMP[a][d],
+                 mean(r, "sched_s", alg=a))
+    for m, row in T6.items():
+        r = load("t6_" + m)
+        if not r:
+            continue
+        for size, vals in row.items():
+            for a, v in zip(T5_ALGS, vals):
+                cell("T6", "%s %s" % (m, a), size, v,
+                     mean(r, "comm_s", alg=a, size=size))
+        for a in ("rsn", "rsnh"):
+            cell("T6 comp", "%s %s" % (m, a), 0, T6_COMP[a][m],
+                 mean(r, "sched_s", alg=a))
+    print("| table | row | size (B) | CM-5 (ms) | here (ms) | error | "
+          "within 25 % |")
+    print("|---|---|---|---|---|---|---|")
+    for t, row, size, paper, here, err, role in CELLS:
+        print("| %s | %s | %s | %.4g | %.4g | %+.0f %% | %s |" % (
+            t, row, size or "", paper, here, 100 * err,
+            "(calibration: %s)" % role if role else
+            ("yes" if abs(err) <= 0.25 else "**no**")))
+    val = [c for c in CELLS if not c[6]]
+    ok = [c for c in val if abs(c[5]) <= 0.25]
+    print()
+    if not val:
+        print("No cell of wang1993 Tables 2-6 in this run.")
+        return
+    print("Validation: %d of %d cells within 25 %% (%.0f %%; goal 80 %%); "
+          "%d calibration cells apart." % (
+              len(ok), len(val), 100.0 * len(ok) / len(val),
+              len(CELLS) - len(val)))
+    by = {}
+    for c in val:
+        t = c[0].split()[0]
+        by.setdefault(t, [0, 0])
+        by[t][0] += abs(c[5]) <= 0.25
+        by[t][1] += 1
+    print("By table: " + ", ".join("%s %d/%d" % (t, a, b)
+                                   for t, (a, b) in sorted(by.items())) + ".")
 
 
 # ---- ranka1995 ----------------------------------------------------------
@@ -963,6 +1103,10 @@ def main():
     if len(args) == 2 and args[0] == "--status":
         D = args[1]
         status()
+        return 0
+    if len(args) == 2 and args[0] == "--cells":
+        D = args[1]
+        cells()
         return 0
     if len(args) == 3 and args[0] == "--port":
         D = args[1]
