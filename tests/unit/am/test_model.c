@@ -33,6 +33,11 @@ Test(model, parses_presets_and_parameters)
     p = parse("cm5:bw3=4,ms=0");
     cr_expect_eq(p.pkt[3], 4000, "16 bytes at 4 MB/s take 4 us");
     cr_expect_eq(p.ms, 0);
+    cr_expect_eq(p.mx, 0, "cm5: no mx unless asked");
+    cr_expect_eq(p.irq, 0, "cm5: no interrupt cost unless asked");
+    p = parse("cm5:mx=125,irq=23");
+    cr_expect_eq(p.mx, 125000);
+    cr_expect_eq(p.irq, 23000);
     cr_expect_eq(cm5i_model_parse("off", &on, &p, err, sizeof(err)), 0);
     cr_expect_eq(on, 0);
 }
