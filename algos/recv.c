@@ -59,16 +59,30 @@ void cm5s_recv_am(int p, int me, const size_t *sendl, size_t *recvl)
     gr_recvl = NULL;
 }
 
+/* The rows are 32-bit counts, as the CM-5's ints were (wang1993 Table
+ * 3's concatenate moved n^2 four-byte counts; doc/model.md's cnb is
+ * fitted on it): a count of 2^32 elements or more stops the job. */
 void cm5s_recv_concat(int p, int me, const size_t *sendl, size_t *recvl)
 {
-    size_t *com = malloc((size_t)p * (size_t)p * sizeof(size_t));
+    uint32_t *com = malloc((size_t)p * ((size_t)p + 1) * sizeof(uint32_t));
+    uint32_t *row;
     int i;
 
     if (!com)
         cm5_fatal("cm5_sched_generate_recv",
                   "out of memory for the %dx%d matrix", p, p);
+    row = com + (size_t)p * p;
+    for (i = 0; i < p; i++) {
+        if (sendl[i] > UINT32_MAX)
+            cm5_fatal("cm5_sched_generate_recv",
+                      "recv=concat: node %d sends node %d %zu elements, "
+                      "more than a 32-bit count of the concatenated matrix "
+                      "holds (recv=am or given take any count)",
+                      me, i, sendl[i]);
+        row[i] = (uint32_t)sendl[i];
+    }
     /* Every node gets every row: the whole matrix (n^2 memory). */
-    CMMD_concat_with_nodes((void *)sendl, com, (int)(p * sizeof(size_t)));
+    CMMD_concat_with_nodes(row, com, (int)(p * sizeof(uint32_t)));
     for (i = 0; i < p; i++)
         recvl[i] = com[(size_t)i * p + me];
     free(com);

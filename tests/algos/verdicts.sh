@@ -10,9 +10,9 @@
 V=$abs_top_srcdir/bench/verdicts.py
 
 . "$(dirname "$0")/../tap.sh"
-tap_begin cm5verdicts 13
+tap_begin cm5verdicts 14
 if ! command -v python3 >/dev/null 2>&1; then
-    for i in $(seq 13); do skip "verdicts $i" "no python3"; done
+    for i in $(seq 14); do skip "verdicts $i" "no python3"; done
     exit 0
 fi
 
@@ -90,6 +90,15 @@ check "liu2002 modes: A4-n2 0.1 s against n1 0.3 s holds, 0.4 s does not; Fig 23
      line bad "Figs 21/22 (SP2), P = 16, pattern2:m=4096" | grep -q "\*\*does not hold\*\*" &&
      line good "Fig 23 (SP2), P = 25, pattern1:m=4096: A4-n2 < A3" | grep -q "A4-n2 200, A3 400 ms.*\*\*holds\*\*" &&
      line bad "Fig 23 (SP2), P = 25" | grep -q "\*\*does not hold\*\*"'
+# --cells: Generate_Recv 1 ms against the CM-5's 0.455 / 0.743 / 1.114
+# at n = 32 (d = 16 calibrates irq) and 2.67 at n = 256
+python3 "$V" --cells good >cells.out 2>&1
+check "--cells: each cell with its error; d = 31 within 25 %, d = 4 and n = 256 not, d = 16 and concatenate apart as calibration: 1 of 3" \
+    'grep -q "| T3 | AM n=32 d=4 | 16 | 0.455 | 1 | +120 % | \*\*no\*\* |" cells.out &&
+     grep -q "| T3 | AM n=32 d=31 | 16 | 1.114 | 1 | -10 % | yes |" cells.out &&
+     grep -q "| T3 | AM n=32 d=16 | 16 | 0.743 | 1 | +35 % | (calibration: irq) |" cells.out &&
+     grep -q "| T3 | AM n=256 d=4 | 16 | 2.67 | 1 | -63 % | \*\*no\*\* |" cells.out &&
+     grep -q "^Validation: 1 of 3 cells within 25 % (33 %; goal 80 %); 3 calibration cells apart.$" cells.out'
 python3 "$V" --status good >status.out 2>&1
 check "the status table names all five papers" \
     '[ "$(cut -d"|" -f2 status.out | sed 1,2d | sort -u | wc -l)" -eq 5 ]'
