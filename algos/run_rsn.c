@@ -34,15 +34,24 @@ static CMMD_mcb rsn_async(const cm5s_xfer_t *x, int is_send, int node, int tag,
     }
 }
 
-/* The whole matrix, checked against what this node expects. */
+/* The whole matrix, checked against what this node expects.  Its rows
+ * travel as 32-bit counts, as on the CM-5 (wang1993 Table 3's
+ * concatenate); a message's count fits: it is a CMMD length. */
 static size_t *rsn_matrix(const cm5s_xfer_t *x)
 {
     size_t p = (size_t)x->p, *com = malloc(p * p * sizeof(size_t));
+    uint32_t *c32 = malloc((p * p + p) * sizeof(uint32_t)), *row;
     int j;
 
-    if (!com)
+    if (!com || !c32)
         cm5s_fatal(x, "out of memory for the %dx%d matrix", x->p, x->p);
-    CMMD_concat_with_nodes((void *)x->scount, com, (int)(p * sizeof(size_t)));
+    row = c32 + p * p;
+    for (j = 0; j < x->p; j++)
+        row[j] = (uint32_t)single_len(x, x->scount[j], j, "to");
+    CMMD_concat_with_nodes(row, c32, (int)(p * sizeof(uint32_t)));
+    for (size_t i = 0; i < p * p; i++)
+        com[i] = c32[i] / x->esz;
+    free(c32);
     for (j = 0; j < x->p; j++)
         if (com[(size_t)j * p + (size_t)x->me] != x->rcount[j])
             cm5s_fatal(x,
