@@ -16,13 +16,15 @@
 /* The CM-5 (doc/model.md, "Parameters"). */
 static const cm5i_model_params_t model_cm5 = {
     .name = "cm5",
-    .os = 1600,                  /* von Eicken et al. 1992 */
-    .orr = 1700,                 /* von Eicken et al. 1992 */
+    .os = 1600,                  /* von Eicken et al. 1992 (wang1993 2.2) */
+    .orr = 1700,                 /* von Eicken et al. 1992 (wang1993 2.2) */
     .L = 6 * US,                 /* Culler et al. 1993 (LogP) */
     .g = 0,                      /* the overheads and the links pace packets */
     .pkt = {0, 800, 1600, 2000}, /* 20, 10, ~8 MB/s by level */
     .ms = 19600,                 /* fitted: wang1993 Table 2, d = 1 */
     .mr = 13 * US,               /* fitted: wang1993 Table 2, 256 B, d = 31 */
+    .mx = 125 * US,  /* fitted: wang1993 Table 4, RS_N, d = 16, 16 B (sync) */
+    .irq = 23 * US,  /* fitted: wang1993 Table 3, AM, d = 16 (sync) */
     .bar = 5 * US,   /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
     .red = 5 * US,   /* CMMD 3.1, integer reductions: about 5 us */
     .redf = 25 * US, /* CMMD 3.1, floating point: about 25 us */

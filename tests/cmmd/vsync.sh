@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=37
+PLAN=38
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -159,11 +159,13 @@ check "mixed over tcp without single copy (tagged data): identical twice, no bro
 # the order of their due times, round by round, each for or + os (a
 # handler and its reply, 3.3 us): node k's last reply comes 3.3 us after
 # node k - 1's
+# (the handlers' order alone: the interrupt's own cost, irq, is 0 here)
 irq_steps() {
     lines | awk -v step="${1:-3300}" '
         NR > 2 { if ($5 - prev != step) bad++ } NR > 1 { prev = $5 }
         END { print bad + 0 }'
 }
+CM5_MODEL=cm5:irq=0
 job "irq" 120 8 shm prog_vsync irq 8
 lines >irq.1
 irq_ok=$([ "$rc" -eq 0 ] && [ "$(wc -l <irq.1)" -eq 8 ] &&
@@ -190,9 +192,10 @@ unset CM5_SHM
 lines >irq.fshm
 check "interrupts: the same virtual times over tcp, udp and libfabric shm" \
     '[ -n "$irq_paths" ] && [ "$rc" -eq 0 ] && cmp -s irq.1 irq.fshm'
-# the CM-5's interrupt (cm5:irq=20): every handler run while interrupts
-# are on costs 20 us more, node 0's 56 (node k 23.3 us after node k - 1)
-# and each node's replies
+CM5_MODEL=cm5
+# the CM-5's interrupt (cm5:irq=20; the preset's is 23): every handler
+# run while interrupts are on costs 20 us more, node 0's 56 (node k 23.3
+# us after node k - 1) and each node's replies
 CM5_MODEL=cm5:irq=20
 job "irq cost" 120 8 shm prog_vsync irq 8
 CM5_MODEL=cm5
@@ -222,7 +225,7 @@ check "prog_irq basic, free, malloc, quiet and peers complete synchronised${irq_
 # exactly 3 x 2 x mx slower; one-way traffic (held senders) does not
 # change
 xor_of() { sed -n 's/^prog_model: a2a xor \([0-9]*\)$/\1/p' out; }
-CM5_MODEL=cm5:clk=0
+CM5_MODEL=cm5:clk=0,mx=0
 job "mx 0" 60 4 shm prog_model a2a 16
 x0=$(xor_of)
 CM5_MODEL=cm5:clk=0,mx=100
@@ -303,6 +306,28 @@ CM5_MODEL=cm5
 check "cm5sched --alg all as wang1993 ran (interrupts, irq, mx, DRS_N's data by CMMD): the same table twice, once beside two CPU hogs (exit $wang_rc, $rc; $(broken) broken bounds)" \
     '[ "$wang_rc" -eq 0 ] && [ "$rc" -eq 0 ] && grep -q "drsn" wang.1 &&
      cmp -s wang.1 wang.2 && ! cmp -s wang.1 irqs.1 &&
+     [ "$(broken)" -eq 0 ]'
+
+# quickstart.sh demo's virtual-time table (wang1993 Table 4, d = 31, as
+# the paper ran it): LP best at 16 and 4096 B, the order of the CM-5's
+# 16-B row (LP < RS_N < AC < DRS_N)
+timeout -k 2 300 "$CM5RUN" -n 32 --timeout 290 \
+    "$abs_top_builddir/tools/cm5sched" --alg drsn,lp,rsn,ac \
+    --workload density:d=31 --sizes 16,4096 --reps 1 --warmup 0 \
+    --interrupts -o drs_data=cmmd >out 2>err
+rc=$?
+# comm of ALG at SIZE, in microseconds
+comm_us() {
+    awk -v a="$1" -v s="$2" '
+        $1 == "|" { n = 0; for (i = 2; i <= NF; i++) if ($i != "|") col[++n] = $i }
+        $1 == s && $2 == "|" && $3 ~ /^[0-9.]+$/ { k = 0
+            for (i = 3; i <= NF; i += 7) { k++; if (col[k] == a) printf "%d", $i * 1000 } }' out
+}
+order16="$(comm_us lp 16) $(comm_us rsn 16) $(comm_us ac 16) $(comm_us drsn 16)"
+check "the demo's dense table in virtual time: LP best at 16 and 4096 B, at 16 B LP < RS_N < AC < DRS_N as on the CM-5 ($order16 us)" \
+    '[ "$rc" -eq 0 ] && grep -q "^ *16 | lp  *lp" out &&
+     grep -q "^ *4096 | lp  *lp" out &&
+     echo $order16 | awk "{ exit !(\$1 < \$2 && \$2 < \$3 && \$3 < \$4) }" &&
      [ "$(broken)" -eq 0 ]'
 
 # every node waits for a message none sends: cm5run's check says so

@@ -33,11 +33,14 @@ Test(model, parses_presets_and_parameters)
     p = parse("cm5:bw3=4,ms=0");
     cr_expect_eq(p.pkt[3], 4000, "16 bytes at 4 MB/s take 4 us");
     cr_expect_eq(p.ms, 0);
-    cr_expect_eq(p.mx, 0, "cm5: no mx unless asked");
-    cr_expect_eq(p.irq, 0, "cm5: no interrupt cost unless asked");
-    p = parse("cm5:mx=125,irq=23");
-    cr_expect_eq(p.mx, 125000);
-    cr_expect_eq(p.irq, 23000);
+    cr_expect_eq(p.mx, 125000, "cm5: mx fitted, 125 us");
+    cr_expect_eq(p.irq, 23000, "cm5: the interrupt fitted, 23 us");
+    p = parse("cm5:mx=0,irq=2.5");
+    cr_expect_eq(p.mx, 0);
+    cr_expect_eq(p.irq, 2500);
+    p = parse("logp:L=6");
+    cr_expect_eq(p.mx, 0, "logp: no CMMD software");
+    cr_expect_eq(p.irq, 0, "logp: no interrupt cost");
     cr_expect_eq(cm5i_model_parse("off", &on, &p, err, sizeof(err)), 0);
     cr_expect_eq(on, 0);
 }
