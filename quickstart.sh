@@ -26,13 +26,16 @@ libpmix-dev openmpi-bin libmetis-dev libmetis-doc gnuplot-nox"
 # check: the suite compiles MPI programs (mpicc: libopenmpi-dev), parses
 # its own scripts (shfmt), makes network namespaces (iproute2), mounts a
 # private /dev/shm (mount), fuzzes (clang brings libFuzzer), checks the
-# sources' format (clang-format, 14 in Debian 12); and it checks
+# sources' format (clang-format, 14 in Debian 12), runs Slurm; and it checks
 # the benchmarks' scripts against what they call, so it has their
 # packages too: the peers measured against (Open MPI, MPICH), the
 # profiler.
 packages_bench="$packages_demo libopenmpi-dev mpich libmpich-dev linux-perf \
 procps"
-packages_check="$packages_bench clang clang-format shfmt iproute2 mount"
+# Slurm (slurmctld, slurmd, srun with its PMIx plugin) and munge: the
+# cluster test runs a Slurm cluster across namespace hosts.
+packages_check="$packages_bench clang clang-format shfmt iproute2 mount \
+slurm-wlm munge"
 # fresh: the fresh-machine check (tests/fresh/debian12.sh) builds a
 # minimal Debian 12 root and clones the tree into it.
 packages_fresh="$packages_check mmdebstrap git"

@@ -278,6 +278,18 @@ static void ctx_atexit(void)
     cm5i_ctx.failed = 1;
     cm5i_alive_abandon(); /* the launcher reports this node; it, nobody */
     cm5i_fab_abandon(cm5i_ctx.fab);
+    /* A PMIx launcher learns the status from the abort, and ends the job
+     * with it (Slurm's srun would otherwise end with the status of the
+     * others, killed); the line names the node, as cm5run's does (cm5run
+     * reads the exit status itself). */
+    if (cm5i_ctx.boot.method && strcmp(cm5i_ctx.boot.method, "pmix") == 0) {
+        char msg[96];
+
+        snprintf(msg, sizeof(msg), "node %d exited with status %d",
+                 cm5i_ctx.rank, cm5i_ctx_exit_status());
+        cm5i_log(CM5I_LOG_ERROR, "exit", "%s; stopping the job", msg);
+        cm5i_boot_abort(&cm5i_ctx.boot, cm5i_ctx_exit_status(), msg);
+    }
 }
 
 /* The log writes to a duplicate of stderr, which a program that closes
