@@ -222,6 +222,8 @@ if [ -n "$MODEL" ]; then
     export CM5_MODEL_SYNC
 fi
 : "${OUT:=$srcdir/doc/reproduction.md}"
+# The jobs run in a scratch directory: a relative --out names a file here.
+case $OUT in /*) ;; *) OUT=$(pwd)/$OUT ;; esac
 csvdir=$(dirname "$OUT")/reproduction
 mkdir -p "$csvdir" || exit 1
 # The verdicts read every CSV there: none may be left from another run.
@@ -744,6 +746,13 @@ run_info() {
     printf 'Each row is computed by bench/verdicts.py from the CSVs in\n'
     printf '`reproduction/`; the text after the table only explains.\n\n'
     python3 "$srcdir/bench/verdicts.py" "$csvdir"
+    if [ -n "$MODEL" ]; then
+        printf '\n## The modelled CM-5 against the CM-5, cell by cell\n\n'
+        printf 'wang1993 Tables 2-6: the CM-5'"'"'s time, this run'"'"'s, the error\n'
+        printf '(bench/verdicts.py --cells; calibration cells, on which the\n'
+        printf 'model'"'"'s parameters were fitted, are shown apart; doc/model.md).\n\n'
+        python3 "$srcdir/bench/verdicts.py" --cells "$csvdir"
+    fi
     cat "$OUT.tmp"
 } >"$OUT.new" && rm -f "$OUT.tmp" && mv "$OUT.new" "$OUT" &&
     echo "$me: wrote $OUT" >&2
