@@ -29,9 +29,9 @@ libpmix-dev openmpi-bin libmetis-dev libmetis-doc gnuplot-nox"
 # sources' format (clang-format, 14 in Debian 12), runs Slurm; and it checks
 # the benchmarks' scripts against what they call, so it has their
 # packages too: the peers measured against (Open MPI, MPICH), the
-# profiler.
+# profiler, network namespaces (bench/twohost.sh).
 packages_bench="$packages_demo libopenmpi-dev mpich libmpich-dev linux-perf \
-procps"
+procps iproute2"
 # Slurm (slurmctld, slurmd, srun with its PMIx plugin) and munge: the
 # cluster test runs a Slurm cluster across namespace hosts.
 packages_check="$packages_bench clang clang-format shfmt iproute2 mount \
