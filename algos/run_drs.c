@@ -113,17 +113,14 @@ static void inq_grant(drs_call_t *c, int src, int len, int s, int r)
 {
     const cm5s_xfer_t *x = c->x;
 
-    if (c->cmmd) { /* the receive is posted: only the count */
-        c->got[src] += (size_t)len;
-        if ((uint32_t)c->lock.max_in > x->st->max_concurrent_in)
-            x->st->max_concurrent_in = (uint32_t)c->lock.max_in;
-        return;
+    if (!c->cmmd) { /* (drs_data=cmmd: its receive is posted) */
+        CMAML_set_rport_addr(r,
+                             x->rbuf + x->rdispl[src] * x->esz + c->got[src]);
+        CMAML_set_rport_byte_counter(r, len);
+        CMAML_set_rport_total_nbytes(r, 0);
+        CMAML_set_rport_handler(r, (CMAML_handler_t)drs_landed);
+        CMAML_set_rport_handler_arg2(r, (void *)(intptr_t)s);
     }
-    CMAML_set_rport_addr(r, x->rbuf + x->rdispl[src] * x->esz + c->got[src]);
-    CMAML_set_rport_byte_counter(r, len);
-    CMAML_set_rport_total_nbytes(r, 0);
-    CMAML_set_rport_handler(r, (CMAML_handler_t)drs_landed);
-    CMAML_set_rport_handler_arg2(r, (void *)(intptr_t)s);
     c->got[src] += (size_t)len;
     if ((uint32_t)c->lock.max_in > x->st->max_concurrent_in)
         x->st->max_concurrent_in = (uint32_t)c->lock.max_in;
@@ -151,19 +148,17 @@ static void drs_inquiry(int src, int seq, int len, int flags)
     if (src < 0 || src >= c->x->p || src == c->x->me)
         cm5s_fatal(c->x, "inquiry from node %d", src);
     inq_check(c, src, len, flags);
-    if (c->cmmd && c->posted[src] < c->got[src] + (size_t)len) {
-        /* its receive is not posted yet: ask again soon */
-        CMAML_reply(src, drs_answer, seq, ANS_DENY, (int)(c->pol.tau_s * 1e6),
-                    0);
-        return;
-    }
-    r = c->cmmd ? 0 : CMAML_allocate_rport();
+    /* drs_data=cmmd: no rport, but the piece's receive must be posted */
+    if (c->cmmd)
+        r = c->posted[src] >= c->got[src] + (size_t)len ? 0 : -1;
+    else
+        r = CMAML_allocate_rport();
     s = r < 0 ? -1
               : cm5s_drs_lock_inq(&c->lock, &c->pol, src, r, (double)len,
                                   cm5_wtime(), &busy);
     if (s < 0) {
-        if (r < 0)
-            busy = c->pol.tau_s; /* out of rports: ask again soon */
+        if (r < 0) /* out of rports, or not posted: ask again soon */
+            busy = c->pol.tau_s;
         else if (!c->cmmd)
             CMAML_free_rport(r);
         busy *= 1e6;
