@@ -378,9 +378,9 @@ static void model_deliver(int ch, const cm5i_pkt_t *pkt)
     cm5i_model_recv(&model.p, &model.v,
                     cm5i_model_level(pkt->src, cm5i_ctx.rank), pkt->vt, 1, 0);
     /* While interrupts are on, a CM-5 node took each arriving active
-     * message as an interrupt (doc/model.md, "irq").  Synchronised only:
-     * the handler then runs in turn, so the charge is the same on every
-     * run. */
+     * message as an interrupt (doc/model.md, "DRS_N's costs").
+     * Synchronised only: the handler then runs in turn, so the charge is
+     * the same on every run. */
     if (model.p.irq && cm5i_msync_on && cm5_interrupts_enabled() &&
         (pkt->type == CM5I_PKT_USER || pkt->type == CM5I_PKT_RPC))
         model.v.clock += (uint64_t)model.p.irq;
