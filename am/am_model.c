@@ -330,7 +330,10 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
     (void)ch;
     if (pkt->type == CM5I_PKT_BARRIER) { /* the entry clocks seen so far */
         pkt->vt = model.bar_val;
-    } else if (model.stamp_set) {
+    } else if (model.stamp_set && !user) {
+        /* (a stamp is the word of the runtime's own packet that follows:
+         * a handler's packet sent before it, from a wait inside that
+         * send, for a credit, takes its own word) */
         pkt->vt = model.stamp;
         model.stamp_set = 0;
         promised =
