@@ -379,6 +379,20 @@ def load32(name, p=32):
     return r or None
 
 
+def table_cells(t, r, name, row, algs, comp):
+    """The comm cells of one row set of Tables 4-6 (size -> the CM-5's
+    figures in the order of algs) and its comp cells (alg -> figure)."""
+    if not r:
+        return
+    for size, vals in row.items():
+        for a, v in zip(algs, vals):
+            cell(t, "%s %s" % (name, a), size, v,
+                 mean(r, "comm_s", alg=a, size=size))
+    for a, v in comp.items():
+        cell(t + " comp", "%s %s" % (name, a), 0, v,
+             mean(r, "sched_s", alg=a))
+
+
 def cells():
     for k, (a, b) in T2.items():
         r = load32("t2_k%d" % k)
@@ -396,37 +410,14 @@ def cells():
         if r:
             cell("T3", "concat n=%d" % n, 16, v, mean(r, "recv_s"))
     for d, row in T4.items():
-        r = load32("t4_d%d" % d)
-        if not r:
-            continue
-        for size, vals in row.items():
-            for a, v in zip(T4_ALGS, vals):
-                cell("T4", "d=%d %s" % (d, a), size, v,
-                     mean(r, "comm_s", alg=a, size=size))
-        cell("T4 comp", "d=%d rsn" % d, 0, T4_COMP[d],
-             mean(r, "sched_s", alg="rsn"))
+        table_cells("T4", load32("t4_d%d" % d), "d=%d" % d, row, T4_ALGS,
+                    {"rsn": T4_COMP[d]})
     for d, row in T5.items():
-        r = load32("t5_d%d" % d)
-        if not r:
-            continue
-        for size, vals in row.items():
-            for a, v in zip(T5_ALGS, vals):
-                cell("T5", "d=%d %s" % (d, a), size, v,
-                     mean(r, "comm_s", alg=a, size=size))
-        for a in ("rsn", "rsnh"):
-            cell("T5 comp", "d=%d %s" % (d, a), 0, T5_COMP[a][d],
-                 mean(r, "sched_s", alg=a))
+        table_cells("T5", load32("t5_d%d" % d), "d=%d" % d, row, T5_ALGS,
+                    {a: T5_COMP[a][d] for a in ("rsn", "rsnh")})
     for m, row in T6.items():
-        r = load32("t6_" + m)
-        if not r:
-            continue
-        for size, vals in row.items():
-            for a, v in zip(T5_ALGS, vals):
-                cell("T6", "%s %s" % (m, a), size, v,
-                     mean(r, "comm_s", alg=a, size=size))
-        for a in ("rsn", "rsnh"):
-            cell("T6 comp", "%s %s" % (m, a), 0, T6_COMP[a][m],
-                 mean(r, "sched_s", alg=a))
+        table_cells("T6", load32("t6_" + m), m, row, T5_ALGS,
+                    {a: T6_COMP[a][m] for a in ("rsn", "rsnh")})
     print("| table | row | size (B) | CM-5 (ms) | here (ms) | error | "
           "within 25 % |")
     print("|---|---|---|---|---|---|---|")
