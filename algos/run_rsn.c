@@ -46,11 +46,13 @@ static size_t *rsn_matrix(const cm5s_xfer_t *x)
     if (!com || !c32)
         cm5s_fatal(x, "out of memory for the %dx%d matrix", x->p, x->p);
     row = c32 + p * p;
-    for (j = 0; j < x->p; j++)
-        row[j] = (uint32_t)single_len(x, x->scount[j], j, "to");
+    for (j = 0; j < x->p; j++) { /* (single_len: it fits an int) */
+        (void)single_len(x, x->scount[j], j, "to");
+        row[j] = (uint32_t)x->scount[j];
+    }
     CMMD_concat_with_nodes(row, c32, (int)(p * sizeof(uint32_t)));
     for (size_t i = 0; i < p * p; i++)
-        com[i] = c32[i] / x->esz;
+        com[i] = c32[i];
     free(c32);
     for (j = 0; j < x->p; j++)
         if (com[(size_t)j * p + (size_t)x->me] != x->rcount[j])
