@@ -89,12 +89,6 @@ static void coll_model_mail(uint64_t *vt, const coll_mail_t *m)
         *vt = m->vt;
 }
 
-static void coll_model_stamp(uint64_t vt)
-{
-    if (CM5I_UNLIKELY(cm5i_clock != NULL))
-        cm5i_clock->stamp_next(vt);
-}
-
 /* ---- scalar messages ---- */
 
 static void coll_handler(int src, const uint32_t *a)
@@ -115,12 +109,17 @@ static void coll_handler(int src, const uint32_t *a)
     coll_split_kick(m->seq);
 }
 
+/* A collective's step to node, carrying the clock's word vt (the
+ * latest clock its value has seen). */
 static void coll_put(int node, uint32_t seq, int slot, uint64_t val,
-                     uint32_t flag)
+                     uint32_t flag, uint64_t vt)
 {
     const uint32_t arg[4] = {(uint32_t)val, (uint32_t)(val >> 32), seq,
                              (uint32_t)slot | flag << 16};
-    cm5_status_t st = cm5i_am_internal(CM5I_CH_REQ, node, CM5I_INT_COLL, arg);
+    const cm5i_word_t w = {vt, 0};
+    cm5_status_t st =
+        cm5i_am_internal_word(CM5I_CH_REQ, node, CM5I_INT_COLL, arg,
+                              CM5I_UNLIKELY(cm5i_clock != NULL) ? &w : NULL);
 
     if (st != CM5_OK)
         cm5_fatal("cm5fab", "collective step to node %d failed: %s", node,
@@ -381,8 +380,8 @@ static int red_advance(coll_red_t *r)
     if (me != 0) {
         if (!r->up) {
             r->up = 1;
-            coll_model_stamp(r->vt);
-            coll_put(me - low, r->seq, __builtin_ctz((unsigned)low), r->acc, 0);
+            coll_put(me - low, r->seq, __builtin_ctz((unsigned)low), r->acc, 0,
+                     r->vt);
         }
         if (!(m = coll_find(r->seq, COLL_SLOT_BCAST)))
             return 0;
@@ -392,8 +391,7 @@ static int red_advance(coll_red_t *r)
     }
     for (int d = low >> 1; d >= 1; d >>= 1)
         if (me + d < size) {
-            coll_model_stamp(r->vt);
-            coll_put(me + d, r->seq, COLL_SLOT_BCAST, r->acc, 0);
+            coll_put(me + d, r->seq, COLL_SLOT_BCAST, r->acc, 0, r->vt);
         }
     r->done = 1;
     return 1;
@@ -565,8 +563,7 @@ static coll_mail_t *scan_step(coll_scan_t *c, int slot, int d, uint64_t val,
     if (!c->sent) {
         c->sent = 1; /* (before the send, which may wait and nest) */
         if (c->pos + d < cm5i_ctx.size) {
-            coll_model_stamp(c->vt);
-            coll_put(scan_node(c, c->pos + d), c->seq, slot, val, flag);
+            coll_put(scan_node(c, c->pos + d), c->seq, slot, val, flag, c->vt);
         }
     }
     *none = c->pos - d < 0;
@@ -971,7 +968,7 @@ cm5_status_t cm5_ordered(void (*fn)(void *arg), void *arg)
         coll_get(seq, 0, NULL);
     fn(arg);
     if (cm5i_ctx.rank + 1 < cm5i_ctx.size)
-        coll_put(cm5i_ctx.rank + 1, seq, 0, 0, 0);
+        coll_put(cm5i_ctx.rank + 1, seq, 0, 0, 0, CM5I_VT_NONE);
     return CM5_OK;
 }
 

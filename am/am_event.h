@@ -74,10 +74,9 @@ typedef struct cm5i_observer {
 
 /* The clock an observer keeps: the words of packets and messages. */
 typedef struct cm5i_clock {
-    uint64_t (*now)(void);          /* the node's clock */
-    void (*stamp_next)(uint64_t w); /* the next packet sent carries w */
-    uint64_t (*rx_word)(void);      /* the packet being dispatched's */
-    void (*reach)(uint64_t w);      /* the clock reaches w */
+    uint64_t (*now)(void);     /* the node's clock */
+    uint64_t (*rx_word)(void); /* the packet being dispatched's */
+    void (*reach)(uint64_t w); /* the clock reaches w */
     uint64_t (*cn_price)(cm5i_cn_kind_t kind, size_t n);
     /* A bulk transfer of len bytes (cmmd: a CMMD message, else an scopy)
      * is sent: the sender pays; returns the word of its announcement.
@@ -94,16 +93,17 @@ typedef struct cm5i_clock {
     void (*bulk_all_seen)(int sends);
     /* Synchronised (cm5i_clock_orders), held senders: a node's processor
      * pushes one message's data at a time (am_msg.c's lane).  push(len,
-     * 0) as a push begins: the next packet sent (the data's notice)
-     * carries the clock, which it returns; push(len, 1) once that packet
-     * is sent: the node pays len's packets.  bulk_take: the receiver
-     * takes the data in the notice's turn (start: the notice's word; cmmd
-     * as above): returns the word of the acknowledgement it sends next
-     * (stamp_promised), *end: the node has the data (its clock). */
+     * 0) as a push begins: returns the word of the data's notice, a
+     * promise its packet keeps (cm5i_word_t, kept); push(len, 1) once
+     * that packet is sent: the node pays len's packets.  bulk_take: the
+     * receiver takes the data in the notice's turn (start: the notice's
+     * word; cmmd as above): returns the word of the acknowledgement it
+     * sends (a promise it keeps), *end: the node has the data (its
+     * clock).  The words of packets travel with them (cm5i_word_t,
+     * am_packet.h), never in a slot a packet sent meanwhile could take. */
     uint64_t (*push)(size_t len, int phase);
     uint64_t (*bulk_take)(int src, uint64_t start, size_t len, int cmmd,
                           uint64_t *end);
-    void (*stamp_promised)(uint64_t w);
     /* A packet arrived (valid, its credits counted): 1 when the clock
      * keeps it to run in its turn (cm5i_pkt_dispatch); run what is due
      * (a full progress pass, outside handlers): returns packets run.

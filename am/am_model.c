@@ -68,14 +68,11 @@ static struct {
     clockid_t main_cpu;   /* the node's main thread's CPU clock */
     uint64_t charged;     /* what the outermost runtime entry charged */
     uint64_t irq_charged; /* ... of it, charged earlier by a wait by rule */
-    int stamp_set;        /* the next packet's stamp is given */
-    int stamp_promised;   /* ... and was promised (cm5i_msync_promise) */
-    uint64_t stamp;
-    uint64_t rx_vt;    /* stamp of the packet being dispatched */
-    uint64_t cn_entry; /* clock at the outermost control-network entry */
-    uint64_t bar_val;  /* largest entry clock the barrier knows */
-    uint64_t bar_cost; /* what the barrier under way costs */
-    int bar_seeded;    /* bar_val/bar_cost set by cm5i_model_cn_end */
+    uint64_t rx_vt;       /* stamp of the packet being dispatched */
+    uint64_t cn_entry;    /* clock at the outermost control-network entry */
+    uint64_t bar_val;     /* largest entry clock the barrier knows */
+    uint64_t bar_cost;    /* what the barrier under way costs */
+    int bar_seeded;       /* bar_val/bar_cost set by cm5i_model_cn_end */
     uint64_t bar_rx[2][MODEL_ROUNDS]; /* by epoch parity and round */
     /* The receipts of messages and scopies, in virtual-time order
      * (cm5i_model_rx_insert); the input is free from rx_base on before
@@ -308,20 +305,6 @@ static int model_probe(void)
 
 /* ---- packets ---- */
 
-static void model_stamp_next(uint64_t vt)
-{
-    model.stamp = vt;
-    model.stamp_set = 1;
-}
-
-/* The next packet's word was promised (cm5i_msync_promise): sending it
- * keeps the promise. */
-static void model_stamp_promised(uint64_t vt)
-{
-    model_stamp_next(vt);
-    model.stamp_promised = 1;
-}
-
 static void model_send(int ch, int node, cm5i_pkt_t *pkt)
 {
     int user = pkt->type == CM5I_PKT_USER || pkt->type == CM5I_PKT_RPC;
@@ -330,18 +313,13 @@ static void model_send(int ch, int node, cm5i_pkt_t *pkt)
     (void)ch;
     if (pkt->type == CM5I_PKT_BARRIER) { /* the entry clocks seen so far */
         pkt->vt = model.bar_val;
-    } else if (model.stamp_set && !user) {
-        /* (a stamp is the word of the runtime's own packet that follows:
-         * a handler's packet sent before it, from a wait inside that
-         * send, for a credit, takes its own word) */
-        pkt->vt = model.stamp;
-        model.stamp_set = 0;
+    } else if (pkt->raw & CM5I_RAW_WORD) {
+        /* (the word its send call gave it: cm5i_word_t) */
         promised =
-            model.stamp_promised || pkt->type == CM5I_PKT_EAGER ||
+            (pkt->raw & CM5I_RAW_KEPT) || pkt->type == CM5I_PKT_EAGER ||
             pkt->type == CM5I_PKT_CMA ||
             (pkt->type == CM5I_PKT_INTERNAL &&
              (pkt->obj == CM5I_INT_MSG_RTS || pkt->obj == CM5I_INT_SCOPY));
-        model.stamp_promised = 0;
     } else if (!cm5i_depth.cn_hold && user)
         pkt->vt = cm5i_model_send(&model.p, &model.v, 1);
     else
@@ -433,7 +411,6 @@ static uint64_t model_push(size_t len, int phase)
 {
     if (phase == 0) {
         cm5i_msync_promise(model.v.clock + (uint64_t)model.p.L);
-        model_stamp_promised(model.v.clock);
         return model.v.clock;
     }
     model.v.clock += cm5i_model_packets(len) * (uint64_t)model.p.os;
@@ -700,7 +677,6 @@ static const cm5i_observer_t model_observer = {
 
 static const cm5i_clock_t model_clock = {
     .now = model_now,
-    .stamp_next = model_stamp_next,
     .rx_word = model_rx_word,
     .reach = model_reach,
     .cn_price = model_cn_price,
@@ -711,7 +687,6 @@ static const cm5i_clock_t model_clock = {
     .bulk_all_seen = model_bulk_all_seen,
     .push = model_push,
     .bulk_take = model_bulk_take,
-    .stamp_promised = model_stamp_promised,
     .take = cm5i_msync_take,
     .dispatch = cm5i_msync_dispatch,
     .split_turn = model_split_turn,

@@ -490,15 +490,49 @@ static void msg_finish(cm5_msg_h m)
         msg_release(m);
 }
 
-static void msg_send_internal(int ch, int node, int index, uint32_t a0,
-                              uint32_t a1, uint32_t a2, uint32_t a3)
+/* A protocol packet with the clock's word *w (NULL: none given). */
+static void msg_send_word(int ch, int node, int index, uint32_t a0, uint32_t a1,
+                          uint32_t a2, uint32_t a3, const cm5i_word_t *w)
 {
     const uint32_t arg[4] = {a0, a1, a2, a3};
-    cm5_status_t st = cm5i_am_internal(ch, node, index, arg);
+    cm5_status_t st = cm5i_am_internal_word(ch, node, index, arg, w);
 
     if (st != CM5_OK)
         cm5_fatal("cm5_msg", "protocol message to node %d failed: %s", node,
                   cm5_status_string(st));
+}
+
+static void msg_send_internal(int ch, int node, int index, uint32_t a0,
+                              uint32_t a1, uint32_t a2, uint32_t a3)
+{
+    msg_send_word(ch, node, index, a0, a1, a2, a3, NULL);
+}
+
+/* The word of m's acknowledgement (ACK, FIN), into *w: the one its take
+ * promised (held senders), or when its data landed; NULL without a
+ * clock. */
+static const cm5i_word_t *msg_ack_word(cm5_msg_h m, cm5i_word_t *w)
+{
+    if (m->took) {
+        *w = (cm5i_word_t){m->ack_word, 1};
+        return w;
+    }
+    if (CM5I_LIKELY(cm5i_clock == NULL))
+        return NULL;
+    *w = (cm5i_word_t){cm5i_clock->bulk_landed(
+                           m->node, m->vt, m->post_vt, m->bytes, m->rport < 0,
+                           m->rport >= 0 || m->done, &m->fin_vt),
+                       0};
+    return w;
+}
+
+/* The word of m's announcement (NULL without a clock). */
+static const cm5i_word_t *msg_vt_word(cm5_msg_h m, cm5i_word_t *w)
+{
+    if (CM5I_LIKELY(cm5i_clock == NULL))
+        return NULL;
+    *w = (cm5i_word_t){m->vt, 0};
+    return w;
 }
 
 /* ---- receiver ---- */
@@ -630,6 +664,7 @@ static void msg_eager_ack(cm5_msg_h m)
 {
     int node = m->node;
     uint32_t slot = m->peer_slot, gen = m->peer_gen;
+    cm5i_word_t w;
 
     if (msg_retry(m, msg_eager_ack, !cm5i_flow_has(CM5I_CH_REP, node)))
         return;
@@ -643,13 +678,8 @@ static void msg_eager_ack(cm5_msg_h m)
     /* In virtual time an eager or single-copy message is modelled as a
      * rendezvous (the CM-5's CMMD had no other): the acknowledgement
      * says when the data was in, as a rendezvous's completion does. */
-    if (m->took)
-        cm5i_clock->stamp_promised(m->ack_word);
-    else if (CM5I_UNLIKELY(cm5i_clock != NULL))
-        cm5i_clock->stamp_next(cm5i_clock->bulk_landed(
-            node, m->vt, m->post_vt, m->bytes, m->rport < 0,
-            m->rport >= 0 || m->done, &m->fin_vt));
-    msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0, 0);
+    msg_send_word(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0, 0,
+                  msg_ack_word(m, &w));
     msg_finish(m);
 }
 
@@ -847,11 +877,12 @@ static void msg_send_done(void *arg, int status, size_t len)
 static void msg_data_notice(cm5_msg_h m)
 {
     int charge = msg_held(m) && !m->pushed;
+    cm5i_word_t w;
 
-    if (charge)
-        cm5i_clock->push(m->bytes, 0);
-    msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
-                      m->peer_gen, 0, 0);
+    if (charge) /* (the push's word: a promise its packet keeps) */
+        w = (cm5i_word_t){cm5i_clock->push(m->bytes, 0), 1};
+    msg_send_word(CM5I_CH_REQ, m->node, CM5I_INT_MSG_DATA, m->peer_slot,
+                  m->peer_gen, 0, 0, charge ? &w : NULL);
     if (charge)
         cm5i_clock->push(m->bytes, 1);
     m->pushed = 1;
@@ -972,27 +1003,24 @@ static void msg_fin_handler(int src, const uint32_t *arg)
 /* The receiver tells the sender once the data is in (deferred). */
 static void msg_recv_finish(cm5_msg_h m)
 {
+    cm5i_word_t w;
+
     if (m->status == CM5_OK &&
         msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
         return;
-    if (m->status == CM5_OK && m->took)
-        cm5i_clock->stamp_promised(m->ack_word);
-    else if (m->status == CM5_OK && CM5I_UNLIKELY(cm5i_clock != NULL))
-        cm5i_clock->stamp_next(cm5i_clock->bulk_landed(
-            m->node, m->vt, m->post_vt, m->bytes, m->rport < 0,
-            m->rport >= 0 || m->done, &m->fin_vt));
     if (m->status == CM5_OK)
-        msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN, m->peer_slot,
-                          m->peer_gen, 0, 0);
+        msg_send_word(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN, m->peer_slot,
+                      m->peer_gen, 0, 0, msg_ack_word(m, &w));
     msg_finish(m);
 }
 
-static void msg_send_eager(cm5_msg_h m)
+static void msg_send_eager(cm5_msg_h m, const cm5i_word_t *w)
 {
     cm5i_pkt_t pkt = {.type = CM5I_PKT_EAGER,
                       .arg = {(uint32_t)m->tag, 0, m->slot, m->gen}};
     cm5_status_t st;
 
+    cm5i_pkt_word(&pkt, w);
     st = cm5i_am_send_body(CM5I_CH_REQ, m->node, &pkt,
                            m->copy ? m->copy : m->buf, m->bytes);
     if (st != CM5_OK)
@@ -1015,7 +1043,8 @@ static int msg_cma_can(int node, size_t len)
 
 /* Announce m for a single copy: the tag (rport MSG_CMA_NO_RPORT), or the
  * rport and offset of an scopy. */
-static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
+static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off,
+                         const cm5i_word_t *w)
 {
     const void *src = m->copy ? m->copy : m->buf;
     msg_cma_body_t b = {.addr = (uint64_t)(uintptr_t)src,
@@ -1027,6 +1056,7 @@ static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
     cm5_status_t st;
 
     m->cma = 1;
+    cm5i_pkt_word(&pkt, w);
     st = cm5i_am_send_body(CM5I_CH_REQ, m->node, &pkt, &b, sizeof(b));
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send",
@@ -1039,6 +1069,8 @@ static void msg_send_cma(cm5_msg_h m, uint32_t rport, uint32_t off)
 static void msg_send_rts(cm5_msg_h m)
 {
     int node = m->node;
+    cm5i_word_t w;
+    const cm5i_word_t *wp = msg_vt_word(m, &w); /* eager or not */
 
     if (m->eager && cm5i_irq_in_signal) {
         /* A queued eager send reached in signal context (whose send
@@ -1048,15 +1080,13 @@ static void msg_send_rts(cm5_msg_h m)
         m->eager = 0;
     }
     msgs.rts_busy[node] = 1;
-    if (CM5I_UNLIKELY(cm5i_clock != NULL))
-        cm5i_clock->stamp_next(m->vt); /* the announcement, eager or not */
     if (m->eager)
-        msg_send_eager(m);
+        msg_send_eager(m, wp);
     else if (msg_cma_can(node, m->bytes))
-        msg_send_cma(m, MSG_CMA_NO_RPORT, 0);
+        msg_send_cma(m, MSG_CMA_NO_RPORT, 0, wp);
     else
-        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)m->tag,
-                          (uint32_t)m->bytes, m->slot, m->gen);
+        msg_send_word(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)m->tag,
+                      (uint32_t)m->bytes, m->slot, m->gen, wp);
     msgs.rts_busy[node] = 0;
 }
 
@@ -1310,19 +1340,21 @@ int cm5_msg_active(int sends)
 static void msg_scopy_announce(cm5_msg_h m)
 {
     int held = msg_held(m);
+    cm5i_word_t w;
+    const cm5i_word_t *wp = msg_vt_word(m, &w);
 
-    if (held)
-        cm5i_clock->push(m->bytes, 0);
+    if (held) /* (the push's word: a promise its packet keeps) */
+        w = (cm5i_word_t){cm5i_clock->push(m->bytes, 0), 1};
     if (msg_cma_can(m->node, m->bytes)) {
-        msg_send_cma(m, m->sc_rport, m->sc_off);
+        msg_send_cma(m, m->sc_rport, m->sc_off, wp);
         if (held) {
             m->pushed = 1;
             cm5i_clock->push(m->bytes, 1);
         }
     } else {
-        msg_send_internal(CM5I_CH_REQ, m->node, CM5I_INT_SCOPY,
-                          m->sc_rport | m->slot << 8, m->sc_off,
-                          (uint32_t)m->bytes, m->gen);
+        msg_send_word(CM5I_CH_REQ, m->node, CM5I_INT_SCOPY,
+                      m->sc_rport | m->slot << 8, m->sc_off, (uint32_t)m->bytes,
+                      m->gen, wp);
     }
 }
 
@@ -1358,8 +1390,6 @@ cm5_status_t cm5_scopy(int node, int rport, size_t offset, const void *buf,
         msg_lane_take(m, msg_scopy_announce, 1);
         return CM5_OK;
     }
-    if (CM5I_UNLIKELY(cm5i_clock != NULL))
-        cm5i_clock->stamp_next(m->vt);
     msg_scopy_announce(m);
     return CM5_OK;
 }

@@ -512,6 +512,7 @@ static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
     if (pkt->type != CM5I_PKT_BARRIER) /* (its seq is the barrier's) */
         pkt->seq = cm5i_cn_stamp();
     CM5I_EV(send, ch, node, pkt);
+    pkt->raw &= (uint8_t) ~(CM5I_RAW_WORD | CM5I_RAW_KEPT); /* (the sender's) */
     if (CM5I_UNLIKELY(cm5i_irq_in_signal) &&
         am_sendq_put(ch, node, pkt, counted))
         return CM5_OK;
@@ -670,13 +671,28 @@ cm5_status_t cm5_am_handler_check(const void *handler)
     return cm5i_handler_encode(handler, &ref);
 }
 
-cm5_status_t cm5i_am_internal(int ch, int node, int index,
-                              const uint32_t arg[4])
+void cm5i_pkt_word(cm5i_pkt_t *pkt, const cm5i_word_t *w)
+{
+    if (!w)
+        return;
+    pkt->vt = w->w;
+    pkt->raw |= CM5I_RAW_WORD | (w->kept ? CM5I_RAW_KEPT : 0);
+}
+
+cm5_status_t cm5i_am_internal_word(int ch, int node, int index,
+                                   const uint32_t arg[4], const cm5i_word_t *w)
 {
     cm5i_pkt_t pkt = {.type = CM5I_PKT_INTERNAL, .obj = (uint32_t)index};
 
     memcpy(pkt.arg, arg, sizeof(pkt.arg));
+    cm5i_pkt_word(&pkt, w);
     return cm5i_am_send(ch, node, &pkt);
+}
+
+cm5_status_t cm5i_am_internal(int ch, int node, int index,
+                              const uint32_t arg[4])
+{
+    return cm5i_am_internal_word(ch, node, index, arg, NULL);
 }
 
 /* Progress hooks: sends queued in signal context go first; a channel's

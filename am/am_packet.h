@@ -67,6 +67,19 @@ cm5_status_t cm5i_am_send_body(int ch, int node, cm5i_pkt_t *pkt,
 /* Send an internal (runtime) message to node on channel ch. */
 cm5_status_t cm5i_am_internal(int ch, int node, int index,
                               const uint32_t arg[4]);
+/* The clock's word for one packet, given by the call that sends it (not
+ * left for whatever packet goes next: a handler run meanwhile, in a
+ * wait or a signal, sends its own): w, and whether it keeps a promise
+ * (am_event.h, push and bulk_take). */
+typedef struct {
+    uint64_t w;
+    int kept;
+} cm5i_word_t;
+/* Give pkt the word *w (none: NULL). */
+void cm5i_pkt_word(cm5i_pkt_t *pkt, const cm5i_word_t *w);
+/* cm5i_am_internal with the packet's word (NULL: none given). */
+cm5_status_t cm5i_am_internal_word(int ch, int node, int index,
+                                   const uint32_t arg[4], const cm5i_word_t *w);
 void cm5i_am_register_internal(int index, cm5i_internal_func_t fn);
 
 /* Has the node work of its own queued that may send (RPCs, held

@@ -47,6 +47,11 @@ typedef struct {
 
 #define CM5I_RAW_ADDR 1
 #define CM5I_RAW_OWED 2
+/* The sender's own, cleared before the packet leaves (am_send): vt is
+ * the clock's word given by the call that sends it (cm5i_word_t), and
+ * that word keeps a promise (cm5i_msync_promise). */
+#define CM5I_RAW_WORD 4
+#define CM5I_RAW_KEPT 8
 
 #define CM5I_CH_ALL ((1 << CM5I_NCH) - 1)
 #define CM5I_CH_BIT(c) (1 << (c))
