@@ -51,7 +51,7 @@ cluster_netns_up() {
             ip -n ${pre}h$i link set cm5net up ||
             cluster_skip "cannot link namespaces with veth pairs"
         echo ${pre}h$i >"$dir/ns.$net.$((i + 1))"
-        echo "$net.$((i + 1)) slots=2" >>"$dir/hosts"
+        echo "$net.$((i + 1)) slots=${CLUSTER_SLOTS:-2}" >>"$dir/hosts"
     done
 }
 cluster_mkns() {

@@ -1,0 +1,132 @@
+#!/bin/sh
+# A job on several hosts takes two paths (doc/cluster.md, "Two paths"):
+# nodes that share a host talk through the same-host rings (and read each
+# other's messages by single copy), nodes on different hosts through
+# libfabric (tcp).  Twelve nodes on three network-namespace hosts, four
+# each (mpirun --map-by node: node k on host k % 3 + 1, so node k shares
+# its host with the three nodes of its residue).  prog_paths sends 500
+# requests from every node to every other, each answered, and a 100000-byte
+# message from every node to every other, every byte checked, and prints
+# each node's packet counts by path (cm5_stats): 3 x 500 x 2 through the
+# rings (requests and replies with its host's three other nodes), 8 x
+# 500 x 2 through the fabric, a few protocol packets more, and 3 messages
+# read by single copy.  CM5_SHM=off and a named provider put everything
+# on the fabric.  Then the CMMD ring, cm5sched and the stress family
+# (tests/cmmd/stress.sh's randomized programs, with and without
+# interrupts) run across the two paths.  Skips where namespaces, mpirun
+# or PMIx are unavailable.
+set -u
+. "$abs_top_srcdir/tests/cluster/lib.sh"
+
+CLUSTER_SLOTS=4
+cluster_require_pmix
+cluster_netns_up
+
+echo "1..9"
+B=$abs_top_builddir/examples
+P=$abs_top_builddir/tests/cluster/prog_paths
+M=500
+
+# paths_check OUT RINGS_LO RINGS_HI FABRIC_LO FABRIC_HI CMA: every node's
+# line within the bounds, 11 messages received, CMA of them by single copy
+paths_check() {
+    printf '%s\n' "$1" | awk -v rl="$2" -v rh="$3" -v fl="$4" -v fh="$5" \
+        -v cma="$6" '
+        /^node [0-9]+: rings sent/ {
+            rs = $5 + 0; rr = $7 + 0; fs = $10 + 0; fr = $12 + 0
+            if (rs < rl || rs > rh || rr < rl || rr > rh ||
+                fs < fl || fs > fh || fr < fl || fr > fh) {
+                print "# out of bounds: " $0; bad++
+            }
+            counts++
+        }
+        /^node [0-9]+: [0-9]+ messages received/ {
+            if ($3 != 11 || $6 != cma) { print "# wrong: " $0; bad++ }
+            msgs++
+        }
+        END { exit !(counts == 12 && msgs == 12 && bad == 0) }'
+}
+
+out=$(cluster_mpirun 12 120 "$P" $M 2>&1)
+paths_check "$out" $((6 * M)) $((6 * M + 100)) $((16 * M)) $((16 * M + 200)) 3 &&
+    ok 1 "12 nodes on 3 hosts: a host's pairs on the rings (6 x $M packets a node), the others on tcp (16 x $M), 3 messages a node by single copy" ||
+    notok 1 "two paths" "$out"
+
+out=$(cluster_mpirun 12 120 -x CM5_SHM=off "$P" $M 2>&1)
+paths_check "$out" 0 0 $((22 * M)) $((22 * M + 300)) 0 &&
+    ok 2 "CM5_SHM=off: every packet on tcp, no single copy" ||
+    notok 2 "CM5_SHM=off" "$out"
+
+out=$(cluster_mpirun 12 120 -x CM5_PROVIDER=tcp "$P" $M 2>&1)
+paths_check "$out" 0 0 $((22 * M)) $((22 * M + 300)) 0 &&
+    ok 3 "a named provider (CM5_PROVIDER=tcp): one path, every packet on it" ||
+    notok 3 "named provider" "$out"
+
+out=$(cluster_mpirun 12 120 "$B/cmmd_ring" -s 100000 -r 5 2>&1)
+printf '%s\n' "$out" | grep -q '12 of 12 nodes hold the right data' &&
+    ok 4 "CMMD block messages around a ring of 12 on two paths, every byte checked" ||
+    notok 4 "cmmd ring" "$out"
+
+out=$(cluster_mpirun 12 120 "$B/am_flood" -m 3000 -p random 2>&1)
+printf '%s\n' "$out" | grep -q '36000 requests and 36000 replies' &&
+    ok 5 "active-message flood to random nodes, 12 nodes on two paths" ||
+    notok 5 "flood" "$out"
+
+out=$(cluster_mpirun 12 180 "$abs_top_builddir/tools/cm5sched" \
+    --alg lp,ac,drsn --workload density:d=4 --sizes 16,4096 --reps 1 2>&1)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ *4096 |' &&
+    ok 6 "cm5sched lp,ac,drsn on 12 nodes, every byte verified" ||
+    notok 6 "cm5sched (exit $rc)" "$out"
+
+# The stress family across the two paths: seeds from the date, as
+# tests/cmmd/stress.sh takes them; the second run with interrupts.
+seed=$(($(date +%s) % 100000))
+good=0 outs=""
+for i in 0 1 2; do
+    irq=
+    [ $i = 1 ] && irq="-x CM5_INTERRUPTS=1"
+    # shellcheck disable=SC2086
+    o=$(cluster_mpirun 12 150 $irq "$abs_top_builddir/tests/cmmd/prog_stress" \
+        $((seed + i)) 8 2>&1)
+    if printf '%s\n' "$o" | grep -q "seed $((seed + i)): 8 rounds ok"; then
+        good=$((good + 1))
+    else
+        outs="$outs
+seed $((seed + i)) $irq:
+$o"
+    fi
+done
+[ $good = 3 ] &&
+    ok 7 "stress seeds $seed..$((seed + 2)) (one with interrupts), 12 nodes on two paths" ||
+    notok 7 "stress ($good of 3)" "$outs"
+
+# A node on a host with ring peers dies: the others, on both paths, end.
+cluster_mpirun 12 60 "$B/am_flood" -m 100000000 >"$dir/fail.out" 2>&1 &
+job=$!
+victim=""
+for _ in $(seq 100); do
+    victim=$(ip netns pids ${pre}h2 | while read -r p; do
+        grep -qs am_flood "/proc/$p/cmdline" && echo "$p"; done | head -1)
+    [ -n "$victim" ] && break
+    sleep 0.1
+done
+sleep 2
+t0=$(date +%s)
+[ -n "$victim" ] && kill -9 "$victim"
+wait $job
+rc=$?
+t=$(($(date +%s) - t0))
+[ -n "$victim" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
+    ok 8 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
+    notok 8 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
+
+# (mpirun's kill reaches the other hosts' nodes within a few seconds)
+for _ in $(seq 50); do
+    left=$(cluster_netns_left)
+    [ -z "$left" ] && break
+    sleep 0.2
+done
+left=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done)
+[ -z "$left" ] && ok 9 "no process left on any host" ||
+    notok 9 "processes left: $left" ""
