@@ -105,6 +105,27 @@ static uint64_t model_main_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Interleaved receipt (doc/model.md): the receipts a busy node takes
+ * together, the one whose notice runs first, then in the order of their
+ * notices. */
+typedef struct {
+    cm5i_take_job_t j;
+    uint64_t due;
+    uint32_t src, ch, place;
+    void *ref; /* the message (am_msg.c) */
+} model_batch_t;
+
+static struct {
+    model_batch_t *v;
+    size_t n, cap;
+    uint64_t mx; /* a CMMD message's mx on the receiving side, now */
+} batch;
+
+static int model_notice(const cm5i_pkt_t *pkt)
+{
+    return cm5i_msg_notice(pkt, NULL, NULL, NULL, NULL);
+}
+
 cm5_status_t cm5i_model_setup(void)
 {
     const char *spec = cm5i_config_str(CM5_ENV_MODEL);
@@ -153,6 +174,7 @@ cm5_status_t cm5i_model_setup(void)
         return CM5_ERR_INVALID;
     if (cm5i_msync_on) {
         cm5i_clock_orders = 1;
+        cm5i_msync_set_notice(model_notice);
         cm5i_wait_prefer_doorbell();
         cm5i_wait_sleep_cap(1);
     }
@@ -170,7 +192,10 @@ cm5_status_t cm5i_model_setup(void)
 
 void cm5i_model_teardown(void)
 {
+    cm5i_msync_set_notice(NULL);
     cm5i_msync_teardown();
+    free(batch.v);
+    memset(&batch, 0, sizeof(batch));
     cm5i_clock_orders = 0;
     cm5i_unobserve(&model_observer);
     model_on = 0;
@@ -417,18 +442,94 @@ static uint64_t model_push(size_t len, int phase)
     return model.v.clock;
 }
 
+static void model_batch_job(int src, size_t len, int cmmd, cm5i_take_job_t *j)
+{
+    j->npk = cm5i_model_packets(len);
+    j->q = cm5i_model_take_q(&model.p, cm5i_model_level(src, cm5i_ctx.rank));
+    j->extra = cmmd ? (uint64_t)model.p.mr + batch.mx : 0;
+}
+
+static void model_batch_add(const cm5i_pkt_t *pkt, uint64_t due, uint32_t src,
+                            uint32_t ch, uint32_t place, void *arg)
+{
+    model_batch_t *b;
+    int s, cmmd;
+    size_t len;
+    void *ref;
+
+    (void)arg;
+    if (!cm5i_msg_notice(pkt, &s, &len, &cmmd, &ref))
+        return;
+    if (batch.n == batch.cap) {
+        batch.cap = batch.cap ? 2 * batch.cap : 16;
+        batch.v = realloc(batch.v, batch.cap * sizeof(*batch.v));
+        if (!batch.v)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+    }
+    b = &batch.v[batch.n++];
+    memset(b, 0, sizeof(*b));
+    model_batch_job(s, len, cmmd, &b->j);
+    b->due = due;
+    b->src = src;
+    b->ch = ch;
+    b->place = place;
+    b->ref = ref;
+}
+
+static int model_batch_cmp(const void *pa, const void *pb)
+{
+    const model_batch_t *a = pa, *b = pb;
+
+    if (a->due != b->due)
+        return a->due < b->due ? -1 : 1;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->ch != b->ch)
+        return a->ch < b->ch ? -1 : 1;
+    return (int32_t)(a->place - b->place) < 0 ? -1 : 1;
+}
+
 /* Synchronised: the node's processor takes a receipt whose data's
- * notice (word start) it takes now. */
+ * notice (word start) it takes now: alone when it was idle, else with
+ * every other whose notice came while it was busy (the synchronisation
+ * waited until they all had: cm5i_msync_set_notice), their packets
+ * interleaved (doc/model.md, "Interleaved receipt"). */
 static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
                                 uint64_t *end)
 {
-    uint64_t left, ack;
+    uint64_t left, ack, due = start + (uint64_t)model.p.L;
+    uint64_t c = model.v.clock > due ? model.v.clock : due;
+    cm5i_take_job_t *jobs;
 
-    *end = cm5i_model_take(
-        &model.p, &model.v, cm5i_model_level(src, cm5i_ctx.rank), start,
-        cm5i_model_packets(len), cmmd ? (uint64_t)model.p.mr + model_mx(1) : 0,
-        &left, &ack);
-    cm5i_msync_promise(ack);
+    batch.n = 0;
+    batch.mx = model_mx(1);
+    if (cm5i_msync_on)
+        cm5i_msync_peek(c, model_batch_add, NULL);
+    if (batch.n == 0) {
+        *end = cm5i_model_take(
+            &model.p, &model.v, cm5i_model_level(src, cm5i_ctx.rank), start,
+            cm5i_model_packets(len), cmmd ? (uint64_t)model.p.mr + batch.mx : 0,
+            &left, &ack);
+        cm5i_msync_promise(ack);
+        return ack;
+    }
+    qsort(batch.v, batch.n, sizeof(*batch.v), model_batch_cmp);
+    jobs = malloc((batch.n + 1) * sizeof(*jobs));
+    if (!jobs)
+        cm5_fatal("cm5fab", "virtual time: out of memory");
+    model_batch_job(src, len, cmmd, &jobs[0]);
+    for (size_t k = 0; k < batch.n; k++)
+        jobs[k + 1] = batch.v[k].j;
+    cm5i_model_take_batch(&model.p, &model.v, c, jobs, batch.n + 1);
+    for (size_t k = 0; k < batch.n; k++) {
+        cm5i_msync_promise(jobs[k + 1].ack);
+        cm5i_msg_took(batch.v[k].ref, jobs[k + 1].ack, jobs[k + 1].end);
+    }
+    cm5i_msync_promise(jobs[0].ack);
+    *end = jobs[0].end;
+    ack = jobs[0].ack;
+    free(jobs);
+    batch.n = 0;
     return ack;
 }
 

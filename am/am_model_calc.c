@@ -127,6 +127,54 @@ uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
     return r->clock;
 }
 
+uint64_t cm5i_model_take_q(const cm5i_model_params_t *p, int lv)
+{
+    uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
+
+    return max64(per, (uint64_t)p->orr);
+}
+
+uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                               uint64_t b, cm5i_take_job_t *jobs, size_t n)
+{
+    uint64_t t = max64(b, r->clock), L = (uint64_t)p->L, done = 0;
+    uint64_t ack0 = max64(b, r->clock) + L;
+    uint64_t rem[n ? n : 1];
+
+    for (size_t k = 0; k < n; k++) {
+        rem[k] = jobs[k].npk ? jobs[k].npk : 1;
+        jobs[k].end = 0;
+    }
+    while (done < n) {
+        uint64_t m = UINT64_MAX, per = 0;
+
+        /* the fewest packets left: the rounds until the next ends */
+        for (size_t k = 0; k < n; k++)
+            if (rem[k] && rem[k] < m)
+                m = rem[k];
+        for (size_t k = 0; k < n; k++)
+            if (rem[k])
+                per += jobs[k].q;
+        t += (m - 1) * per;
+        for (size_t k = 0; k < n; k++) { /* the last of those rounds */
+            if (!rem[k])
+                continue;
+            rem[k] -= m;
+            if (rem[k]) {
+                t += jobs[k].q;
+                continue;
+            }
+            jobs[k].left = t - L;
+            jobs[k].ack = max64(jobs[k].left, ack0);
+            t += jobs[k].q + jobs[k].extra;
+            jobs[k].end = t;
+            done++;
+        }
+    }
+    r->clock = t;
+    return t;
+}
+
 uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p, cm5i_cn_kind_t kind,
                             size_t n)
 {

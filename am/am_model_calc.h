@@ -96,6 +96,24 @@ size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
 uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
                          uint64_t start, uint64_t npk, uint64_t extra,
                          uint64_t *left, uint64_t *ack);
+/* Synchronised, held senders (doc/model.md, "Interleaved receipt"): a
+ * busy processor that turns to its input takes together the receipts
+ * that came while it was busy, their packets interleaved: one packet of
+ * each in turn (the order of jobs[]), each costing its own q; a receipt
+ * whose last packet is taken costs its extra there.  Every receipt's
+ * first packet is in (they arrived by b).  Fills each job's left (its
+ * last packet left its sender, held by the network until taken: its
+ * taking less L), ack (when its sender learns it: max(left, b + L), never
+ * before the receiver may send) and end (the node has it); r's clock
+ * becomes the last end (returned). */
+typedef struct {
+    uint64_t npk, q, extra;  /* in: packets, time a packet, overhead */
+    uint64_t left, ack, end; /* out */
+} cm5i_take_job_t;
+uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                               uint64_t b, cm5i_take_job_t *jobs, size_t n);
+/* q of a receipt from level lv away: max(g, the link's time, orr). */
+uint64_t cm5i_model_take_q(const cm5i_model_params_t *p, int lv);
 /* What a control-network operation costs. */
 uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p, cm5i_cn_kind_t kind,
                             size_t n);

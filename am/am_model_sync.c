@@ -716,6 +716,42 @@ static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
     atomic_store(&ms.rec[ms.me].want, MS_INF);
 }
 
+/* ---- interleaved receipt ---- */
+
+static int (*ms_notice)(const cm5i_pkt_t *pkt);
+
+void cm5i_msync_set_notice(int (*notice)(const cm5i_pkt_t *pkt))
+{
+    ms_notice = notice;
+}
+
+/* May e run now, as far as interleaved receipt goes?  A data notice runs
+ * once nothing due by the node's clock (or by its due time, if later) can
+ * still come, ties included: its receipt is taken with every other that
+ * came by then (cm5i_msync_peek), the same ones on every run.  *want:
+ * what to wait for. */
+static int ms_notice_ready(const ms_ev_t *e, uint64_t *want)
+{
+    uint64_t c = ms.v->clock > e->due ? ms.v->clock : e->due;
+
+    if (!ms_notice || !ms_notice(&e->pkt) || ms_safe(c, NULL))
+        return 1;
+    *want = c;
+    return 0;
+}
+
+void cm5i_msync_peek(uint64_t c,
+                     void (*fn)(const cm5i_pkt_t *pkt, uint64_t due,
+                                uint32_t src, uint32_t ch, uint32_t place,
+                                void *arg),
+                     void *arg)
+{
+    for (size_t i = 0; i < ms.nheap; i++)
+        if (ms.heap[i].due <= c)
+            fn(&ms.heap[i].pkt, ms.heap[i].due, ms.heap[i].src, ms.heap[i].ch,
+               ms.heap[i].place, arg);
+}
+
 static void ms_run(ms_ev_t *e)
 {
     if (e->due > ms.through)
@@ -741,9 +777,10 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
         cm5i_progress_pull();
         ms_publish_mode(mode);
         if (ms.nheap && ms.heap[0].due <= t) {
-            if (ms_safe(ms.heap[0].due, &ms.heap[0])) {
+            want = ms.heap[0].due;
+            if (ms_safe(ms.heap[0].due, &ms.heap[0]) &&
+                ms_notice_ready(&ms.heap[0], &want)) {
                 ms_ev_t e;
-                size_t nprom = ms.nprom;
 
                 ms_pop(&e);
                 if (jump && ms.v->clock < e.due)
@@ -751,14 +788,16 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
                 ms_run(&e);
                 /* What it promised to send (an acknowledgement: held
                  * senders) goes now: a node waiting for this node's
-                 * bound to pass its clock may wait for that packet. */
-                if (ms.nprom > nprom)
+                 * bound to pass its clock may wait for that packet.
+                 * (Promised earlier too: the acknowledgement of a
+                 * receipt taken with another goes when its own notice
+                 * runs, as this one may have.) */
+                if (ms.nprom)
                     cm5i_progress_run_deferred();
                 n++;
                 spins = 0;
                 continue;
             }
-            want = ms.heap[0].due;
         } else if (ms_safe(t, NULL)) {
             break;
         } else {
@@ -821,6 +860,14 @@ static int ms_dispatch_jump(int mode)
     if (!ms_safe(ms.heap[0].due, &ms.heap[0])) {
         atomic_store(&ms.rec[ms.me].want, ms.heap[0].due);
         return 0;
+    }
+    {
+        uint64_t want;
+
+        if (!ms_notice_ready(&ms.heap[0], &want)) {
+            atomic_store(&ms.rec[ms.me].want, want);
+            return 0;
+        }
     }
     atomic_store(&ms.rec[ms.me].want, MS_INF);
     ms_pop(&e);

@@ -44,6 +44,19 @@ void cm5i_msync_promise(uint64_t due);
  * for its turn (cm5i_pkt_dispatch runs it then). */
 int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
                     size_t len);
+/* Interleaved receipt (doc/model.md): notice says whether a packet is
+ * a message's data notice that a busy node takes with others (set once
+ * by the observer).  Before such a notice runs at a clock past its due
+ * time, the node waits until nothing due by its clock can still come;
+ * then cm5i_msync_peek calls fn for each packet it holds due by c (in no
+ * order; with the packet's place in the order: due, source, channel,
+ * place). */
+void cm5i_msync_set_notice(int (*notice)(const cm5i_pkt_t *pkt));
+void cm5i_msync_peek(uint64_t c,
+                     void (*fn)(const cm5i_pkt_t *pkt, uint64_t due,
+                                uint32_t src, uint32_t ch, uint32_t place,
+                                void *arg),
+                     void *arg);
 /* Run what is due now (a full progress pass): a node that runs polls
  * at its clock and waits until nothing due by then can still come; a
  * node in a blocking wait takes the next packet once it is safe and

@@ -557,6 +557,35 @@ static void msg_take(cm5_msg_h m, uint64_t start)
                                         &m->fin_vt);
 }
 
+int cm5i_msg_notice(const cm5i_pkt_t *pkt, int *src, size_t *len, int *cmmd,
+                    void **ref)
+{
+    cm5_msg_h m;
+
+    if (pkt->type != CM5I_PKT_INTERNAL || pkt->obj != CM5I_INT_MSG_DATA)
+        return 0;
+    m = msg_lookup(pkt->arg[0], pkt->arg[1]);
+    if (!m || m->is_send || m->node != pkt->src || !msg_held(m) || m->took ||
+        m->status != CM5_OK)
+        return 0;
+    if (src) {
+        *src = m->node;
+        *len = m->bytes;
+        *cmmd = m->rport < 0;
+        *ref = m;
+    }
+    return 1;
+}
+
+void cm5i_msg_took(void *ref, uint64_t ack, uint64_t end)
+{
+    cm5_msg_h m = ref;
+
+    m->took = 1;
+    m->ack_word = ack;
+    m->fin_vt = end;
+}
+
 /* Deferred, held senders: the receive is ready for the data that it
  * reads (single copy) or has (eager): the sender may push it. */
 static void msg_go(cm5_msg_h m)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "am_wire.h"
 #include "cm5/cm5.h"
 
 cm5_status_t cm5i_msg_setup(void);
@@ -16,6 +17,15 @@ void cm5i_msg_config(void);
 /* Messages of this node not yet complete: receives (sends 0) or sends
  * (1), posted by the program (virtual time's mx, doc/model.md). */
 int cm5i_msg_open(int sends);
+/* Synchronised virtual time, interleaved receipt (am_model.c): is pkt
+ * the data notice of a held message that this node has not taken yet?
+ * If so (and the pointers are given), the message's sender, bytes,
+ * whether it is a CMMD message (not an scopy), and the message. */
+int cm5i_msg_notice(const cm5i_pkt_t *pkt, int *src, size_t *len, int *cmmd,
+                    void **ref);
+/* That message is taken with another (am_model.c): its acknowledgement's
+ * word, and when the node has it. */
+void cm5i_msg_took(void *ref, uint64_t ack, uint64_t end);
 /* The largest packet eager messages need, and the receive buffer space
  * their bodies may take at once (every peer's bound together). */
 size_t cm5i_msg_packet_max(void);

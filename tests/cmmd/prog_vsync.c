@@ -25,9 +25,10 @@
  *               request, every byte checked (a third argument: 1 the
  *               messages only, 2 the scopies only): the same line
  *
- *   held B      a hot spot of messages: every node but 0 sends node 0
+ *   held B [S]  a hot spot of messages: every node but 0 sends node 0
  *               one CMMD message of B bytes at once (CMMD_send_block
- *               after a barrier; node 0 posted its receives before);
+ *               after a barrier; node 0 posted its receives before), or
+ *               node N after (N - 1) x S us of computation (cm5_compute);
  *               each sender prints when its send returned, "prog_vsync:
  *               node N held NS", every byte is checked; then the line
  *
@@ -225,7 +226,7 @@ static void mixed(int k, int parts)
     report();
 }
 
-static void held(int bytes)
+static void held(int bytes, int stagger_us)
 {
     char *buf = malloc((size_t)bytes * (size_t)t_nodes);
     CMMD_mcb *mcb = malloc(sizeof(*mcb) * (size_t)t_nodes);
@@ -243,6 +244,8 @@ static void held(int bytes)
     CMMD_sync_with_nodes();
     t0 = cm5_wtime();
     if (t_self) {
+        if (stagger_us)
+            cm5_compute((t_self - 1) * stagger_us * 1e-6);
         CMMD_send_block(0, 7, buf, bytes);
         t = cm5_wtime() - t0;
         printf("prog_vsync: node %d held %lld\n", t_self, ns(t));
@@ -366,7 +369,7 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "order") == 0)
         lane_order(arg);
     else if (strcmp(mode, "held") == 0)
-        held(arg);
+        held(arg, argc > 3 ? atoi(argv[3]) : 0);
     else if (strcmp(mode, "irq") == 0)
         irq_wait(arg);
     else if (strcmp(mode, "mixed") == 0)

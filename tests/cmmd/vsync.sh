@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=38
+PLAN=40
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -71,23 +71,47 @@ lines >mixed.fshm
 check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
     '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.fshm'
 
-# held senders: 7 senders of 4 KiB (256 packets) to node 0 at once;
-# node 0's processor takes one message after the other (1.7 us a packet,
-# 13 us a message: mr), and each sender is held until its data is taken:
-# sender k returns exactly 256 x 1.7 + 13 = 448.2 us after sender k - 1
-held_gaps() {
-    grep '^prog_vsync: node [0-9]* held' out | awk '{print $5}' | sort -n |
-        awk 'NR > 1 { print $1 - prev } { prev = $1 }' | sort -u
-}
+# held senders and interleaved receipt (doc/model.md): 7 senders of 4 KiB
+# (256 packets) to node 0.  Node 0's processor takes a message that comes
+# while it is idle alone, and the messages that came while it was busy
+# together, one packet of each in turn (1.7 us a packet), each ending
+# with its 13 us (mr); a sender is held until its last packet is taken.
+#   one after another (sender k starts 1000 us after sender k - 1, more
+#   than a receipt): each alone, returning exactly 1000 us apart;
+#   at once: all 7 together, 1.7 + 13 = 14.7 us apart, the first 6 x 255
+#   x 1.7 us later than alone (each round waits for six others' packets);
+#   100 us apart: sender 1 alone; senders 2-5 came meanwhile: together,
+#   sender 2 returns 4 x 255 x 1.7 + 1.7 + 13 + 2 x 6 us after sender 1
+#   (node 0 answers their announcements once sender 1's data is in, L to
+#   the sender and L back); senders 6 and 7 came during that: together,
+#   2 x 255 x 1.7 + 14.7 + 12 us after sender 5.
+held_times() { grep '^prog_vsync: node [0-9]* held' out | sort -k3n | awk '{print $5}'; }
+held_gaps() { held_times | awk 'NR > 1 { printf "%s ", $1 - prev } { prev = $1 }'; }
+job "held apart" 120 8 shm prog_vsync held 4096 1000
+h_apart=$(held_gaps) h_alone=$(held_times | head -1)
 job "held" 120 8 shm prog_vsync held 4096
 held_gaps >held.1
-grep '^prog_vsync: node [0-9]* held' out | sort >held.t1
+h_first=$(held_times | head -1)
+held_times >held.t1
 job "held again" 120 8 shm prog_vsync held 4096
-grep '^prog_vsync: node [0-9]* held' out | sort >held.t2
-check "held senders: 7 senders to one node finish 448.2 us apart, the same twice ($(tr '\n' ' ' <held.1))" \
-    '[ "$rc" -eq 0 ] && [ "$(cat held.1)" = 448200 ] &&
+held_times >held.t2
+check "held senders one after another: each alone, 1000 us apart ($h_apart)" \
+    '[ "$h_apart" = "1000000 1000000 1000000 1000000 1000000 1000000 " ]'
+check "held senders at once: taken together, 14.7 us apart ($(cat held.1)), the first 6 x 255 x 1.7 us after one alone ($h_alone -> $h_first), the same twice" \
+    '[ "$rc" -eq 0 ] && [ "$(cat held.1)" = "14700 14700 14700 14700 14700 14700 " ] &&
+     [ $((h_first - h_alone)) -eq 2601000 ] &&
      [ "$(wc -l <held.t1)" -eq 7 ] && cmp -s held.t1 held.t2 &&
      [ "$(grep -c "^prog_vsync: node [0-9]* of 8 ok$" out)" -eq 8 ]'
+want_st="1760700 14700 14700 14700 893700 14700 "
+st_ok=1 st_got=
+for p in shm tcp udp; do
+    job "held 100 us apart $p" 120 8 $p prog_vsync held 4096 100
+    g=$(held_gaps)
+    st_got="$st_got $p: $g;"
+    [ "$rc" -eq 0 ] && [ "$g" = "$want_st" ] || st_ok=
+done
+check "held senders 100 us apart: 1 alone, then 2-5 together, then 6-7 together, on rings, tcp and udp ($st_got)" \
+    '[ -n "$st_ok" ]'
 
 # the counter-pattern of one lane per sender: messages received in the
 # other order than sent (tag 2 before tag 1) with an scopy between them
@@ -234,9 +258,10 @@ x1=$(xor_of)
 job "mx 100 held" 120 8 shm prog_vsync held 4096
 held_gaps >held.mx
 CM5_MODEL=cm5
-check "mx=100: the XOR exchange on 4 nodes 600 us slower ($x0 -> $x1 ns), held senders still 448.2 us apart" \
+check "mx=100: the XOR exchange on 4 nodes 600 us slower ($x0 -> $x1 ns), held senders still 14.7 us apart" \
     '[ "$rc" -eq 0 ] && [ -n "$x0" ] && [ -n "$x1" ] &&
-     [ $((x1 - x0)) -eq 600000 ] && [ "$(cat held.mx)" = 448200 ]'
+     [ $((x1 - x0)) -eq 600000 ] &&
+     [ "$(cat held.mx)" = "14700 14700 14700 14700 14700 14700 " ]'
 
 # one CPU
 job_cpu1() {

@@ -247,3 +247,53 @@ Test(model, hot_spot_holds_the_kth_sender)
                      (unsigned long long)i);
     }
 }
+
+/* Interleaved receipt (synchronised, held senders): a busy node takes the
+ * receipts that came meanwhile together, one packet of each in turn; the
+ * total is the same as one after the other, but every sender is held
+ * until its last packet, near the end. */
+Test(model, interleaved_receipts_hold_every_sender_to_the_end)
+{
+    cm5i_model_params_t p = parse("cm5");
+    const uint64_t q = 1700, L = 6000, b = 100000, e = 13000;
+    cm5i_vnode_t r = {b, 0};
+    cm5i_take_job_t j[3], one;
+    uint64_t left, ack, end;
+
+    cr_expect_eq(cm5i_model_take_q(&p, 1), q);
+    cr_expect_eq(cm5i_model_take_q(&p, 3), 2000, "across the root: 8 MB/s");
+    for (int k = 0; k < 3; k++)
+        j[k] = (cm5i_take_job_t){.npk = 4, .q = q, .extra = e};
+    end = cm5i_model_take_batch(&p, &r, b, j, 3);
+    /* three rounds of three packets, then the last round: each ends in
+     * turn, its overhead after its last packet */
+    cr_expect_eq(j[0].left, b + 9 * q - L);
+    cr_expect_eq(j[0].end, b + 10 * q + e);
+    cr_expect_eq(j[1].left, j[0].end - L);
+    cr_expect_eq(j[1].end, b + 11 * q + 2 * e);
+    cr_expect_eq(j[2].end, b + 12 * q + 3 * e);
+    cr_expect_eq(end, b + 12 * q + 3 * e, "the same total as in turn");
+    cr_expect_eq(r.clock, end);
+    for (int k = 0; k < 3; k++)
+        cr_expect_eq(j[k].ack, j[k].left, "job %d learns when it left", k);
+    /* unequal: 1 and 3 packets; the short one ends in the first round */
+    r.clock = b;
+    j[0] = (cm5i_take_job_t){.npk = 1, .q = q, .extra = e};
+    j[1] = (cm5i_take_job_t){.npk = 3, .q = 2000, .extra = 0};
+    end = cm5i_model_take_batch(&p, &r, b, j, 2);
+    cr_expect_eq(j[0].left, b - L);
+    cr_expect_eq(j[0].ack, b + L, "never before the receiver may send");
+    cr_expect_eq(j[0].end, b + q + e);
+    cr_expect_eq(j[1].end, b + q + e + 3 * 2000);
+    cr_expect_eq(j[1].left, b + q + e + 2 * 2000 - L);
+    cr_expect_eq(end, j[1].end);
+    /* one receipt alone: as cm5i_model_take when the sender does not
+     * pace it */
+    r.clock = b;
+    one = (cm5i_take_job_t){.npk = 100, .q = q, .extra = e};
+    end = cm5i_model_take_batch(&p, &r, b, &one, 1);
+    r.clock = b;
+    cr_expect_eq(end, cm5i_model_take(&p, &r, 1, b - L, 100, e, &left, &ack));
+    cr_expect_eq(one.left, left);
+    cr_expect_eq(one.ack, ack);
+}
