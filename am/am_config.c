@@ -133,8 +133,10 @@ static const cm5_config_var_t config_table[] = {
     {CM5_ENV_RANK, "", "set by cm5run: this node's number"},
     {CM5_ENV_SIZE, "", "set by cm5run: number of nodes"},
     {CM5_ENV_HOST, "",
-     "set by cm5run: 1 if the job has a host program (--host; "
-     "its CM5_RANK is CM5_SIZE)"},
+     "1 if the job has a host program: set by cm5run --host (the "
+     "host's CM5_RANK is CM5_SIZE); under a PMIx launcher set it in "
+     "every process, the host program the first application's one "
+     "process (doc/cluster.md)"},
     {CM5_ENV_BOOT_FD, "", "set by cm5run: bootstrap socket"},
     {CM5_ENV_JOB_KEY, "",
      "set by cm5run: the job's random key; packets without it are dropped"},

@@ -19,10 +19,12 @@
 #include <unistd.h>
 
 #include "am_util.h"
+#include "boot/boot_env.h"
 #include "boot/boot_proto.h"
 
 static pmix_proc_t boot_me;
 static int boot_round;
+static int boot_hosted;       /* a host/node job: the host is PMIx rank 0 */
 static char boot_db_name[96]; /* the doorbell's name until it is removed */
 
 int cm5i_boot_pmix_present(void)
@@ -126,6 +128,133 @@ static uint64_t boot_pmix_key(const char *nspace)
     return h ? h : 1;
 }
 
+/* The PMIx application number of rank r. */
+static cm5_status_t boot_pmix_appnum(pmix_rank_t r, uint32_t *out)
+{
+    pmix_value_t *val = NULL;
+    pmix_proc_t p;
+    pmix_status_t rc;
+
+    PMIX_PROC_CONSTRUCT(&p);
+    PMIX_LOAD_PROCID(&p, boot_me.nspace, r);
+    rc = PMIx_Get(&p, PMIX_APPNUM, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || !val)
+        return boot_pmix_fail(PMIX_APPNUM, rc);
+    *out = val->type == PMIX_UINT32 ? val->data.uint32 : UINT32_MAX;
+    PMIX_VALUE_RELEASE(val);
+    return *out != UINT32_MAX ? CM5_OK
+                              : boot_pmix_fail(PMIX_APPNUM, PMIX_ERR_BAD_PARAM);
+}
+
+/* How many of the job's processes have flag set (a fence). */
+static cm5_status_t boot_pmix_count(int flag, int *count)
+{
+    pmix_value_t val, *got;
+    pmix_proc_t wild, peer;
+    pmix_info_t info;
+    pmix_status_t rc;
+    bool collect = true;
+    uint32_t size = 0;
+
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_UINT8;
+    val.data.uint8 = (uint8_t)(flag != 0);
+    rc = PMIx_Put(PMIX_GLOBAL, "cm5.host", &val);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS)
+        return boot_pmix_fail("PMIx_Put", rc);
+    PMIX_PROC_CONSTRUCT(&wild);
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(&wild, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS)
+        return boot_pmix_fail("PMIx_Fence", rc);
+    if (boot_pmix_u32(PMIX_JOB_SIZE, &size) != CM5_OK)
+        return CM5_ERR_BOOT;
+    *count = 0;
+    for (uint32_t k = 0; k < size; k++) {
+        PMIX_PROC_CONSTRUCT(&peer);
+        PMIX_LOAD_PROCID(&peer, boot_me.nspace, (pmix_rank_t)k);
+        got = NULL;
+        rc = PMIx_Get(&peer, "cm5.host", NULL, 0, &got);
+        if (rc != PMIX_SUCCESS || !got || got->type != PMIX_UINT8) {
+            if (got)
+                PMIX_VALUE_RELEASE(got);
+            return boot_pmix_fail("PMIx_Get of cm5.host",
+                                  rc != PMIX_SUCCESS ? rc : PMIX_ERR_BAD_PARAM);
+        }
+        *count += got->data.uint8 != 0;
+        PMIX_VALUE_RELEASE(got);
+    }
+    return CM5_OK;
+}
+
+/* Host/node programs (doc/cluster.md): CM5_HOST=1 in every process of
+ * the job, as cm5run sets it, and the host program the one process of
+ * the first of two applications (mpirun -x CM5_HOST=1 -np 1 HOST : -np
+ * N NODE): PMIx rank 0, and rank 1 the first node.  The library numbers
+ * the host after the nodes: the endpoints are the PMIx ranks less one,
+ * the host's the last. */
+static cm5_status_t boot_pmix_host(cm5i_boot_t *b)
+{
+    const char *h = getenv(CM5_ENV_HOST);
+    uint32_t apps = 0, a0 = UINT32_MAX, a1 = UINT32_MAX;
+    int mine = h && strcmp(h, "1") == 0, with = 0;
+
+    b->host = -1;
+    if (h && *h && strcmp(h, "0") != 0 && !mine) {
+        cm5i_log(CM5I_LOG_ERROR, "boot", "%s=%s: expected 0 or 1", CM5_ENV_HOST,
+                 h);
+        return CM5_ERR_BOOT;
+    }
+    if (boot_pmix_u32(PMIX_JOB_NUM_APPS, &apps) != CM5_OK)
+        return CM5_ERR_BOOT;
+    /* Two applications: every process must agree (mpirun's -x reaches
+     * one application only), before any of them names an endpoint. */
+    if (apps == 2 && boot_pmix_count(mine, &with) != CM5_OK)
+        return CM5_ERR_BOOT;
+    if (apps == 2 && with != 0 && with != b->size) {
+        /* (every process knows it: the first says it) */
+        cm5i_log(boot_me.rank == 0 ? CM5I_LOG_ERROR : CM5I_LOG_DEBUG, "boot",
+                 "%s=1 in %d of the job's %d processes: a host/node job "
+                 "needs it in every one (mpirun -x %s=1 -np 1 HOSTPROG : "
+                 "-x %s=1 -np N NODEPROG: -x reaches one application)",
+                 CM5_ENV_HOST, with, b->size, CM5_ENV_HOST, CM5_ENV_HOST);
+        return CM5_ERR_BOOT;
+    }
+    if (!mine)
+        return CM5_OK;
+    if (apps == 2 && b->size >= 2 &&
+        (boot_pmix_appnum(0, &a0) != CM5_OK ||
+         boot_pmix_appnum(1, &a1) != CM5_OK))
+        return CM5_ERR_BOOT;
+    if (apps != 2 || a0 != 0 || a1 != 1) {
+        cm5i_log(CM5I_LOG_ERROR, "boot",
+                 "%s=1 under a PMIx launcher: the host program must be the "
+                 "one process of the first of two applications (mpirun -x "
+                 "%s=1 -np 1 HOSTPROG : -x %s=1 -np N NODEPROG); this job "
+                 "has %u application%s%s",
+                 CM5_ENV_HOST, CM5_ENV_HOST, CM5_ENV_HOST, apps,
+                 apps == 1 ? "" : "s",
+                 apps == 2 ? ", the first of more than one process" : "");
+        return CM5_ERR_BOOT;
+    }
+    boot_hosted = 1;
+    b->host = b->size - 1;
+    b->rank = boot_me.rank == 0 ? b->host : (int)boot_me.rank - 1;
+    return CM5_OK;
+}
+
+/* The PMIx rank of endpoint k. */
+static pmix_rank_t boot_pmix_rank_of(const cm5i_boot_t *b, int k)
+{
+    if (!boot_hosted)
+        return (pmix_rank_t)k;
+    return k == b->host ? 0 : (pmix_rank_t)(k + 1);
+}
+
 cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
 {
     pmix_status_t rc = PMIx_Init(&boot_me, NULL, 0);
@@ -139,7 +268,9 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
         local = 0;
     b->rank = (int)boot_me.rank;
     b->size = (int)size;
-    b->host = -1; /* host/node programs: cm5run only (doc/cluster.md) */
+    boot_hosted = 0;
+    if (boot_pmix_host(b) != CM5_OK)
+        return CM5_ERR_BOOT;
     /* The job's key, from its namespace: every node of the job, on every
      * host, knows it before it names a shared-memory file, so that any
      * of them can remove the job's (am_sweep.c). */
@@ -189,7 +320,7 @@ cm5_status_t cm5i_boot_pmix_allgather(cm5i_boot_t *b, const void *mine,
     }
     for (int k = 0; k < b->size; k++) {
         PMIX_PROC_CONSTRUCT(&peer);
-        PMIX_LOAD_PROCID(&peer, boot_me.nspace, (pmix_rank_t)k);
+        PMIX_LOAD_PROCID(&peer, boot_me.nspace, boot_pmix_rank_of(b, k));
         got = NULL;
         rc = PMIx_Get(&peer, key, NULL, 0, &got);
         if (rc != PMIX_SUCCESS || !got || got->type != PMIX_BYTE_OBJECT ||

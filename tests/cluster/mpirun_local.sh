@@ -28,7 +28,7 @@ mpi() {
     fi
     return $rc
 }
-echo "1..9"
+echo "1..12"
 out=$(mpi 60 -np 4 "$B/hello" 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '^hello from node [0-3] of 4$')
 printf '%s\n' "$out" | grep -q 'provider: shm (bootstrap: pmix)' &&
@@ -107,3 +107,36 @@ n=$(printf '%s\n' "$out" | grep -c "info wait: waits sleep on the job's doorbell
     { [ -z "$(left)" ] || { sleep 1; [ -z "$(left)" ]; }; } &&
     ok 9 "mpirun -np 3 on one host: every node sleeps on a doorbell, none left in /dev/shm" ||
     notok 9 "mpirun doorbell ($n of 3 nodes; left: $(left))" "$out"
+
+# Host/node programs (doc/cluster.md): CM5_HOST=1 in both applications,
+# the host program the first, of one process; every host call checked
+# (tests/cmmd/prog_host.c), on the rings and over tcp.  (-x reaches one
+# application: the marker is given to the second too.)
+P=$abs_top_builddir/tests/cmmd
+host_job() { # SECONDS NODES [MPIRUN OPTIONS FOR BOTH]...
+    t=$1 n=$2
+    shift 2
+    mpi "$t" -x CM5_HOST=1 "$@" -np 1 "$P/prog_host_h" all m : \
+        -x CM5TEST_MARK -x CM5_HOST=1 "$@" -np "$n" "$P/prog_host_n" all m
+}
+out=$(host_job 60 4 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c '^prog_host: node [0-4] of 4 ok$')
+[ "$rc" -eq 0 ] && [ "$n" = 5 ] &&
+    ok 10 "host/node under mpirun: host program + 4 nodes, every host call right" ||
+    notok 10 "host/node under mpirun ($n of 5 ok, exit $rc)" "$out"
+out=$(host_job 60 3 -x CM5_PROVIDER=tcp 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c '^prog_host: node [0-3] of 3 ok$')
+[ "$rc" -eq 0 ] && [ "$n" = 4 ] &&
+    ok 11 "host/node under mpirun over tcp: host program + 3 nodes" ||
+    notok 11 "host/node over tcp ($n of 4 ok, exit $rc)" "$out"
+# CM5_HOST=1 given to the host's application only: one line, non-zero
+out=$(mpi 60 -x CM5_HOST=1 -np 1 "$P/prog_host_h" all m : \
+    -x CM5TEST_MARK -np 3 "$P/prog_host_n" all m 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c 'error boot: CM5_HOST=1 in 1 of the job.s 4 processes: a host/node job needs it in every one')
+m=$(printf '%s\n' "$out" | grep -c '^cm5\[')
+[ "$rc" -ne 0 ] && [ "$n" = 1 ] && [ "$m" = 1 ] &&
+    ok 12 "CM5_HOST=1 in one application only: one line naming it, exit $rc" ||
+    notok 12 "CM5_HOST mismatch ($n naming it, $m lines, exit $rc)" "$out"

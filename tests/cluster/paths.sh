@@ -13,7 +13,7 @@
 # read by single copy.  CM5_SHM=off and a named provider put everything
 # on the fabric.  Then the CMMD ring, cm5sched and the stress family
 # (tests/cmmd/stress.sh's randomized programs, with and without
-# interrupts) run across the two paths.  Skips where namespaces, mpirun
+# interrupts) and a host/node program run across the two paths.  Skips where namespaces, mpirun
 # or PMIx are unavailable.
 set -u
 . "$abs_top_srcdir/tests/cluster/lib.sh"
@@ -22,7 +22,7 @@ CLUSTER_SLOTS=4
 cluster_require_pmix
 cluster_netns_up
 
-echo "1..9"
+echo "1..10"
 B=$abs_top_builddir/examples
 P=$abs_top_builddir/tests/cluster/prog_paths
 M=500
@@ -101,6 +101,18 @@ done
     ok 7 "stress seeds $seed..$((seed + 2)) (one with interrupts), 12 nodes on two paths" ||
     notok 7 "stress ($good of 3)" "$outs"
 
+# A host/node program across the hosts (doc/cluster.md, "Host/node
+# programs"): the host program on host 1, six nodes around the hosts
+# (-x reaches one application: given to both).
+P=$abs_top_builddir/tests/cmmd
+out=$(cluster_mpirun 1 60 -x CM5_HOST=1 "$P/prog_host_h" all m : \
+    -x CM5_HOST=1 -x FI_TCP_IFACE=cm5net -np 6 "$P/prog_host_n" all m 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c '^prog_host: node [0-6] of 6 ok$')
+[ $rc -eq 0 ] && [ "$n" = 7 ] &&
+    ok 8 "host/node program across hosts: host program + 6 nodes, every host call right" ||
+    notok 8 "host/node across hosts ($n of 7 ok, exit $rc)" "$out"
+
 # A node on a host with ring peers dies: the others, on both paths, end.
 cluster_mpirun 12 60 "$B/am_flood" -m 100000000 >"$dir/fail.out" 2>&1 &
 job=$!
@@ -118,8 +130,8 @@ wait $job
 rc=$?
 t=$(($(date +%s) - t0))
 [ -n "$victim" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
-    ok 8 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
-    notok 8 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
+    ok 9 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
+    notok 9 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
 
 # (mpirun's kill reaches the other hosts' nodes within a few seconds)
 for _ in $(seq 50); do
@@ -128,5 +140,5 @@ for _ in $(seq 50); do
     sleep 0.2
 done
 left=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done)
-[ -z "$left" ] && ok 9 "no process left on any host" ||
-    notok 9 "processes left: $left" ""
+[ -z "$left" ] && ok 10 "no process left on any host" ||
+    notok 10 "processes left: $left" ""
