@@ -128,6 +128,24 @@ static uint64_t boot_pmix_key(const char *nspace)
     return h ? h : 1;
 }
 
+/* The job's applications: 1 where the launcher does not say (Slurm's
+ * PMIx plugin gives no PMIX_JOB_NUM_APPS; every process of a job finds
+ * the same). */
+static void boot_pmix_apps(uint32_t *apps)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+
+    PMIX_PROC_CONSTRUCT(&wild);
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    *apps = 1;
+    if (PMIx_Get(&wild, PMIX_JOB_NUM_APPS, NULL, 0, &val) == PMIX_SUCCESS &&
+        val && val->type == PMIX_UINT32 && val->data.uint32 > 0)
+        *apps = val->data.uint32;
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+}
+
 /* The PMIx application number of rank r. */
 static cm5_status_t boot_pmix_appnum(pmix_rank_t r, uint32_t *out)
 {
@@ -192,9 +210,10 @@ static cm5_status_t boot_pmix_count(int flag, int *count)
 }
 
 /* Host/node programs (doc/cluster.md): CM5_HOST=1 in every process of
- * the job, as cm5run sets it, and the host program the one process of
- * the first of two applications (mpirun -x CM5_HOST=1 -np 1 HOST : -np
- * N NODE): PMIx rank 0, and rank 1 the first node.  The library numbers
+ * the job, as cm5run sets it, and the host program PMIx rank 0: the one
+ * process of the first of two applications (mpirun -x CM5_HOST=1 -np 1
+ * HOST : -x CM5_HOST=1 -np N NODE), or rank 0 of one (srun
+ * --multi-prog).  The library numbers
  * the host after the nodes: the endpoints are the PMIx ranks less one,
  * the host's the last. */
 static cm5_status_t boot_pmix_host(cm5i_boot_t *b)
@@ -209,8 +228,7 @@ static cm5_status_t boot_pmix_host(cm5i_boot_t *b)
                  h);
         return CM5_ERR_BOOT;
     }
-    if (boot_pmix_u32(PMIX_JOB_NUM_APPS, &apps) != CM5_OK)
-        return CM5_ERR_BOOT;
+    boot_pmix_apps(&apps);
     /* Two applications: every process must agree (mpirun's -x reaches
      * one application only), before any of them names an endpoint. */
     if (apps == 2 && boot_pmix_count(mine, &with) != CM5_OK)
@@ -230,12 +248,14 @@ static cm5_status_t boot_pmix_host(cm5i_boot_t *b)
         (boot_pmix_appnum(0, &a0) != CM5_OK ||
          boot_pmix_appnum(1, &a1) != CM5_OK))
         return CM5_ERR_BOOT;
-    if (apps != 2 || a0 != 0 || a1 != 1) {
+    /* (one application: srun --multi-prog, rank 0 the host program) */
+    if (b->size < 2 || (apps != 1 && (apps != 2 || a0 != 0 || a1 != 1))) {
         cm5i_log(CM5I_LOG_ERROR, "boot",
-                 "%s=1 under a PMIx launcher: the host program must be the "
-                 "one process of the first of two applications (mpirun -x "
-                 "%s=1 -np 1 HOSTPROG : -x %s=1 -np N NODEPROG); this job "
-                 "has %u application%s%s",
+                 "%s=1 under a PMIx launcher: the host program must be "
+                 "PMIx rank 0, the one process of the first of two "
+                 "applications (mpirun -x %s=1 -np 1 HOSTPROG : -x %s=1 -np "
+                 "N NODEPROG) or rank 0 of one (srun --multi-prog); this "
+                 "job has %u application%s%s",
                  CM5_ENV_HOST, CM5_ENV_HOST, CM5_ENV_HOST, apps,
                  apps == 1 ? "" : "s",
                  apps == 2 ? ", the first of more than one process" : "");

@@ -126,7 +126,7 @@ while [ $(($(date +%s) - t0)) -lt 30 ]; do
 done
 [ "$up" = 3 ] || cluster_skip "the three slurmd did not register in 30 s ($(timeout 5 ip netns exec ${pre}h0 sinfo -h -N 2>&1 | tr '\n' ' '); $(tail -n 1 "$dir/slurmctld.log"))"
 
-echo "1..6"
+echo "1..7"
 B=$abs_top_builddir/examples
 
 # slurm_run NODES TASKS TIMEOUT PROGRAM ARGS...: srun from the head.
@@ -155,6 +155,20 @@ rc=$?
     ok 3 "srun: cm5sched lp,drsn on 12 nodes, every byte verified" ||
     notok 3 "srun cm5sched (exit $rc)" "$out"
 
+# a host/node program: srun --multi-prog, rank 0 the host program,
+# CM5_HOST=1 in every task (doc/cluster.md, "Host/node programs")
+P=$abs_top_builddir/tests/cmmd
+printf '0 %s all m\n1-9 %s all m\n' "$P/prog_host_h" "$P/prog_host_n" \
+    >"$dir/hostnode.conf"
+out=$(timeout -k 5 120 ip netns exec ${pre}h0 srun --mpi=pmix -N 3 -n 10 \
+    --export=ALL,FI_TCP_IFACE=cm5net,CM5_HOST=1 \
+    --multi-prog "$dir/hostnode.conf" 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c '^prog_host: node [0-9] of 9 ok$')
+[ $rc -eq 0 ] && [ "$n" = 10 ] &&
+    ok 4 "srun --multi-prog: host program + 9 nodes on 3 hosts, every host call right" ||
+    notok 4 "srun host/node ($n of 10 ok, exit $rc)" "$out"
+
 # node 5 exits with status 3 while the others wait in a barrier: the job
 # ends with 3, bounded, and a line names node 5
 t0=$(date +%s)
@@ -163,8 +177,8 @@ rc=$?
 t=$(($(date +%s) - t0))
 [ $rc -eq 3 ] && [ $t -le 60 ] &&
     printf '%s\n' "$out" | grep -Eq "task 5: Exited with exit code 3|node 5 .*exit" &&
-    ok 4 "srun: node 5 exits with 3: the job ends with 3 in ${t}s, a line names node 5 ($(printf "%s\n" "$out" | grep -m1 "task 5\|node 5 exited"))" ||
-    notok 4 "srun: node 5 exits with 3 (exit $rc, ${t}s)" "$out"
+    ok 5 "srun: node 5 exits with 3: the job ends with 3 in ${t}s, a line names node 5 ($(printf "%s\n" "$out" | grep -m1 "task 5\|node 5 exited"))" ||
+    notok 5 "srun: node 5 exits with 3 (exit $rc, ${t}s)" "$out"
 
 # host h2 dies mid-job: its slurmd, slurmstepd and nodes killed at once
 # (kill -9 of everything in its namespace): the job ends, bounded, and a
@@ -188,14 +202,14 @@ t=$(($(date +%s) - t0))
 out=$(cat "$dir/fail.out")
 [ "$n" -gt 0 ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 60 ] &&
     printf '%s\n' "$out" | grep -Eq "lost node [0-9]+|h2: task|node h2" &&
-    ok 5 "host h2 killed (slurmd, slurmstepd, $n nodes): the job ends with $rc in ${t}s, a line names it ($(printf '%s\n' "$out" | grep -Em1 "lost node [0-9]+|h2: task|node h2"))" ||
-    notok 5 "host h2 killed ($n nodes there, exit $rc, ${t}s)" "$out"
+    ok 6 "host h2 killed (slurmd, slurmstepd, $n nodes): the job ends with $rc in ${t}s, a line names it ($(printf '%s\n' "$out" | grep -Em1 "lost node [0-9]+|h2: task|node h2"))" ||
+    notok 6 "host h2 killed ($n nodes there, exit $rc, ${t}s)" "$out"
 
 # nothing of the jobs left on the live hosts (h2's slurmd is gone)
 sleep 1
 left=$(for i in 1 3; do ip netns pids ${pre}h$i | while read -r p; do
-    grep -qs -e am_flood -e prog_alive -e cmmd_ring -e cm5sched -e hello \
+    grep -qs -e am_flood -e prog_alive -e cmmd_ring -e cm5sched -e hello -e prog_host \
         "/proc/$p/cmdline" && echo "$p"
 done; done | tr '\n' ' ')
-[ -z "$left" ] && ok 6 "no node process left on the live hosts" ||
-    notok 6 "processes left: $left" ""
+[ -z "$left" ] && ok 7 "no node process left on the live hosts" ||
+    notok 7 "processes left: $left" ""
