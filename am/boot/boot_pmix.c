@@ -164,51 +164,6 @@ static cm5_status_t boot_pmix_appnum(pmix_rank_t r, uint32_t *out)
                               : boot_pmix_fail(PMIX_APPNUM, PMIX_ERR_BAD_PARAM);
 }
 
-/* How many of the job's processes have flag set (a fence). */
-static cm5_status_t boot_pmix_count(int flag, int *count)
-{
-    pmix_value_t val, *got;
-    pmix_proc_t wild, peer;
-    pmix_info_t info;
-    pmix_status_t rc;
-    bool collect = true;
-    uint32_t size = 0;
-
-    PMIX_VALUE_CONSTRUCT(&val);
-    val.type = PMIX_UINT8;
-    val.data.uint8 = (uint8_t)(flag != 0);
-    rc = PMIx_Put(PMIX_GLOBAL, "cm5.host", &val);
-    if (rc == PMIX_SUCCESS)
-        rc = PMIx_Commit();
-    if (rc != PMIX_SUCCESS)
-        return boot_pmix_fail("PMIx_Put", rc);
-    PMIX_PROC_CONSTRUCT(&wild);
-    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence(&wild, 1, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
-    if (rc != PMIX_SUCCESS)
-        return boot_pmix_fail("PMIx_Fence", rc);
-    if (boot_pmix_u32(PMIX_JOB_SIZE, &size) != CM5_OK)
-        return CM5_ERR_BOOT;
-    *count = 0;
-    for (uint32_t k = 0; k < size; k++) {
-        PMIX_PROC_CONSTRUCT(&peer);
-        PMIX_LOAD_PROCID(&peer, boot_me.nspace, (pmix_rank_t)k);
-        got = NULL;
-        rc = PMIx_Get(&peer, "cm5.host", NULL, 0, &got);
-        if (rc != PMIX_SUCCESS || !got || got->type != PMIX_UINT8) {
-            if (got)
-                PMIX_VALUE_RELEASE(got);
-            return boot_pmix_fail("PMIx_Get of cm5.host",
-                                  rc != PMIX_SUCCESS ? rc : PMIX_ERR_BAD_PARAM);
-        }
-        *count += got->data.uint8 != 0;
-        PMIX_VALUE_RELEASE(got);
-    }
-    return CM5_OK;
-}
-
 /* Host/node programs (doc/cluster.md): CM5_HOST=1 in every process of
  * the job, as cm5run sets it, and the host program PMIx rank 0: the one
  * process of the first of two applications (mpirun -x CM5_HOST=1 -np 1
@@ -231,8 +186,14 @@ static cm5_status_t boot_pmix_host(cm5i_boot_t *b)
     boot_pmix_apps(&apps);
     /* Two applications: every process must agree (mpirun's -x reaches
      * one application only), before any of them names an endpoint. */
-    if (apps == 2 && boot_pmix_count(mine, &with) != CM5_OK)
-        return CM5_ERR_BOOT;
+    if (apps == 2) {
+        uint8_t flag = (uint8_t)mine, all[b->size];
+
+        if (cm5i_boot_pmix_allgather(b, &flag, 1, all) != CM5_OK)
+            return CM5_ERR_BOOT;
+        for (int k = 0; k < b->size; k++)
+            with += all[k];
+    }
     if (apps == 2 && with != 0 && with != b->size) {
         /* (every process knows it: the first says it) */
         cm5i_log(boot_me.rank == 0 ? CM5I_LOG_ERROR : CM5I_LOG_DEBUG, "boot",
