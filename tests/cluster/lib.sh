@@ -86,3 +86,25 @@ cluster_netns_left() {
         ip netns pids ${pre}h$i
     done | tr '\n' ' '
 }
+# cluster_kill_flood NP: an am_flood of NP nodes across the hosts (its
+# output in $dir/fail.out); once it runs, kill -9 its first process on
+# host 2; sets victim (the pid, empty if none was found), rc (mpirun's
+# status) and t (seconds from the kill to the job's end).
+cluster_kill_flood() {
+    cluster_mpirun "$1" 60 "$abs_top_builddir/examples/am_flood" \
+        -m 100000000 >"$dir/fail.out" 2>&1 &
+    job=$!
+    victim=""
+    for _ in $(seq 100); do
+        victim=$(ip netns pids ${pre}h2 | while read -r p; do
+            grep -qs am_flood "/proc/$p/cmdline" && echo "$p"; done | head -1)
+        [ -n "$victim" ] && break
+        sleep 0.1
+    done
+    sleep 2
+    t0=$(date +%s)
+    [ -n "$victim" ] && kill -9 "$victim"
+    wait $job
+    rc=$?
+    t=$(($(date +%s) - t0))
+}

@@ -40,21 +40,7 @@ printf '%s\n' "$out" | grep -q '6 of 6 nodes hold the right data' &&
     notok 4 "cmmd ring across hosts" "$out"
 
 # A node dies mid-run: kill the flood's process on host 2 (node 1).
-cluster_mpirun 3 60 "$B/am_flood" -m 100000000 >"$dir/fail.out" 2>&1 &
-job=$!
-victim=""
-for _ in $(seq 100); do
-    victim=$(ip netns pids ${pre}h2 | while read -r p; do
-        grep -qs am_flood "/proc/$p/cmdline" && echo "$p"; done | head -1)
-    [ -n "$victim" ] && break
-    sleep 0.1
-done
-sleep 2
-t0=$(date +%s)
-[ -n "$victim" ] && kill -9 "$victim"
-wait $job
-rc=$?
-t=$(($(date +%s) - t0))
+cluster_kill_flood 3
 out=$(cat "$dir/fail.out")
 [ -n "$victim" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
     ok 5 "killed node ends the job non-zero (status $rc) in ${t}s" ||

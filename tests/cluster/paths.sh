@@ -114,21 +114,7 @@ n=$(printf '%s\n' "$out" | grep -c '^prog_host: node [0-6] of 6 ok$')
     notok 8 "host/node across hosts ($n of 7 ok, exit $rc)" "$out"
 
 # A node on a host with ring peers dies: the others, on both paths, end.
-cluster_mpirun 12 60 "$B/am_flood" -m 100000000 >"$dir/fail.out" 2>&1 &
-job=$!
-victim=""
-for _ in $(seq 100); do
-    victim=$(ip netns pids ${pre}h2 | while read -r p; do
-        grep -qs am_flood "/proc/$p/cmdline" && echo "$p"; done | head -1)
-    [ -n "$victim" ] && break
-    sleep 0.1
-done
-sleep 2
-t0=$(date +%s)
-[ -n "$victim" ] && kill -9 "$victim"
-wait $job
-rc=$?
-t=$(($(date +%s) - t0))
+cluster_kill_flood 12
 [ -n "$victim" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
     ok 9 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
     notok 9 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
