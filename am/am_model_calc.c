@@ -57,19 +57,24 @@ uint64_t cm5i_model_rendezvous(const cm5i_model_params_t *p, uint64_t d0,
            (uint64_t)p->L;
 }
 
+uint64_t cm5i_model_take_q(const cm5i_model_params_t *p, int lv)
+{
+    uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
+
+    return max64(per, (uint64_t)p->orr);
+}
+
 void cm5i_model_rx_job(const cm5i_model_params_t *p, int lv, uint64_t d0,
                        uint64_t start, uint64_t npk, int64_t extra, int src,
                        cm5i_rxjob_t *j)
 {
-    uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
-
     memset(j, 0, sizeof(*j));
     j->d0 = d0;
     j->start = start;
     j->s0 = start + (uint64_t)p->L;
     j->npk = npk;
     j->os = (uint64_t)p->os;
-    j->q = max64(per, (uint64_t)p->orr);
+    j->q = cm5i_model_take_q(p, lv);
     j->extra = (uint64_t)extra;
     j->src = src;
 }
@@ -115,8 +120,7 @@ uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
                          uint64_t start, uint64_t npk, uint64_t extra,
                          uint64_t *left, uint64_t *ack)
 {
-    uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
-    uint64_t q = max64(per, (uint64_t)p->orr), L = (uint64_t)p->L;
+    uint64_t q = cm5i_model_take_q(p, lv), L = (uint64_t)p->L;
     uint64_t s0 = start + L, n1 = npk ? npk - 1 : 0;
     uint64_t b = max64(r->clock, s0);
     uint64_t last = max64(b + n1 * q, s0 + n1 * (uint64_t)p->os);
@@ -125,13 +129,6 @@ uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
     *ack = max64(*left, r->clock + L);
     r->clock = last + q + extra;
     return r->clock;
-}
-
-uint64_t cm5i_model_take_q(const cm5i_model_params_t *p, int lv)
-{
-    uint64_t per = (uint64_t)(p->g > p->pkt[lv] ? p->g : p->pkt[lv]);
-
-    return max64(per, (uint64_t)p->orr);
 }
 
 uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
