@@ -174,7 +174,8 @@ cm5_status_t cm5i_model_setup(void)
         return CM5_ERR_INVALID;
     if (cm5i_msync_on) {
         cm5i_clock_orders = 1;
-        cm5i_msync_set_notice(model_notice);
+        if (model.p.il) /* interleaved receipt: opt-in (doc/model.md) */
+            cm5i_msync_set_notice(model_notice);
         cm5i_wait_prefer_doorbell();
         cm5i_wait_sleep_cap(1);
     }
@@ -490,12 +491,14 @@ static int model_batch_cmp(const void *pa, const void *pb)
 }
 
 /* Synchronised: the node's processor takes a receipt whose data's
- * notice (word start) it takes now: alone when it was idle, else with
- * every other whose notice came while it was busy (the synchronisation
- * waited until they all had: cm5i_msync_set_notice), their packets
- * interleaved (doc/model.md, "Interleaved receipt"). */
+ * notice (word start) it takes now: alone when it was idle, else, for a
+ * data notice (others), with every other whose notice came while it was
+ * busy (the synchronisation waited until they all had:
+ * cm5i_msync_set_notice), their packets interleaved (doc/model.md,
+ * "Interleaved receipt"); an scopy's announcement, whose turn did not
+ * wait for them, alone. */
 static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
-                                uint64_t *end)
+                                int others, uint64_t *end)
 {
     uint64_t left, ack, due = start + (uint64_t)model.p.L;
     uint64_t c = model.v.clock > due ? model.v.clock : due;
@@ -503,7 +506,7 @@ static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
 
     batch.n = 0;
     batch.mx = model_mx(1);
-    if (cm5i_msync_on)
+    if (cm5i_msync_on && others && model.p.il)
         cm5i_msync_peek(c, model_batch_add, NULL);
     if (batch.n == 0) {
         *end = cm5i_model_take(

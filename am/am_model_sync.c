@@ -781,18 +781,22 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
             if (ms_safe(ms.heap[0].due, &ms.heap[0]) &&
                 ms_notice_ready(&ms.heap[0], &want)) {
                 ms_ev_t e;
+                size_t nprom = ms.nprom;
+                int notice;
 
                 ms_pop(&e);
+                notice = e.pkt.type == CM5I_PKT_INTERNAL &&
+                         e.pkt.obj == CM5I_INT_MSG_DATA;
                 if (jump && ms.v->clock < e.due)
                     ms.v->clock = e.due;
                 ms_run(&e);
                 /* What it promised to send (an acknowledgement: held
                  * senders) goes now: a node waiting for this node's
                  * bound to pass its clock may wait for that packet.
-                 * (Promised earlier too: the acknowledgement of a
-                 * receipt taken with another goes when its own notice
-                 * runs, as this one may have.) */
-                if (ms.nprom)
+                 * (A data notice's acknowledgement may have been
+                 * promised earlier: its receipt was taken with
+                 * another's.) */
+                if (ms.nprom > nprom || (notice && ms_notice))
                     cm5i_progress_run_deferred();
                 n++;
                 spins = 0;

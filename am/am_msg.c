@@ -547,14 +547,17 @@ static int msg_matches(int want_node, int want_tag, int node, int tag)
 static void msg_recv_finish(cm5_msg_h m);
 
 /* Held senders: the data's notice (word start) is taken now; the
- * node's processor takes the data (once, whichever notice came). */
-static void msg_take(cm5_msg_h m, uint64_t start)
+ * node's processor takes the data (once, whichever notice came); with
+ * the others that came while it was busy when the notice is a data
+ * notice (MSG_DATA), whose turn waited until they all had
+ * (cm5i_msync_set_notice), not an scopy's announcement. */
+static void msg_take(cm5_msg_h m, uint64_t start, int notice)
 {
     if (m->took)
         return;
     m->took = 1;
     m->ack_word = cm5i_clock->bulk_take(m->node, start, m->bytes, m->rport < 0,
-                                        &m->fin_vt);
+                                        notice, &m->fin_vt);
 }
 
 int cm5i_msg_notice(const cm5i_pkt_t *pkt, int *src, size_t *len, int *cmmd,
@@ -623,7 +626,7 @@ static void msg_data_handler(int src, const uint32_t *arg)
     if (!m || m->is_send || m->node != src)
         cm5_fatal("cm5_msg", "unexpected data notice from node %d", src);
     if (msg_held(m))
-        msg_take(m, msg_rx_vt());
+        msg_take(m, msg_rx_vt(), 1);
     if (m->cma) { /* held senders: read it in this turn */
         msg_later(m, msg_cma_pull);
         return;
@@ -755,7 +758,7 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
             return;
         }
         if (msg_held(m) && m->status == CM5_OK) /* an scopy: pushed now */
-            msg_take(m, r->vt);
+            msg_take(m, r->vt, 0);
         msg_later(m, msg_cma_pull);
         return;
     }

@@ -24,6 +24,8 @@ typedef struct {
                         other way open (doc/model.md, "Both ways") */
     int64_t irq;     /* more for a user handler run while interrupts are
                         on (the CM-5's interrupt; doc/model.md) */
+    int64_t il;      /* non-zero: interleaved receipt (synchronised;
+                        doc/model.md), il=1 */
     int64_t bar;     /* a barrier (control network) */
     int64_t red;     /* an integer reduction or scan of one element */
     int64_t redf;    /* a floating-point one */

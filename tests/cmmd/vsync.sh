@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=40
+PLAN=41
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -71,8 +71,13 @@ lines >mixed.fshm
 check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
     '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.fshm'
 
-# held senders and interleaved receipt (doc/model.md): 7 senders of 4 KiB
-# (256 packets) to node 0.  Node 0's processor takes a message that comes
+# held senders: 7 senders of 4 KiB (256 packets) to node 0 at once; by
+# default node 0's processor takes one message after the other (1.7 us a
+# packet, 13 us a message: mr), and each sender is held until its data
+# is taken: sender k returns exactly 256 x 1.7 + 13 = 448.2 us after
+# sender k - 1.
+# With interleaved receipt (cm5:il=1, doc/model.md): node 0's processor
+# takes a message that comes
 # while it is idle alone, and the messages that came while it was busy
 # together, one packet of each in turn (1.7 us a packet), each ending
 # with its 13 us (mr); a sender is held until its last packet is taken.
@@ -87,6 +92,11 @@ check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
 #   2 x 255 x 1.7 + 14.7 + 12 us after sender 5.
 held_times() { grep '^prog_vsync: node [0-9]* held' out | sort -k3n | awk '{print $5}'; }
 held_gaps() { held_times | awk 'NR > 1 { printf "%s ", $1 - prev } { prev = $1 }'; }
+job "held" 120 8 shm prog_vsync held 4096
+held_gaps >held.serial
+check "held senders, one after another (default): 7 senders to one node finish 448.2 us apart ($(cat held.serial))" \
+    '[ "$rc" -eq 0 ] && [ "$(cat held.serial)" = "448200 448200 448200 448200 448200 448200 " ]'
+CM5_MODEL=cm5:il=1
 job "held apart" 120 8 shm prog_vsync held 4096 1000
 h_apart=$(held_gaps) h_alone=$(held_times | head -1)
 job "held" 120 8 shm prog_vsync held 4096
@@ -110,6 +120,7 @@ for p in shm tcp udp; do
     st_got="$st_got $p: $g;"
     [ "$rc" -eq 0 ] && [ "$g" = "$want_st" ] || st_ok=
 done
+CM5_MODEL=cm5
 check "held senders 100 us apart: 1 alone, then 2-5 together, then 6-7 together, on rings, tcp and udp ($st_got)" \
     '[ -n "$st_ok" ]'
 
@@ -258,10 +269,10 @@ x1=$(xor_of)
 job "mx 100 held" 120 8 shm prog_vsync held 4096
 held_gaps >held.mx
 CM5_MODEL=cm5
-check "mx=100: the XOR exchange on 4 nodes 600 us slower ($x0 -> $x1 ns), held senders still 14.7 us apart" \
+check "mx=100: the XOR exchange on 4 nodes 600 us slower ($x0 -> $x1 ns), held senders still 448.2 us apart" \
     '[ "$rc" -eq 0 ] && [ -n "$x0" ] && [ -n "$x1" ] &&
      [ $((x1 - x0)) -eq 600000 ] &&
-     [ "$(cat held.mx)" = "14700 14700 14700 14700 14700 14700 " ]'
+     [ "$(cat held.mx)" = "448200 448200 448200 448200 448200 448200 " ]'
 
 # one CPU
 job_cpu1() {
