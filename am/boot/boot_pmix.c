@@ -76,20 +76,35 @@ static cm5_status_t boot_pmix_init_fail(pmix_status_t rc)
     return CM5_ERR_BOOT;
 }
 
-static cm5_status_t boot_pmix_u32(const char *key, uint32_t *out)
+/* A 32-bit value the launcher holds for rank r (PMIX_RANK_WILDCARD:
+ * the job's): PMIX_SUCCESS and *out, or why not. */
+static pmix_status_t boot_pmix_get_u32(pmix_rank_t r, const char *key,
+                                       uint32_t *out)
 {
-    pmix_proc_t wild;
+    pmix_proc_t p;
     pmix_value_t *val = NULL;
     pmix_status_t rc;
 
-    PMIX_PROC_CONSTRUCT(&wild);
-    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
-    rc = PMIx_Get(&wild, key, NULL, 0, &val);
-    if (rc != PMIX_SUCCESS || !val)
-        return boot_pmix_fail(key, rc);
-    *out = val->type == PMIX_UINT32 ? val->data.uint32 : 0;
-    PMIX_VALUE_RELEASE(val);
-    return *out ? CM5_OK : boot_pmix_fail(key, PMIX_ERR_BAD_PARAM);
+    PMIX_PROC_CONSTRUCT(&p);
+    PMIX_LOAD_PROCID(&p, boot_me.nspace, r);
+    rc = PMIx_Get(&p, key, NULL, 0, &val);
+    if (rc == PMIX_SUCCESS && (!val || val->type != PMIX_UINT32))
+        rc = PMIX_ERR_BAD_PARAM;
+    if (rc == PMIX_SUCCESS)
+        *out = val->data.uint32;
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    return rc;
+}
+
+/* A job-level count (size, local size): not 0. */
+static cm5_status_t boot_pmix_u32(const char *key, uint32_t *out)
+{
+    pmix_status_t rc = boot_pmix_get_u32(PMIX_RANK_WILDCARD, key, out);
+
+    if (rc == PMIX_SUCCESS && *out == 0)
+        rc = PMIX_ERR_BAD_PARAM;
+    return rc == PMIX_SUCCESS ? CM5_OK : boot_pmix_fail(key, rc);
 }
 
 /* The doorbell of a one-host job: a POSIX shared-memory object named
@@ -133,35 +148,18 @@ static uint64_t boot_pmix_key(const char *nspace)
  * the same). */
 static void boot_pmix_apps(uint32_t *apps)
 {
-    pmix_proc_t wild;
-    pmix_value_t *val = NULL;
-
-    PMIX_PROC_CONSTRUCT(&wild);
-    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
-    *apps = 1;
-    if (PMIx_Get(&wild, PMIX_JOB_NUM_APPS, NULL, 0, &val) == PMIX_SUCCESS &&
-        val && val->type == PMIX_UINT32 && val->data.uint32 > 0)
-        *apps = val->data.uint32;
-    if (val)
-        PMIX_VALUE_RELEASE(val);
+    if (boot_pmix_get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_NUM_APPS, apps) !=
+            PMIX_SUCCESS ||
+        *apps == 0)
+        *apps = 1;
 }
 
 /* The PMIx application number of rank r. */
 static cm5_status_t boot_pmix_appnum(pmix_rank_t r, uint32_t *out)
 {
-    pmix_value_t *val = NULL;
-    pmix_proc_t p;
-    pmix_status_t rc;
+    pmix_status_t rc = boot_pmix_get_u32(r, PMIX_APPNUM, out);
 
-    PMIX_PROC_CONSTRUCT(&p);
-    PMIX_LOAD_PROCID(&p, boot_me.nspace, r);
-    rc = PMIx_Get(&p, PMIX_APPNUM, NULL, 0, &val);
-    if (rc != PMIX_SUCCESS || !val)
-        return boot_pmix_fail(PMIX_APPNUM, rc);
-    *out = val->type == PMIX_UINT32 ? val->data.uint32 : UINT32_MAX;
-    PMIX_VALUE_RELEASE(val);
-    return *out != UINT32_MAX ? CM5_OK
-                              : boot_pmix_fail(PMIX_APPNUM, PMIX_ERR_BAD_PARAM);
+    return rc == PMIX_SUCCESS ? CM5_OK : boot_pmix_fail(PMIX_APPNUM, rc);
 }
 
 /* Host/node programs (doc/cluster.md): CM5_HOST=1 in every process of
