@@ -199,6 +199,9 @@ static cm5_status_t boot_pmix_host(cm5i_boot_t *b)
                  "needs it in every one (mpirun -x %s=1 -np 1 HOSTPROG : "
                  "-x %s=1 -np N NODEPROG: -x reaches one application)",
                  CM5_ENV_HOST, with, b->size, CM5_ENV_HOST, CM5_ENV_HOST);
+        /* (the others wait until it is said: the first to exit ends
+         * the job) */
+        PMIx_Fence(NULL, 0, NULL, 0);
         return CM5_ERR_BOOT;
     }
     if (!mine)
