@@ -111,8 +111,10 @@ static const cm5_config_var_t config_table[] = {
      "and on every provider, and a node's one processor moves its data "
      "both ways while a busy receiver holds its senders (not yet "
      "calibrated); with interrupts on, a program that computes outside "
-     "the runtime for " CM5_ENV_MODEL_CPU_FLOOR " waits for its next "
-     "handler, which interrupts it in turn; on: for a cm5run job (the nodes "
+     "the runtime for 50 ms of CPU (" CM5_ENV_MODEL_CPU_FLOOR " if larger; "
+     "after an interrupt in such a wait, for " CM5_ENV_MODEL_CPU_FLOOR
+     ") waits for its next handler, which interrupts it in turn; on: for a "
+     "cm5run job (the nodes "
      "share memory; "
      "another launcher is refused); auto: on for a cm5run job, off "
      "otherwise; off: packets are taken as they land (the times of active "

@@ -65,6 +65,7 @@ static struct {
     uint64_t floor_ns;    /* CM5_MODEL_CPU_FLOOR: shorter stretches are free */
     uint64_t cpu_mark;    /* thread CPU time at the last runtime exit */
     uint64_t irq_mark;    /* main thread CPU time as the program ran on */
+    int irq_spun;         /* it has waited by rule since its last call */
     clockid_t main_cpu;   /* the node's main thread's CPU clock */
     uint64_t charged;     /* what the outermost runtime entry charged */
     uint64_t irq_charged; /* ... of it, charged earlier by a wait by rule */
@@ -227,8 +228,10 @@ static uint64_t model_charge(uint64_t now)
 
 static void model_call_enter(void)
 {
-    if (CM5I_UNLIKELY(cm5i_msync_on))
+    if (CM5I_UNLIKELY(cm5i_msync_on)) {
         cm5i_msync_irq_resume();
+        __atomic_store_n(&model.irq_spun, 0, __ATOMIC_RELAXED);
+    }
     /* (what a wait for an interrupt charged of the same stretch) */
     model.charged = model.irq_charged;
     model.irq_charged = 0;
@@ -249,11 +252,23 @@ static void model_call_leave(void)
 /* ---- interrupts, synchronised ---- */
 
 /* How long the program computes outside the runtime before it counts as
- * waiting: the floor (a shorter stretch is free and its end decides,
- * as at any runtime call), at least 100 us. */
+ * waiting for an interrupt (a shorter stretch is free and its end
+ * decides, as at any runtime call).  After a runtime call: the floor, at
+ * least MODEL_IRQ_FIRST_NS -- a wait by rule lets the others pass the
+ * node by what they reach meanwhile in real time, which its clock takes
+ * when it runs on, so a computation must not be taken for one: this
+ * host's CPU clock shows stretches of a few microseconds as up to 10 ms
+ * under load (doc/model.md, "Interrupts").  Once it has waited by rule
+ * and a handler interrupted it (it spins on what its handlers set, with
+ * no call): the floor, at least 100 us. */
+#define MODEL_IRQ_FIRST_NS 50000000ull
 static uint64_t model_irq_floor(void)
 {
-    return model.floor_ns > 100000 ? model.floor_ns : 100000;
+    uint64_t least = __atomic_load_n(&model.irq_spun, __ATOMIC_RELAXED)
+                         ? 100000
+                         : MODEL_IRQ_FIRST_NS;
+
+    return model.floor_ns > least ? model.floor_ns : least;
 }
 
 /* The interrupt thread, owning the runtime while the program is outside
@@ -279,7 +294,10 @@ static int model_irq_idle(void)
      * thread reads the main thread's CPU clock). */
     if (model.scale != 0)
         model.irq_charged += model_charge(now);
-    return cm5i_msync_irq_begin();
+    if (!cm5i_msync_irq_begin())
+        return 0;
+    __atomic_store_n(&model.irq_spun, 1, __ATOMIC_RELAXED);
+    return 1;
 }
 
 static int model_irq_watch_ms(void)

@@ -51,10 +51,20 @@
  *               handlers run by interrupt); node 0 spins without any call
  *               until it has handled them all (30 s bound): the line
  *
+ *   irqcomp K MS  interrupts on everywhere: node 1 computes MS ms of its
+ *               CPU time with no runtime call (free: CM5_MODEL_CPU_SCALE=0)
+ *               and prints "prog_vsync: node 1 computed CLOCK"; the other
+ *               nodes storm among themselves meanwhile (K requests each to
+ *               pseudo-random nodes other than 1, polling); then the line.
+ *               A computation is not a wait for an interrupt: node 1's
+ *               clock must not take what the others reached in real time
+ *               while it computed
+ *
  *   cm5run -n N prog_vsync MODE [ARG]
  */
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cm5/cm5.h>
 
@@ -352,6 +362,47 @@ static void irq_wait(int k)
     report();
 }
 
+/* MS ms of this thread's CPU time, no runtime call. */
+static void burn_cpu(int ms)
+{
+    struct timespec a, b;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    do {
+        for (volatile int i = 0; i < 1000; i++)
+            ;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) <
+             ms * 1000000L);
+}
+
+static void irq_compute(int k, int ms)
+{
+    CMAML_enable_interrupts();
+    CMMD_sync_with_nodes();
+    if (t_self == 1) {
+        burn_cpu(ms);
+        printf("prog_vsync: node 1 computed %lld\n", ns(cm5_wtime()));
+        fflush(stdout);
+    } else {
+        uint32_t s = 12345u + 7919u * (uint32_t)t_self;
+
+        for (int i = 0; i < k; i++) {
+            int to;
+
+            do
+                to = (int)(rnd(&s) % (uint32_t)t_nodes);
+            while (to == 1);
+            CMAML_request(to, (CMAML_handler_t)on_request, t_self, i);
+            CMAML_poll();
+        }
+        while (replies < k)
+            CMAML_poll();
+    }
+    CMAML_disable_interrupts();
+    report();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -372,6 +423,8 @@ int main(int argc, char **argv)
         held(arg, argc > 3 ? atoi(argv[3]) : 0);
     else if (strcmp(mode, "irq") == 0)
         irq_wait(arg);
+    else if (strcmp(mode, "irqcomp") == 0)
+        irq_compute(arg, argc > 3 ? atoi(argv[3]) : 20);
     else if (strcmp(mode, "mixed") == 0)
         mixed(arg, argc > 3 ? atoi(argv[3]) : 3);
     else

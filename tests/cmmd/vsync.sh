@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=41
+PLAN=42
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -227,6 +227,24 @@ unset CM5_SHM
 lines >irq.fshm
 check "interrupts: the same virtual times over tcp, udp and libfabric shm" \
     '[ -n "$irq_paths" ] && [ "$rc" -eq 0 ] && cmp -s irq.1 irq.fshm'
+# its counter-pattern: a computation is not a wait for an interrupt.
+# Node 1 computes 20 ms of CPU with no call while the others storm among
+# themselves: its clock stays where it was (1 us enabling interrupts, a
+# 5 us barrier, a 1 us clock read: 7 us), not what the others reached in
+# real time meanwhile (until 2026-11-29 a wait by rule began after 1 ms
+# of CPU: 234-265 us, a different figure each run)
+computed() { sed -n 's/^prog_vsync: node 1 computed //p' out; }
+job "irqcomp" 120 8 shm prog_vsync irqcomp 200 20
+lines >irqcomp.1
+comp1=$(computed)
+hogs_on
+job "irqcomp beside hogs" 120 8 shm prog_vsync irqcomp 200 20
+hogs_off
+lines >irqcomp.2
+check "interrupts: a computation of 20 ms with no call is not a wait (node 1 computed at $comp1 ns, the others' times the same twice, once beside two CPU hogs)" \
+    '[ "$rc" -eq 0 ] && [ "$comp1" = 7000 ] && [ "$(computed)" = 7000 ] &&
+     [ "$(wc -l <irqcomp.1)" -eq 8 ] && cmp -s irqcomp.1 irqcomp.2 &&
+     [ "$(broken)" -eq 0 ]'
 CM5_MODEL=cm5
 # the CM-5's interrupt (cm5:irq=20; the preset's is 23): every handler
 # run while interrupts are on costs 20 us more, node 0's 56 (node k 23.3
