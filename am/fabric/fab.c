@@ -36,6 +36,7 @@ typedef struct {
     void *buf;
     size_t len;
     int node;   /* FAB_CTX_TX: destination */
+    int chan;   /* FAB_CTX_TX: the channel whose slot it is */
     int failed; /* FAB_CTX_RX: a repost failure was reported */
     struct fab_txslot *next;
 } fab_op_t;
@@ -63,13 +64,24 @@ typedef struct {
     fab_txslot_t *tx_free;
 } fab_chan_t;
 
+/* Messages read from the shared completion queue of a one-endpoint
+ * fabric (fab->onep) for a channel other than the one being polled, or
+ * not yet handed out: copied out of the receive buffers, in order. */
+typedef struct {
+    char *buf;
+    size_t head, tail, cap; /* bytes: [head, tail) hold records */
+} fab_pq_t;
+
 struct cm5i_fab {
     struct fi_info *info;
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_av *av;
     fab_chan_t ch[CM5I_NCH];
-    int nch;          /* channels (endpoints) opened */
+    int nch;  /* channels */
+    int onep; /* both channels on ch[0]'s endpoint (tcp), told
+                 apart by the completion's data */
+    fab_pq_t pq[CM5I_NCH];
     fi_addr_t *peers; /* node * CM5I_NCH + ch */
     int npeers;
     size_t inject_size;
@@ -287,6 +299,7 @@ static int fab_setup_tx(cm5i_fab_t *fab, int c, size_t nslots)
         fab_txslot_t *s = &ch->tx_slots[i];
 
         s->op.kind = FAB_CTX_TX;
+        s->op.chan = c;
         s->op.buf = fab->tx_mem + ((size_t)c * nslots + i) * fab->msg_size;
         s->op.next = ch->tx_free;
         ch->tx_free = s;
@@ -346,6 +359,15 @@ static int fab_open_info(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
     if (!fab->rx_mem || !fab->tx_mem)
         return -FI_ENOMEM;
     for (int c = 0; c < fab->nch; c++) {
+        if (fab->onep && c > 0) { /* the same endpoint, its own slots */
+            fab->ch[c].ep = fab->ch[0].ep;
+            fab->ch[c].cq = fab->ch[0].cq;
+            fab->ch[c].wait_fd = fab->ch[0].wait_fd;
+            rc = fab_setup_tx(fab, c, nslots);
+            if (rc)
+                return rc;
+            continue;
+        }
         rc = fab_open_ep(fab, c, p->name_tag);
         if (!rc)
             rc = fab_setup_tx(fab, c, nslots);
@@ -359,13 +381,17 @@ static int fab_open_info(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
 
 static void fab_close_parts(cm5i_fab_t *fab)
 {
-    for (int c = 0; c < CM5I_NCH; c++) {
-        if (fab->ch[c].ep)
+    for (int c = CM5I_NCH - 1; c >= 0; c--) {
+        int alias = c > 0 && fab->ch[c].ep == fab->ch[0].ep;
+
+        if (fab->ch[c].ep && !alias)
             fi_close(&fab->ch[c].ep->fid);
-        if (fab->ch[c].cq)
+        if (fab->ch[c].cq && !alias)
             fi_close(&fab->ch[c].cq->fid);
         free(fab->ch[c].tx_slots);
         memset(&fab->ch[c], 0, sizeof(fab->ch[c]));
+        free(fab->pq[c].buf);
+        memset(&fab->pq[c], 0, sizeof(fab->pq[c]));
     }
     if (fab->av)
         fi_close(&fab->av->fid);
@@ -505,6 +531,20 @@ void cm5i_fab_drop_foreign_crash_handlers(void)
     }
 }
 
+/* Endpoints this node opened (addresses it publishes). */
+static int fab_neps(const cm5i_fab_t *fab) { return fab->onep ? 1 : fab->nch; }
+
+/* tcp (ofi_rxm): a second endpoint is a second connection to every peer,
+ * which costs ~8 us a round trip (doc/bench.md, "What limits the
+ * numbers"): both channels share one endpoint there, told apart by the
+ * completion's data (rxm gives 8 bytes of it; it does not list
+ * FI_REMOTE_CQ_DATA among its capabilities). */
+static int fab_onep_wanted(const cm5i_fab_params_t *p)
+{
+    return (p->nch <= 0 || p->nch >= CM5I_NCH) && p->provider &&
+           strncmp(p->provider, "tcp", 3) == 0;
+}
+
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
 {
     struct fi_info *hints, *list = NULL;
@@ -541,6 +581,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
         fab->info = fi_dupinfo(i);
         if (!fab->info)
             break;
+        fab->onep = fab_onep_wanted(p) && i->domain_attr->cq_data_size > 0;
         rc = fab_open_info(fab, p);
         if (rc == 0)
             break;
@@ -561,9 +602,10 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     fab_open_ring(fab, p);
     cm5i_log(CM5I_LOG_DEBUG, "fab",
              "provider %s: inject %zu, tx queue %zu, rx queue %zu, "
-             "wait fd %s",
+             "wait fd %s, endpoints %d",
              fab->prov, fab->inject_size, fab->info->tx_attr->size,
-             fab->info->rx_attr->size, fab->ch[0].wait_fd >= 0 ? "yes" : "no");
+             fab->info->rx_attr->size, fab->ch[0].wait_fd >= 0 ? "yes" : "no",
+             fab_neps(fab));
     *out = fab;
     return CM5_OK;
 }
@@ -749,7 +791,7 @@ size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
     char *p = buf;
     size_t used = 0;
 
-    for (int c = 0; c < fab->nch; c++) {
+    for (int c = 0; c < fab_neps(fab); c++) {
         size_t len = CM5I_FAB_NAME_MAX;
         uint16_t l16;
 
@@ -783,7 +825,7 @@ static size_t fab_av_need(const cm5i_fab_t *fab, int n, int *nring)
     *nring = 0;
     for (int k = 0; k < n; k++) {
         *nring += cm5i_fab_via_ring(fab, k);
-        for (int c = 0; c < fab->nch; c++)
+        for (int c = 0; c < fab_neps(fab); c++)
             need += (size_t)fab_av_wanted(fab, k, c);
     }
     return need;
@@ -810,14 +852,15 @@ static void fab_too_many(const cm5i_fab_t *fab, int n, size_t need, int nring)
                  "same-host rings (no --provider, CM5_SHM not off: one "
                  "address per node, up to %zu nodes on one host), or "
                  "--provider tcp",
-                 n, prov, cap, need, fab->nch, cap / (size_t)fab->nch, cap);
+                 n, prov, cap, need, fab_neps(fab), cap / (size_t)fab_neps(fab),
+                 cap);
     else
         cm5i_log(CM5I_LOG_ERROR, "fab",
                  "%d nodes are too many for provider %s: it holds at most "
                  "%zu endpoint addresses, the job needs %zu (%d nodes on "
                  "same-host rings x 1, %d others x %d): use at most %zu "
                  "nodes on one host, or --provider tcp",
-                 n, prov, cap, need, nring, n - nring, fab->nch, cap);
+                 n, prov, cap, need, nring, n - nring, fab_neps(fab), cap);
 }
 
 /* The offset of each record's ring part, after its channels' names. */
@@ -828,7 +871,7 @@ static void fab_ring_offsets(const cm5i_fab_t *fab, int n, const void *addrs,
         const char *rec = (const char *)addrs + (size_t)k * stride;
         size_t used = 0;
 
-        for (int c = 0; c < fab->nch; c++) {
+        for (int c = 0; c < fab_neps(fab); c++) {
             uint16_t len;
 
             memcpy(&len, rec + used, 2);
@@ -847,7 +890,7 @@ static cm5_status_t fab_av_insert(cm5i_fab_t *fab, int n, const void *addrs,
         const char *rec = (const char *)addrs + (size_t)k * stride;
         size_t used = 0;
 
-        for (int c = 0; c < fab->nch; c++) {
+        for (int c = 0; c < fab_neps(fab); c++) {
             fi_addr_t *a = &fab->peers[k * CM5I_NCH + c];
             uint16_t len;
             int rc = 1;
@@ -863,6 +906,13 @@ static cm5_status_t fab_av_insert(cm5i_fab_t *fab, int n, const void *addrs,
             }
             used += 2 + len;
         }
+        /* One endpoint: the reply channel's address is the same one (a
+         * ring peer's, whose replies take the ring, stays unused). */
+        if (fab->onep)
+            for (int c = 1; c < fab->nch; c++)
+                fab->peers[k * CM5I_NCH + c] = fab_av_wanted(fab, k, c)
+                                                   ? fab->peers[k * CM5I_NCH]
+                                                   : FI_ADDR_NOTAVAIL;
     }
     return CM5_OK;
 }
@@ -951,7 +1001,8 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
     if (FAB_UNLIKELY(dest == FI_ADDR_NOTAVAIL))
         return fab_no_addr(node, c);
     if (len <= fab->inject_size && !fab->tracked) {
-        rc = fi_inject(ch->ep, msg, len, dest);
+        rc = fab->onep ? fi_injectdata(ch->ep, msg, len, (uint64_t)c, dest)
+                       : fi_inject(ch->ep, msg, len, dest);
         if (rc == 0) {
             fab->counts.fab_sent++;
             return CM5_OK;
@@ -964,7 +1015,9 @@ cm5_status_t cm5i_fab_send(cm5i_fab_t *fab, int c, int node, const void *msg,
         return CM5_ERR_AGAIN;
     memcpy(s->op.buf, msg, len);
     s->op.node = node;
-    rc = fi_send(ch->ep, s->op.buf, len, NULL, dest, &s->op.ctx);
+    rc = fab->onep ? fi_senddata(ch->ep, s->op.buf, len, NULL, (uint64_t)c,
+                                 dest, &s->op.ctx)
+                   : fi_send(ch->ep, s->op.buf, len, NULL, dest, &s->op.ctx);
     if (rc == 0) {
         ch->tx_free = s->op.next;
         fab->tx_pending++;
@@ -1011,6 +1064,7 @@ cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
 /* A send completed (or failed): its slot is free again. */
 static void fab_tx_done(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
 {
+    ch = &fab->ch[op->chan]; /* (one endpoint: either channel's slot) */
     fab->tx_pending--;
     op->next = ch->tx_free;
     ch->tx_free = (fab_txslot_t *)op;
@@ -1077,6 +1131,74 @@ static int fab_fault_send(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
     return fab_op_error(fab, ch, &err);
 }
 
+/* One endpoint: a received message goes to its channel's queue (the
+ * completion's data names it), copied out of the receive buffer, which
+ * may be posted again at once.  Messages of the channel being polled go
+ * there too, so that a poll nested in a callback (a handler's poll for
+ * replies) hands them out in order.  The queues are bounded by flow
+ * control: credits bound requests in flight, requests bound replies. */
+#define FAB_PQ_HDR sizeof(uint64_t)
+static int fab_pq_put(cm5i_fab_t *fab, int polled,
+                      const struct fi_cq_data_entry *e)
+{
+    uint64_t c = (e->flags & FI_REMOTE_CQ_DATA) ? e->data : CM5I_CH_REQ;
+    fab_pq_t *q;
+    size_t need = FAB_PQ_HDR + ((e->len + 7) & ~(size_t)7);
+
+    if (c >= CM5I_NCH)
+        return fab_data_err(fab, "a message for no channel", -FI_EINVAL);
+    q = &fab->pq[c];
+    if (q->head == q->tail)
+        q->head = q->tail = 0;
+    if (q->tail + need > q->cap && q->head > 0) {
+        memmove(q->buf, q->buf + q->head, q->tail - q->head);
+        q->tail -= q->head;
+        q->head = 0;
+    }
+    if (q->tail + need > q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 4096;
+        char *b;
+
+        while (cap < q->tail + need)
+            cap *= 2;
+        b = realloc(q->buf, cap);
+        if (!b)
+            return CM5_ERR_NO_MEMORY;
+        q->buf = b;
+        q->cap = cap;
+    }
+    *(uint64_t *)(q->buf + q->tail) = e->len;
+    memcpy(q->buf + q->tail + FAB_PQ_HDR, e->buf, e->len);
+    q->tail += need;
+    /* A request read while only replies are polled (in a handler) waits
+     * in its queue, where no file descriptor tells the interrupt thread,
+     * asleep on the queue's: wake it. */
+    if ((int)c != polled)
+        fi_cq_signal(fab->ch[0].cq);
+    return 0;
+}
+
+/* Hand out channel c's queued messages, oldest first, at most max. */
+static int fab_pq_take(cm5i_fab_t *fab, int c, int max, cm5i_fab_rx_func_t cb,
+                       void *arg)
+{
+    fab_pq_t *q = &fab->pq[c];
+    int n = 0;
+
+    while (q->head < q->tail && n < max) {
+        size_t len = (size_t) * (uint64_t *)(q->buf + q->head);
+        size_t at = q->head + FAB_PQ_HDR;
+
+        /* (taken before the call: a nested poll goes on after it; the
+         * bytes stay where they are until the queue is empty or grows,
+         * which only puts add to, never a nested take) */
+        q->head = at + ((len + 7) & ~(size_t)7);
+        cb(arg, c, q->buf + at, len);
+        n++;
+    }
+    return n;
+}
+
 static int fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
                         const struct fi_cq_data_entry *e, cm5i_fab_rx_func_t cb,
                         void *arg, int *nrx)
@@ -1099,8 +1221,15 @@ static int fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
     }
     if ((e->flags & FI_RECV) && e->len > 0) {
         fab->counts.fab_received++;
-        cb(arg, c, e->buf, e->len);
-        (*nrx)++;
+        if (fab->onep) {
+            int rc = fab_pq_put(fab, c, e);
+
+            if (rc)
+                return rc;
+        } else {
+            cb(arg, c, e->buf, e->len);
+            (*nrx)++;
+        }
     }
     if ((e->flags & FI_MULTI_RECV) && fab_rx_index(ch, op) >= 0)
         fab_repost(fab, ch, fab_rx_index(ch, op));
@@ -1118,6 +1247,33 @@ static int fab_skip_cq(cm5i_fab_t *fab, const fab_chan_t *ch)
            !ch->rx_retry && (++fab->skips % FAB_RING_SKIP) != 0;
 }
 
+/* One endpoint: read the shared queue into the channels' queues, then
+ * hand out channel c's. */
+static int fab_poll_onep(cm5i_fab_t *fab, int c, int nrx, cm5i_fab_rx_func_t cb,
+                         void *arg)
+{
+    fab_chan_t *ch = &fab->ch[0];
+    struct fi_cq_data_entry e[FAB_CQ_BATCH];
+    int st = 0;
+    ssize_t n;
+
+    if (FAB_UNLIKELY(ch->rx_retry))
+        fab_retry_rx(fab, ch);
+    n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
+    if (n == -FI_EAVAIL)
+        st = fab_cq_error(fab, ch);
+    else if (n < 0 && n != -FI_EAGAIN)
+        return fab_data_err(fab, "fi_cq_read", (int)n);
+    for (ssize_t i = 0; i < n; i++) {
+        int rc = fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
+
+        if (rc && !st)
+            st = rc;
+    }
+    nrx += fab_pq_take(fab, c, FAB_CQ_BATCH, cb, arg);
+    return st ? st : nrx;
+}
+
 int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
 {
     fab_chan_t *ch = &fab->ch[c];
@@ -1131,6 +1287,8 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
         if (fab_skip_cq(fab, ch))
             return nrx;
     }
+    if (fab->onep)
+        return fab_poll_onep(fab, c, nrx, cb, arg);
     if (FAB_UNLIKELY(ch->rx_retry))
         fab_retry_rx(fab, ch);
     n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
@@ -1164,24 +1322,25 @@ int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
      * than ourselves, waits sleep on the doorbell (which senders ring). */
     if (fab->ring_others)
         return 0;
-    for (int c = 0; c < fab->nch; c++) {
+    for (int c = 0; c < fab_neps(fab); c++) {
         if (fab->ch[c].wait_fd < 0)
             return 0;
         fds[c] = fab->ch[c].wait_fd;
     }
-    return fab->nch;
+    return fab_neps(fab);
 }
 
 int cm5i_fab_trywait(cm5i_fab_t *fab)
 {
     struct fid *fids[CM5I_NCH];
 
-    for (int c = 0; c < fab->nch; c++) {
-        if (fab->ch[c].rx_retry) /* a buffer waits: poll, do not sleep */
+    for (int c = 0; c < fab->nch; c++)
+        if (fab->ch[c].rx_retry || /* a buffer waits: poll, do not sleep */
+            fab->pq[c].head < fab->pq[c].tail) /* (or messages do) */
             return 0;
+    for (int c = 0; c < fab_neps(fab); c++)
         fids[c] = &fab->ch[c].cq->fid;
-    }
-    return fi_trywait(fab->fabric, fids, fab->nch) == FI_SUCCESS;
+    return fi_trywait(fab->fabric, fids, fab_neps(fab)) == FI_SUCCESS;
 }
 
 /* cm5info: which providers offer what we need, and why not the others. */

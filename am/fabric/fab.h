@@ -4,7 +4,12 @@
  * A node owns two reliable-datagram (FI_EP_RDM) endpoints, one per channel:
  * requests and replies travel apart, like the CM-5's two data networks, so a
  * reply is never queued behind requests.  Both endpoints receive into
- * FI_MULTI_RECV buffers and share one address vector.
+ * FI_MULTI_RECV buffers and share one address vector.  On tcp (ofi_rxm,
+ * where a second endpoint is a second connection to every peer) both
+ * channels share one endpoint, the completion's data naming the channel:
+ * every poll, whichever channel it is for, reads every message out of the
+ * receive buffers into its channel's queue, so a reply is still never held
+ * behind requests the node has not handled (cm5fab(7), "Two channels").
  */
 #ifndef CM5_FAB_H
 #define CM5_FAB_H

@@ -4,7 +4,9 @@
  *   libfabric 1.17 crashes otherwise, ofiwg/libfabric#10591): opening shm
  *   and receiving through several rounds of multi-receive buffers works;
  * - ofi_rxm: FI_OFI_RXM_BUFFER_SIZE is 2048 unless the user set it.
- * Also a fabric of one channel with short queues (the liveness check's).
+ * Also a fabric of one channel with short queues (the liveness check's),
+ * and tcp's one endpoint for both channels: replies pass requests read
+ * aside, in a nested poll too.
  *
  * Linked statically with libcm5fab for the hidden cm5i_fab_* calls.
  */
@@ -236,6 +238,101 @@ Test(fab, tcp_sends_to_self)
     send_self(fab, CM5I_CH_REQ, 2000, 32);
     send_self(fab, CM5I_CH_REP, 2000, 32);
     cm5i_fab_close(fab);
+}
+
+/* tcp: both channels on one endpoint.  Requests sent before replies do
+ * not hold the replies: a poll for replies reads the requests aside (they
+ * keep their order), a poll for requests then hands them out; a node with
+ * messages read aside must not sleep. */
+Test(fab, tcp_one_endpoint_replies_pass_requests_not_handled)
+{
+    cm5i_fab_t *fab = open_self("tcp", NULL);
+    rx_t req = {.ch = CM5I_CH_REQ}, rep = {.ch = CM5I_CH_REP};
+    int fds[CM5I_NCH];
+    double t0 = now();
+
+    cr_expect_eq(cm5i_fab_wait_fds(fab, fds), 1, "one endpoint, one fd");
+    send_self(fab, CM5I_CH_REQ, 10, 4); /* (the connection is up) */
+    for (uint32_t i = 0; i < 5; i++) {
+        unsigned char m[MSG];
+
+        fill(m, i);
+        cr_assert_eq(cm5i_fab_send(fab, CM5I_CH_REQ, 0, m, MSG), CM5_OK);
+    }
+    for (uint32_t i = 0; i < 3; i++) {
+        unsigned char m[MSG];
+
+        fill(m, i);
+        cr_assert_eq(cm5i_fab_send(fab, CM5I_CH_REP, 0, m, MSG), CM5_OK);
+    }
+    while (rep.n < 3) {
+        cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REP, on_rx, &rep), 0);
+        cr_assert_lt(now() - t0, 20.0, "stuck: %d replies", rep.n);
+    }
+    cr_expect_eq(rep.bad, 0, "%d replies wrong", rep.bad);
+    cr_expect_eq(cm5i_fab_trywait(fab), 0,
+                 "requests read aside: the node must poll, not sleep");
+    while (req.n < 5) {
+        cr_assert_geq(cm5i_fab_poll(fab, CM5I_CH_REQ, on_rx, &req), 0);
+        cr_assert_lt(now() - t0, 20.0, "stuck: %d requests", req.n);
+    }
+    cr_expect_eq(req.n, 5);
+    cr_expect_eq(req.bad, 0, "%d requests wrong or out of order", req.bad);
+    for (int i = 0; i < 100; i++) {
+        cr_assert_eq(cm5i_fab_poll(fab, CM5I_CH_REQ, on_rx, &req), 0);
+        cr_assert_eq(cm5i_fab_poll(fab, CM5I_CH_REP, on_rx, &rep), 0);
+    }
+    cm5i_fab_close(fab);
+}
+
+/* A poll for replies nested in a request's callback (a handler waiting
+ * for a reply) gets it, and the requests after the one being handled
+ * still come in order afterwards. */
+typedef struct {
+    cm5i_fab_t *fab;
+    rx_t req, rep;
+    int nested;
+} nest_t;
+
+static void on_req_nesting(void *arg, int ch, const void *buf, size_t len)
+{
+    nest_t *t = arg;
+
+    on_rx(&t->req, ch, buf, len);
+    if (t->req.n == 1) { /* the first request's handler waits for a reply */
+        double t0 = now();
+
+        while (t->rep.n < 1 && now() - t0 < 10)
+            t->nested += cm5i_fab_poll(t->fab, CM5I_CH_REP, on_rx, &t->rep) > 0;
+    }
+}
+
+Test(fab, tcp_one_endpoint_reply_inside_a_request_callback)
+{
+    nest_t t = {.fab = open_self("tcp", NULL),
+                .req = {.ch = CM5I_CH_REQ},
+                .rep = {.ch = CM5I_CH_REP}};
+    double t0 = now();
+
+    send_self(t.fab, CM5I_CH_REQ, 10, 4); /* (the connection is up) */
+    for (uint32_t i = 0; i < 4; i++) {
+        unsigned char m[MSG];
+
+        fill(m, i);
+        cr_assert_eq(cm5i_fab_send(t.fab, CM5I_CH_REQ, 0, m, MSG), CM5_OK);
+        if (i == 1) { /* a reply between the requests */
+            fill(m, 0);
+            cr_assert_eq(cm5i_fab_send(t.fab, CM5I_CH_REP, 0, m, MSG), CM5_OK);
+        }
+    }
+    while (t.req.n < 4) {
+        cr_assert_geq(cm5i_fab_poll(t.fab, CM5I_CH_REQ, on_req_nesting, &t), 0);
+        cr_assert_lt(now() - t0, 20.0, "stuck: %d requests", t.req.n);
+    }
+    cr_expect_eq(t.rep.n, 1, "the reply came inside the first request's");
+    cr_expect_eq(t.rep.bad, 0);
+    cr_expect_eq(t.req.bad, 0, "%d requests wrong or out of order", t.req.bad);
+    cm5i_fab_close(t.fab);
 }
 
 Test(fab, udp_sends_to_self)
