@@ -65,11 +65,17 @@ typedef struct {
 } fab_chan_t;
 
 /* Messages read from the shared completion queue of a one-endpoint
- * fabric (fab->onep) for a channel other than the one being polled, or
- * not yet handed out: copied out of the receive buffers, in order. */
+ * fabric (fab->onep), copied out of the receive buffers, waiting to be
+ * handed out on their channel, in order.  One record each: a record stays
+ * where it is while its callback runs, whatever a nested poll adds. */
+typedef struct fab_rec {
+    struct fab_rec *next;
+    size_t len;
+    max_align_t data[]; /* (the message, aligned as malloc's) */
+} fab_rec_t;
+
 typedef struct {
-    char *buf;
-    size_t head, tail, cap; /* bytes: [head, tail) hold records */
+    fab_rec_t *head, *tail;
 } fab_pq_t;
 
 struct cm5i_fab {
@@ -82,7 +88,8 @@ struct cm5i_fab {
     int onep; /* both channels on ch[0]'s endpoint (tcp), told
                  apart by the completion's data */
     fab_pq_t pq[CM5I_NCH];
-    fi_addr_t *peers; /* node * CM5I_NCH + ch */
+    fab_rec_t *rec_free; /* records of msg_size bytes, for reuse */
+    fi_addr_t *peers;    /* node * CM5I_NCH + ch */
     int npeers;
     size_t inject_size;
     size_t msg_size;
@@ -390,8 +397,19 @@ static void fab_close_parts(cm5i_fab_t *fab)
             fi_close(&fab->ch[c].cq->fid);
         free(fab->ch[c].tx_slots);
         memset(&fab->ch[c], 0, sizeof(fab->ch[c]));
-        free(fab->pq[c].buf);
-        memset(&fab->pq[c], 0, sizeof(fab->pq[c]));
+        while (fab->pq[c].head) {
+            fab_rec_t *r = fab->pq[c].head;
+
+            fab->pq[c].head = r->next;
+            free(r);
+        }
+        fab->pq[c].tail = NULL;
+    }
+    while (fab->rec_free) {
+        fab_rec_t *r = fab->rec_free;
+
+        fab->rec_free = r->next;
+        free(r);
     }
     if (fab->av)
         fi_close(&fab->av->fid);
@@ -1137,39 +1155,29 @@ static int fab_fault_send(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
  * there too, so that a poll nested in a callback (a handler's poll for
  * replies) hands them out in order.  The queues are bounded by flow
  * control: credits bound requests in flight, requests bound replies. */
-#define FAB_PQ_HDR sizeof(uint64_t)
 static int fab_pq_put(cm5i_fab_t *fab, int polled,
                       const struct fi_cq_data_entry *e)
 {
     uint64_t c = (e->flags & FI_REMOTE_CQ_DATA) ? e->data : CM5I_CH_REQ;
-    fab_pq_t *q;
-    size_t need = FAB_PQ_HDR + ((e->len + 7) & ~(size_t)7);
+    fab_rec_t *r = fab->rec_free;
 
     if (c >= CM5I_NCH)
         return fab_data_err(fab, "a message for no channel", -FI_EINVAL);
-    q = &fab->pq[c];
-    if (q->head == q->tail)
-        q->head = q->tail = 0;
-    if (q->tail + need > q->cap && q->head > 0) {
-        memmove(q->buf, q->buf + q->head, q->tail - q->head);
-        q->tail -= q->head;
-        q->head = 0;
-    }
-    if (q->tail + need > q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 4096;
-        char *b;
-
-        while (cap < q->tail + need)
-            cap *= 2;
-        b = realloc(q->buf, cap);
-        if (!b)
-            return CM5_ERR_NO_MEMORY;
-        q->buf = b;
-        q->cap = cap;
-    }
-    *(uint64_t *)(q->buf + q->tail) = e->len;
-    memcpy(q->buf + q->tail + FAB_PQ_HDR, e->buf, e->len);
-    q->tail += need;
+    if (e->len > fab->msg_size)
+        return fab_data_err(fab, "a message longer than the largest",
+                            -FI_ETRUNC);
+    if (r)
+        fab->rec_free = r->next;
+    else if (!(r = malloc(sizeof(*r) + fab->msg_size)))
+        return CM5_ERR_NO_MEMORY;
+    r->next = NULL;
+    r->len = e->len;
+    memcpy(r->data, e->buf, e->len);
+    if (fab->pq[c].tail)
+        fab->pq[c].tail->next = r;
+    else
+        fab->pq[c].head = r;
+    fab->pq[c].tail = r;
     /* A request read while only replies are polled (in a handler) waits
      * in its queue, where no file descriptor tells the interrupt thread,
      * asleep on the queue's: wake it. */
@@ -1185,15 +1193,17 @@ static int fab_pq_take(cm5i_fab_t *fab, int c, int max, cm5i_fab_rx_func_t cb,
     fab_pq_t *q = &fab->pq[c];
     int n = 0;
 
-    while (q->head < q->tail && n < max) {
-        size_t len = (size_t) * (uint64_t *)(q->buf + q->head);
-        size_t at = q->head + FAB_PQ_HDR;
+    while (q->head && n < max) {
+        fab_rec_t *r = q->head;
 
-        /* (taken before the call: a nested poll goes on after it; the
-         * bytes stay where they are until the queue is empty or grows,
-         * which only puts add to, never a nested take) */
-        q->head = at + ((len + 7) & ~(size_t)7);
-        cb(arg, c, q->buf + at, len);
+        /* (off the queue before the call: a nested poll goes on after
+         * it) */
+        q->head = r->next;
+        if (!q->head)
+            q->tail = NULL;
+        cb(arg, c, r->data, r->len);
+        r->next = fab->rec_free;
+        fab->rec_free = r;
         n++;
     }
     return n;
@@ -1336,7 +1346,7 @@ int cm5i_fab_trywait(cm5i_fab_t *fab)
 
     for (int c = 0; c < fab->nch; c++)
         if (fab->ch[c].rx_retry || /* a buffer waits: poll, do not sleep */
-            fab->pq[c].head < fab->pq[c].tail) /* (or messages do) */
+            fab->pq[c].head)       /* (or messages do) */
             return 0;
     for (int c = 0; c < fab_neps(fab); c++)
         fids[c] = &fab->ch[c].cq->fid;
