@@ -1332,12 +1332,14 @@ int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
      * than ourselves, waits sleep on the doorbell (which senders ring). */
     if (fab->ring_others)
         return 0;
-    for (int c = 0; c < fab_neps(fab); c++) {
+    /* (one endpoint: both channels' entries are its descriptor, so a
+     * caller may index them by channel) */
+    for (int c = 0; c < fab->nch; c++) {
         if (fab->ch[c].wait_fd < 0)
             return 0;
         fds[c] = fab->ch[c].wait_fd;
     }
-    return fab_neps(fab);
+    return fab->nch;
 }
 
 int cm5i_fab_trywait(cm5i_fab_t *fab)

@@ -155,8 +155,9 @@ long cm5i_fab_bulk_pending(const cm5i_fab_t *fab);
 /* Destination of the last send that failed, or -1 if none is known. */
 int cm5i_fab_lost_node(const cm5i_fab_t *fab);
 
-/* Wait objects: up to CM5I_NCH file descriptors, or 0 if the provider has
- * none.  cm5i_fab_trywait() returns 1 when it is safe to sleep on them. */
+/* Wait objects: up to CM5I_NCH file descriptors, fds[c] channel c's (the
+ * same one for both on one endpoint), or 0 if the provider has none.
+ * cm5i_fab_trywait() returns 1 when it is safe to sleep on them. */
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds);
 int cm5i_fab_trywait(cm5i_fab_t *fab);
 

@@ -251,7 +251,8 @@ Test(fab, tcp_one_endpoint_replies_pass_requests_not_handled)
     int fds[CM5I_NCH];
     double t0 = now();
 
-    cr_expect_eq(cm5i_fab_wait_fds(fab, fds), 1, "one endpoint, one fd");
+    cr_expect_eq(cm5i_fab_wait_fds(fab, fds), CM5I_NCH);
+    cr_expect_eq(fds[CM5I_CH_REQ], fds[CM5I_CH_REP], "one endpoint, one fd");
     send_self(fab, CM5I_CH_REQ, 10, 4); /* (the connection is up) */
     for (uint32_t i = 0; i < 5; i++) {
         unsigned char m[MSG];
