@@ -552,11 +552,11 @@ void cm5i_fab_drop_foreign_crash_handlers(void)
 /* Endpoints this node opened (addresses it publishes). */
 static int fab_neps(const cm5i_fab_t *fab) { return fab->onep ? 1 : fab->nch; }
 
-/* tcp (ofi_rxm): a second endpoint is a second connection to every peer,
- * which costs ~8 us a round trip (doc/bench.md, "What limits the
- * numbers"): both channels share one endpoint there, told apart by the
- * completion's data (rxm gives 8 bytes of it; it does not list
- * FI_REMOTE_CQ_DATA among its capabilities). */
+/* tcp (ofi_rxm): a second endpoint is a second connection to every peer
+ * and a second set of rxm's buffer pools (12.6 MB of a node's 35.9:
+ * doc/bench.md, "One endpoint over tcp"): both channels share one
+ * endpoint there, told apart by the completion's data (rxm gives 8 bytes
+ * of it; it does not list FI_REMOTE_CQ_DATA among its capabilities). */
 static int fab_onep_wanted(const cm5i_fab_params_t *p)
 {
     return (p->nch <= 0 || p->nch >= CM5I_NCH) && p->provider &&
