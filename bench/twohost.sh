@@ -54,6 +54,12 @@ CM5RUN=$abs_top_builddir/tools/cm5run
 h1=$net.2 h2=$net.3
 
 # mpi_on HOSTS NP ARGS...: mpirun from the head on the hosts given.
+# --bind-to none: Open MPI binds each host's first rank to its core 0,
+# and the namespace hosts share this machine's cores, so the two ranks
+# "across hosts" shared one core: a rank that spins kept the other from
+# running until it yielded or the scheduler's tick took it (cm5fab with
+# CM5_SPIN_US=2000: 4 ms round trips; Open MPI, which never yields: 8 ms,
+# two 4 ms ticks; cm5fab's default 50 us spin: 150 us).
 mpi_on() {
     hosts=$1 np=$2
     shift 2
@@ -63,7 +69,7 @@ mpi_on() {
         --mca plm_rsh_agent "$abs_top_srcdir/tests/cluster/agent.sh" \
         --mca oob_tcp_if_include $net.0/24 \
         --mca btl_tcp_if_include $net.0/24 -np "$np" --map-by node \
-        -x FI_TCP_IFACE=cm5net "$@"
+        --bind-to none -x FI_TCP_IFACE=cm5net "$@"
 }
 # rtt and rate of one run's output (am_pingpong's or mpi_pingpong's)
 rtt() { sed -n 's/^rtt_us //p' "$1" | head -n 1; }
