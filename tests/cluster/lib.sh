@@ -70,7 +70,9 @@ cluster_netns_down() {
 }
 # cluster_mpirun NP TIMEOUT [MPIRUN OPTIONS] PROGRAM ARGS...: mpirun in the
 # head namespace, one node per host in turn (node k on host k % 3 + 1),
-# starting the daemons through agent.sh.
+# starting the daemons through agent.sh.  --bind-to none: the namespace
+# hosts share this machine's cores, and Open MPI would bind every host's
+# first rank to the same core 0 (doc/bench.md, "Two hosts").
 cluster_mpirun() {
     np=$1 t=$2
     shift 2
@@ -78,7 +80,7 @@ cluster_mpirun() {
         --hostfile "$dir/hosts" \
         --mca plm_rsh_agent "$abs_top_srcdir/tests/cluster/agent.sh" \
         --mca oob_tcp_if_include $net.0/24 --mca btl self -np "$np" \
-        --map-by node -x FI_TCP_IFACE=cm5net "$@"
+        --map-by node --bind-to none -x FI_TCP_IFACE=cm5net "$@"
 }
 # The processes left in the host namespaces (none once a job is over).
 cluster_netns_left() {
