@@ -256,11 +256,11 @@ static void model_call_leave(void)
  * decides, as at any runtime call).  After a runtime call: the floor, at
  * least MODEL_IRQ_FIRST_NS -- a wait by rule lets the others pass the
  * node by what they reach meanwhile in real time, which its clock takes
- * when it runs on, so a computation must not be taken for one: this
- * host's CPU clock shows stretches of a few microseconds as up to 10 ms
- * under load (doc/model.md, "Interrupts").  Once it has waited by rule
- * and a handler interrupted it (it spins on what its handlers set, with
- * no call): the floor, at least 100 us. */
+ * when it runs on, so a computation must not be taken for one:
+ * cm5sched's stretches between calls, under 100 us of CPU on an idle
+ * host, read up to 10 ms under load (doc/model.md, "Interrupts").  Once
+ * it has waited by rule and a handler interrupted it (it spins on what
+ * its handlers set, with no call): the floor, at least 100 us. */
 #define MODEL_IRQ_FIRST_NS 50000000ull
 static uint64_t model_irq_floor(void)
 {
