@@ -1080,9 +1080,10 @@ cm5_status_t cm5i_fab_trecv(cm5i_fab_t *fab, uint64_t tag, void *buf,
 }
 
 /* A send completed (or failed): its slot is free again. */
-static void fab_tx_done(cm5i_fab_t *fab, fab_chan_t *ch, fab_op_t *op)
+static void fab_tx_done(cm5i_fab_t *fab, fab_op_t *op)
 {
-    ch = &fab->ch[op->chan]; /* (one endpoint: either channel's slot) */
+    fab_chan_t *ch = &fab->ch[op->chan]; /* (one endpoint: either's) */
+
     fab->tx_pending--;
     op->next = ch->tx_free;
     ch->tx_free = (fab_txslot_t *)op;
@@ -1116,7 +1117,7 @@ static int fab_op_error(cm5i_fab_t *fab, fab_chan_t *ch,
     }
     if (op && op->kind == FAB_CTX_TX) {
         fab->lost_node = op->node;
-        fab_tx_done(fab, ch, op);
+        fab_tx_done(fab, op);
     }
     /* A receive buffer the provider gave back (FI_MULTI_RECV) is posted
      * again whatever happened to the message in it. */
@@ -1226,7 +1227,7 @@ static int fab_complete(cm5i_fab_t *fab, fab_chan_t *ch, int c,
         FAB_UNLIKELY(fab->fault[CM5I_FAB_FAULT_SEND_COMPLETION] > 0))
         return fab_fault_send(fab, ch, op);
     if (op && op->kind == FAB_CTX_TX) {
-        fab_tx_done(fab, ch, op);
+        fab_tx_done(fab, op);
         return 0;
     }
     if ((e->flags & FI_RECV) && e->len > 0) {
