@@ -97,6 +97,8 @@ static struct {
 
 static _Thread_local int irq_self; /* this is the interrupt thread */
 
+int cm5i_irq_thread(void) { return irq_self; }
+
 static long irq_futex(_Atomic uint32_t *w, int op, uint32_t val,
                       const struct timespec *ts)
 {

@@ -18,6 +18,8 @@ void cm5i_irq_deliver(void);
 /* Interrupts are disabled: wait until the interrupt thread touches
  * nothing of the runtime any more (before finalize tears it down). */
 void cm5i_irq_quiesce(void);
+/* Is this the interrupt thread? */
+int cm5i_irq_thread(void);
 /* Read CM5_INTERRUPT_SIGNAL and _TICK_US. */
 void cm5i_irq_config(void);
 
