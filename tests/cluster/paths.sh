@@ -22,7 +22,7 @@ CLUSTER_SLOTS=4
 cluster_require_pmix
 cluster_netns_up
 
-echo "1..10"
+echo "1..11"
 B=$abs_top_builddir/examples
 P=$abs_top_builddir/tests/cluster/prog_paths
 M=500
@@ -113,11 +113,42 @@ n=$(printf '%s\n' "$out" | grep -c '^prog_host: node [0-6] of 6 ok$')
     ok 8 "host/node program across hosts: host program + 6 nodes, every host call right" ||
     notok 8 "host/node across hosts ($n of 7 ok, exit $rc)" "$out"
 
+# Every multi-node test program of tests/cmmd (the modes that run on any
+# number of nodes), on 12 nodes across the two paths: every node says ok
+# (each checks every byte and every count it gets) and the job ends 0.
+# Interrupts on for the ones marked irq.  (CM5TEST_TWO_PATHS: prog_eager
+# checks that both paths carried packets.)
+progs_bad="" progs_n=0
+for run in "p2p all" coll rport amx mpv depth "eager all" hold \
+    "hold reqbar 100 16" "irq basic" "irq free" "irq inside" cn "misc misc" \
+    "drsam 4 4096 32768 4 11" "drsam 3 16 2000 4 12 after" \
+    "irq:p2p all" "irq:rport" "irq:eager all" "irq:hold irq"; do
+    irq=
+    case $run in irq:*) irq="-x CM5_INTERRUPTS=1" run=${run#irq:} ;; esac
+    # shellcheck disable=SC2086
+    set -- $run
+    prog=prog_$1
+    shift
+    # shellcheck disable=SC2086
+    o=$(cluster_mpirun 12 120 $irq -x CM5TEST_TWO_PATHS=1 "$P/$prog" "$@" 2>&1)
+    rc=$?
+    # (prog_cn's second half runs on a partition of 6: "node k of 6 ok")
+    n=$(printf '%s\n' "$o" | grep -c "^$prog: node [0-9]* of [0-9]* ok$")
+    progs_n=$((progs_n + 1))
+    if [ $rc -ne 0 ] || [ "$n" != 12 ]; then
+        progs_bad="$progs_bad ${irq:+irq:}$prog $* (exit $rc, $n of 12 ok)"
+        printf '%s\n' "$o" | tail -5 | sed 's/^/# /'
+    fi
+done
+[ -z "$progs_bad" ] &&
+    ok 9 "$progs_n runs of the test programs (p2p, coll, rport, amx, mpv, depth, eager, hold, irq, cn, misc, drsam; four with interrupts) on 12 nodes across the two paths: every node ok" ||
+    notok 9 "test programs across the paths:$progs_bad" ""
+
 # A node on a host with ring peers dies: the others, on both paths, end.
 cluster_kill_flood 12
 [ -n "$victim" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
-    ok 9 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
-    notok 9 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
+    ok 10 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
+    notok 10 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
 
 # (mpirun's kill reaches the other hosts' nodes within a few seconds)
 for _ in $(seq 50); do
@@ -126,5 +157,5 @@ for _ in $(seq 50); do
     sleep 0.2
 done
 left=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done)
-[ -z "$left" ] && ok 10 "no process left on any host" ||
-    notok 10 "processes left: $left" ""
+[ -z "$left" ] && ok 11 "no process left on any host" ||
+    notok 11 "processes left: $left" ""
