@@ -376,14 +376,15 @@ static void irq_watch(void)
                               irq.tick_ns % 1000000000L};
 
         nanosleep(&ts, NULL);
-    } else if (d) {
+    } else if (d && (!cm5i_wait_both() || irq.can_sleep)) {
         uint32_t seq = atomic_load(&d->seq);
         long ms = CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->irq_watch_ms
                       ? cm5i_clock->irq_watch_ms()
                       : IRQ_WATCH_MS;
-        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
-        irq_futex(&d->seq, FUTEX_WAIT, seq, &ts);
+        /* (a job on several hosts: the fabric's descriptors too; the
+         * pass found nothing left to read, or it ticks below) */
+        cm5i_doorbell_wait(seq, (int)ms, 1);
     } else if (nfds && irq.can_sleep) {
         struct pollfd pfd[CM5I_NCH];
 

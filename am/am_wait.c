@@ -12,11 +12,15 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +45,9 @@ static struct {
     size_t slots_len;
     cm5i_doorbell_t *doorbell; /* the slots, when waits sleep on them */
     int prefer_bell; /* sleep on the doorbell even with wait objects */
-} waits;
+    int wake_fd;     /* a job on several hosts: the ring peers' wake-up
+                        socket, polled beside the provider's fds */
+} waits = {.wake_fd = -1};
 
 void cm5i_wait_prefer_doorbell(void) { waits.prefer_bell = 1; }
 
@@ -102,6 +108,67 @@ static long wait_futex(_Atomic uint32_t *addr, int op, uint32_t val,
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
+/* The wake-up socket of node k: an abstract Unix name (its host's
+ * network namespace; ring peers share one) after the job's key. */
+static socklen_t wait_wake_addr(int node, struct sockaddr_un *a)
+{
+    int n;
+
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "cm5-%016llx-w%d",
+                 (unsigned long long)cm5i_ctx.boot.key, node);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+static int wait_wake_open(void)
+{
+    struct sockaddr_un a;
+    socklen_t len = wait_wake_addr(cm5i_ctx.rank, &a);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, len) != 0) {
+        cm5i_log(CM5I_LOG_WARN, "wait",
+                 "no wake-up socket (%m): waits on the rings will back off");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    waits.wake_fd = fd;
+    return 0;
+}
+
+/* Wake a ring peer asleep in a poll.  A full socket already wakes it. */
+static void wait_wake_send(int node)
+{
+    struct sockaddr_un a;
+    socklen_t len = wait_wake_addr(node, &a);
+    char b = 0;
+
+    (void)sendto(waits.wake_fd, &b, 1, MSG_DONTWAIT, (struct sockaddr *)&a,
+                 len);
+}
+
+/* Sleep until the fabric or a ring peer wakes it, or ms pass (fds_ok:
+ * the provider's descriptors may be slept on, fi_trywait said so). */
+static void wait_poll_both(int ms, int fds_ok)
+{
+    struct pollfd pfd[CM5I_NCH + 1];
+    nfds_t n = 0;
+    char buf[64];
+
+    for (int c = 0; fds_ok && c < waits.nfds; c++)
+        if (c == 0 || waits.fds[c] != waits.fds[c - 1]) /* (one endpoint) */
+            pfd[n++] = (struct pollfd){.fd = waits.fds[c], .events = POLLIN};
+    pfd[n++] = (struct pollfd){.fd = waits.wake_fd, .events = POLLIN};
+    if (poll(pfd, n, ms) < 0 && errno != EINTR)
+        cm5i_log(CM5I_LOG_WARN, "wait", "poll: %m");
+    while (recv(waits.wake_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+        ;
+}
+
+int cm5i_wait_both(void) { return waits.wake_fd >= 0; }
+
 cm5_status_t cm5i_wait_setup(void)
 {
     size_t len = CM5_DOORBELL_SIZE(cm5i_ctx.nep);
@@ -123,6 +190,20 @@ cm5_status_t cm5i_wait_setup(void)
             atomic_store(&waits.slots[cm5i_ctx.rank].pid, (uint32_t)getpid());
         }
     }
+    if (waits.slots && !waits.nfds && !cm5i_ctx.boot.local &&
+        (waits.nfds = cm5i_fab_endpoint_fds(cm5i_ctx.fab, waits.fds)) > 0) {
+        /* Ring peers on this host and the fabric to the others: a sleep
+         * polls the provider's descriptors and a socket the ring peers
+         * write to when they find the node asleep. */
+        if (wait_wake_open() == 0) {
+            waits.doorbell = waits.slots;
+            cm5i_log(CM5I_LOG_INFO, "wait",
+                     "waits sleep on the provider's file descriptors and the "
+                     "host's doorbell (a wake-up socket)");
+            return CM5_OK;
+        }
+        waits.nfds = 0;
+    }
     if (waits.nfds && !(waits.prefer_bell && waits.slots)) {
         cm5i_log(CM5I_LOG_INFO, "wait",
                  "waits sleep on the provider's file descriptors");
@@ -143,6 +224,9 @@ void cm5i_wait_teardown(void)
 {
     if (waits.slots)
         munmap(waits.slots - CM5_DOORBELL_FIRST, waits.slots_len);
+    if (waits.wake_fd >= 0)
+        close(waits.wake_fd);
+    waits.wake_fd = -1;
     waits.slots = waits.doorbell = NULL;
     waits.slots_len = 0;
     waits.nfds = 0;
@@ -158,7 +242,10 @@ void cm5i_doorbell_ring(int node)
     d = &waits.doorbell[node];
     if (atomic_load(&d->sleeping) || atomic_load(&d->irq)) {
         atomic_fetch_add(&d->seq, 1);
-        wait_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
+        if (waits.wake_fd >= 0)
+            wait_wake_send(node);
+        else
+            wait_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
     }
 }
 
@@ -170,14 +257,26 @@ uint32_t cm5i_doorbell_arm(void)
     return atomic_load(&d->seq);
 }
 
-void cm5i_doorbell_sleep(uint32_t seq, int ms)
+void cm5i_doorbell_wait(uint32_t seq, int ms, int fds_ok)
 {
     cm5i_doorbell_t *d = &waits.doorbell[cm5i_ctx.rank];
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
-    if (ms > 0)
+    if (ms <= 0)
+        return;
+    if (waits.wake_fd < 0)
         wait_futex(&d->seq, FUTEX_WAIT, seq, &ts);
-    atomic_store(&d->sleeping, 0);
+    else if (atomic_load(&d->seq) == seq) /* (not rung meanwhile) */
+        wait_poll_both(ms, fds_ok);
+}
+
+void cm5i_doorbell_sleep(uint32_t seq, int ms)
+{
+    /* (the runtime's own thread: it may ask the provider) */
+    if (ms > 0 && waits.wake_fd >= 0 && !cm5i_fab_trywait(cm5i_ctx.fab))
+        ms = 0; /* completions wait: no sleep */
+    cm5i_doorbell_wait(seq, ms, 1);
+    atomic_store(&waits.doorbell[cm5i_ctx.rank].sleeping, 0);
 }
 
 static int wait_sleep_doorbell(int chmask, int ms)

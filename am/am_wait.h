@@ -53,6 +53,12 @@ void cm5i_doorbell_ring(int node);
  * once more, then sleep at most ms (0: not at all) unless it rang. */
 uint32_t cm5i_doorbell_arm(void);
 void cm5i_doorbell_sleep(uint32_t seq, int ms);
+/* Sleep at most ms unless the doorbell rang after seq, leaving its flags
+ * alone (the interrupt thread's watch).  A job on several hosts
+ * (cm5i_wait_both) polls the provider's descriptors too, if fds_ok (its
+ * fi_trywait succeeded), and its ring peers' wake-up socket. */
+void cm5i_doorbell_wait(uint32_t seq, int ms, int fds_ok);
+int cm5i_wait_both(void);
 void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
 cm5_status_t cm5i_wait_setup(void);
 /* This node's doorbell slot (NULL: none); the provider's wait objects. */

@@ -11,7 +11,9 @@
 #                  one-host PMIx job gets (boot_pmix.c)
 #   mpirun 2 hosts mpirun, N/2 nodes on each of two network-namespace
 #                  hosts (tests/cluster/lib.sh): the rings within a host
-#                  and tcp across, no doorbell: waits back off
+#                  and tcp across: nodes sleep on tcp's descriptor and
+#                  a wake-up socket their ring peers write to (before
+#                  2026-11-29: no doorbell, waits backed off)
 # Prints, for each, the median and the largest per-node CPU of the wait
 # (ms) over ROUNDS rounds.  Needs root (namespaces), mpirun and cm5fab
 # built with PMIx; says in one line what is missing.
@@ -86,7 +88,7 @@ $(run_case $c "$S")"
     case $c in
     cm5run) name="cm5run (doorbell)" ;;
     mpi1) name="mpirun, one host (PMIx doorbell)" ;;
-    mpi2) name="mpirun, two hosts (rings + tcp, backoff)" ;;
+    mpi2) name="mpirun, two hosts (rings + tcp, doorbell per host)" ;;
     esac
     printf '| %s | %s | %s | %s |\n' "$name" "$b" "$((m - b))" "$((hi - b))"
 done

@@ -21,6 +21,7 @@
 #include "am_util.h"
 #include "boot/boot_env.h"
 #include "boot/boot_proto.h"
+#include "fabric/shmring.h"
 
 static pmix_proc_t boot_me;
 static int boot_round;
@@ -107,17 +108,24 @@ static cm5_status_t boot_pmix_u32(const char *key, uint32_t *out)
     return rc == PMIX_SUCCESS ? CM5_OK : boot_pmix_fail(key, rc);
 }
 
-/* The doorbell of a one-host job: a POSIX shared-memory object named
- * after the job's key (cm5-<key>-db), which every node opens (the first creates
- * it; ftruncate to the same size is idempotent) before the first fence
- * and removes after it, so that nothing is left in /dev/shm once the job
- * has started.  Without one (no room, a name taken) waits back off. */
-static int boot_pmix_doorbell(int size, uint64_t key)
+/* The doorbell of a job's nodes on one host: a POSIX shared-memory
+ * object named after the job's key (cm5-<key>-db; in a job on several
+ * hosts, cm5-<key>-<host>-db, with the host as the rings see it), which
+ * every node of the host opens (the first creates it; ftruncate to the
+ * same size is idempotent) before the first fence and removes after it,
+ * so that nothing is left in /dev/shm once the job has started.  Slots
+ * for every node of the job; only the host's own are used.  Without one
+ * (no room, a name taken) waits back off. */
+static int boot_pmix_doorbell(int size, uint64_t key, int local)
 {
     int fd;
 
-    snprintf(boot_db_name, sizeof(boot_db_name), "/cm5-%016llx-db",
-             (unsigned long long)key);
+    if (local)
+        snprintf(boot_db_name, sizeof(boot_db_name), "/cm5-%016llx-db",
+                 (unsigned long long)key);
+    else
+        snprintf(boot_db_name, sizeof(boot_db_name), "/cm5-%016llx-%016llx-db",
+                 (unsigned long long)key, (unsigned long long)cm5i_ring_host());
     fd = shm_open(boot_db_name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0 || ftruncate(fd, (off_t)CM5_DOORBELL_SIZE(size)) != 0) {
         cm5i_log(CM5I_LOG_WARN, "boot",
@@ -259,7 +267,7 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
     b->key = boot_pmix_key(boot_me.nspace);
     b->fd = -1;
     b->local = local == size;
-    b->doorbell_fd = b->local ? boot_pmix_doorbell((int)size, b->key) : -1;
+    b->doorbell_fd = boot_pmix_doorbell((int)size, b->key, b->local);
     /* The launcher's daemon dies (mpirun killed): end as a stopped job
      * does, rather than run on as an orphan (SIGTERM sweeps the job's
      * shared memory first). */

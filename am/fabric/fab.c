@@ -1333,6 +1333,11 @@ int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds)
      * than ourselves, waits sleep on the doorbell (which senders ring). */
     if (fab->ring_others)
         return 0;
+    return cm5i_fab_endpoint_fds(fab, fds);
+}
+
+int cm5i_fab_endpoint_fds(const cm5i_fab_t *fab, int *fds)
+{
     /* (one endpoint: both channels' entries are its descriptor, so a
      * caller may index them by channel) */
     for (int c = 0; c < fab->nch; c++) {

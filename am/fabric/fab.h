@@ -159,6 +159,9 @@ int cm5i_fab_lost_node(const cm5i_fab_t *fab);
  * same one for both on one endpoint), or 0 if the provider has none.
  * cm5i_fab_trywait() returns 1 when it is safe to sleep on them. */
 int cm5i_fab_wait_fds(const cm5i_fab_t *fab, int *fds);
+/* The endpoints' wait objects whether ring peers exist or not (a job on
+ * several hosts sleeps on them and on its ring wake-up socket). */
+int cm5i_fab_endpoint_fds(const cm5i_fab_t *fab, int *fds);
 int cm5i_fab_trywait(cm5i_fab_t *fab);
 
 /* Fault injection, for tests: the next count receive-buffer posts fail

@@ -154,7 +154,7 @@ static uint64_t ring_fnv(uint64_t h, const void *p, size_t len)
  * name and the network namespace: nodes in network namespaces of their
  * own are hosts of their own to libfabric (tests/cluster's simulated
  * hosts share /dev/shm, and a cut link must stay cut). */
-static uint64_t ring_host(void)
+uint64_t cm5i_ring_host(void)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     char buf[256] = "";
@@ -295,7 +295,7 @@ int cm5i_ring_open(const char *name_tag, int rank, int nep, int nch,
     r->hdr_len = RING_LINE + (size_t)nch * r->bits_len;
     r->ring_len = sizeof(ring_ctl_t) + (size_t)s * sizeof(ring_slot_t);
     r->seg_len = r->hdr_len + (size_t)nep * nch * r->ring_len;
-    r->host = ring_host();
+    r->host = cm5i_ring_host();
     r->pid_ns = ring_pid_ns();
     if (snprintf(r->name, sizeof(r->name), "/%s-ring", name_tag) >=
             (int)sizeof(r->name) ||

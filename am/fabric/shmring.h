@@ -35,6 +35,10 @@ typedef struct cm5i_ring cm5i_ring_t;
 
 /* Slots a record of len bytes takes. */
 size_t cm5i_ring_rec_slots(size_t len);
+/* This host, as the rings see it: a hash of the kernel's boot id, the
+ * host name and the network namespace (nodes with the same one share
+ * rings). */
+uint64_t cm5i_ring_host(void);
 
 /* Create this node's segment: nep senders, nch channels, slots per ring
  * (rounded up to a power of two).  0, or a negative errno. */

@@ -22,7 +22,7 @@ CLUSTER_SLOTS=4
 cluster_require_pmix
 cluster_netns_up
 
-echo "1..11"
+echo "1..12"
 B=$abs_top_builddir/examples
 P=$abs_top_builddir/tests/cluster/prog_paths
 M=500
@@ -144,11 +144,34 @@ done
     ok 9 "$progs_n runs of the test programs (p2p, coll, rport, amx, mpv, depth, eager, hold, irq, cn, misc, drsam; four with interrupts) on 12 nodes across the two paths: every node ok" ||
     notok 9 "test programs across the paths:$progs_bad" ""
 
+# Sleeping across the two paths (doc/cluster.md, "Two paths"): every node
+# has ring peers and tcp, and sleeps on both (tcp's descriptor and a
+# wake-up socket its ring peers write to).
+# Then a ping-pong whose two sides sleep 2 ms before each answer, so the
+# other is asleep when it comes, with sleeps of up to 1 s
+# (CM5_SLEEP_MS=1000): 100 round trips in well under 100 s only if a
+# ring peer (node 0 and node 3, on host 1) and a tcp peer (node 0 and
+# node 1) wake a sleeping node.
+out=$(cluster_mpirun 12 60 -x CM5_LOG_LEVEL=info "$abs_top_builddir/examples/cmmd_ring" -s 1000 -r 2 2>&1)
+n=$(printf '%s\n' "$out" | grep -c "info wait: waits sleep on the provider's file descriptors and the host's doorbell (a wake-up socket)$")
+wake=""
+for peer in 3 1; do
+    t0=$(date +%s)
+    o=$(cluster_mpirun 4 60 -x CM5_SLEEP_MS=1000 \
+        "$abs_top_builddir/bench/cmmd_pingpong" -i 100 -p $peer -t 2000 16 2>&1)
+    r=$(printf '%s\n' "$o" | sed -n 's/^pingpong 16 wake_rtt_us //p')
+    wake="$wake peer $peer: ${r:-none} us in $(($(date +%s) - t0)) s;"
+    [ -n "$r" ] && [ $(($(date +%s) - t0)) -le 30 ] || wake="$wake FAILED"
+done
+[ "$n" = 12 ] && [ "${wake#*FAILED}" = "$wake" ] &&
+    ok 10 "12 nodes on 3 hosts sleep on tcp's descriptor and their ring peers' wake-ups; a sleeping node wakes at once (median round trip less the sleeps:$wake)" ||
+    notok 10 "sleeping on two paths ($n of 12 nodes;$wake)" "$out"
+
 # A node on a host with ring peers dies: the others, on both paths, end.
 cluster_kill_flood 12
 [ -n "$victim" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
-    ok 10 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
-    notok 10 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
+    ok 11 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
+    notok 11 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
 
 # (mpirun's kill reaches the other hosts' nodes within a few seconds)
 for _ in $(seq 50); do
@@ -157,5 +180,5 @@ for _ in $(seq 50); do
     sleep 0.2
 done
 left=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done)
-[ -z "$left" ] && ok 11 "no process left on any host" ||
-    notok 11 "processes left: $left" ""
+[ -z "$left" ] && ok 12 "no process left on any host" ||
+    notok 12 "processes left: $left" ""
