@@ -245,8 +245,10 @@ static cm5_status_t ctx_exchange(void)
         !cm5i_alive_address(mine + CM5I_ADDR_REC, CM5I_ADDR_REC))
         goto out;
     st = cm5i_boot_allgather(&cm5i_ctx.boot, mine, rec, all);
-    if (st == CM5_OK)
+    if (st == CM5_OK) {
+        cm5i_fab_set_near(cm5i_ctx.fab, cm5i_ctx.boot.near);
         st = cm5i_fab_set_peers(cm5i_ctx.fab, cm5i_ctx.nep, all, rec);
+    }
     if (st == CM5_OK && cm5i_alive_enabled())
         st = cm5i_alive_set_peers(all + CM5I_ADDR_REC, rec);
 out:

@@ -13,14 +13,16 @@
 
 typedef struct {
     int rank;
-    int size;           /* endpoints: the nodes, and the host if any */
-    int host;           /* the host program's endpoint (the last), or -1 */
-    uint64_t key;       /* the job's key: cm5run's, the PMIx namespace's,
-                           or a lone node's random one */
-    int fd;             /* cm5run socket, or -1 */
-    int doorbell_fd;    /* cm5run shared doorbell memory, or -1 */
-    int local;          /* every node on this host */
-    const char *method; /* "cm5run", "pmix" or "single" */
+    int size;            /* endpoints: the nodes, and the host if any */
+    int host;            /* the host program's endpoint (the last), or -1 */
+    uint64_t key;        /* the job's key: cm5run's, the PMIx namespace's,
+                            or a lone node's random one */
+    int fd;              /* cm5run socket, or -1 */
+    int doorbell_fd;     /* cm5run shared doorbell memory, or -1 */
+    int local;           /* every node on this host */
+    unsigned char *near; /* per endpoint: the launcher says it shares this
+                            host (NULL: the launcher does not say) */
+    const char *method;  /* "cm5run", "pmix" or "single" */
 } cm5i_boot_t;
 
 cm5_status_t cm5i_boot_init(cm5i_boot_t *boot);
@@ -31,6 +33,14 @@ cm5_status_t cm5i_boot_allgather(cm5i_boot_t *boot, const void *mine,
 void cm5i_boot_fini(cm5i_boot_t *boot);
 /* The job is failing: let the launcher take every node down now. */
 void cm5i_boot_abort(cm5i_boot_t *boot, int status, const char *msg);
+
+/* The launcher's list of the endpoints on this host (PMIx's local
+ * peers: its ranks, "0,3,6,9", which with a host program (hosted) are
+ * the nodes' plus one, the host program's 0) into near[size]: 1 for each.
+ * Returns how many, or -1 if the list is not such a list (near is
+ * then all 0). */
+int cm5i_boot_near_parse(const char *list, int size, int hosted, int host,
+                         unsigned char *near);
 
 /* PMIx (boot_pmix.c, when built with PMIx). */
 int cm5i_boot_pmix_present(void);

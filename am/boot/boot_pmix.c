@@ -245,6 +245,33 @@ static pmix_rank_t boot_pmix_rank_of(const cm5i_boot_t *b, int k)
     return k == b->host ? 0 : (pmix_rank_t)(k + 1);
 }
 
+/* The launcher's locality (PMIX_LOCAL_PEERS): which nodes share this
+ * host; the two paths follow it besides the rings' own test
+ * (fab.c, fab_ring_peers).  None if PMIx does not say. */
+static void boot_pmix_near(cm5i_boot_t *b)
+{
+    pmix_value_t *val = NULL;
+    pmix_proc_t wild;
+    pmix_status_t rc;
+
+    PMIX_PROC_CONSTRUCT(&wild);
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &val);
+    if (rc == PMIX_SUCCESS && val && val->type == PMIX_STRING &&
+        (b->near = malloc((size_t)b->size)) != NULL &&
+        cm5i_boot_near_parse(val->data.string, b->size, boot_hosted, b->host,
+                             b->near) < 0) {
+        cm5i_log(CM5I_LOG_WARN, "boot",
+                 "PMIx's local peers \"%.64s\" are not a list of this job's "
+                 "ranks: the rings alone decide which nodes share a host",
+                 val->data.string);
+        free(b->near);
+        b->near = NULL;
+    }
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+}
+
 cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
 {
     pmix_status_t rc = PMIx_Init(&boot_me, NULL, 0);
@@ -268,6 +295,7 @@ cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *b)
     b->fd = -1;
     b->local = local == size;
     b->doorbell_fd = boot_pmix_doorbell((int)size, b->key, b->local);
+    boot_pmix_near(b);
     /* The launcher's daemon dies (mpirun killed): end as a stopped job
      * does, rather than run on as an orphan (SIGTERM sweeps the job's
      * shared memory first). */

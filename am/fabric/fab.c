@@ -107,7 +107,8 @@ struct cm5i_fab {
     /* The same-host fast path: which peers it reaches, and whether that
      * is every peer (libfabric then carries only bulk data). */
     cm5i_ring_t *ring;
-    uint8_t *via_ring; /* per node */
+    uint8_t *via_ring;         /* per node */
+    const unsigned char *near; /* the launcher's locality, or NULL */
     int all_ring;
     int ring_others; /* ring peers other than this node */
     int cma;         /* single copy asked for (CM5_CMA) */
@@ -788,6 +789,13 @@ static cm5_status_t fab_ring_peers(cm5i_fab_t *fab, int n, const void *addrs,
 
         if (ring_off[k] + 2 + CM5I_FAB_RING_REC <= stride)
             memcpy(&len, rec + ring_off[k], 2);
+        /* The launcher puts it on another host: the fabric, whatever the
+         * rings would find (both ends read the same locality). */
+        if (fab->near && !fab->near[k] && k != rank) {
+            cm5i_log(CM5I_LOG_DEBUG, "fab",
+                     "node %d: on another host by the launcher: libfabric", k);
+            len = 0;
+        }
         fab->via_ring[k] =
             (uint8_t)(len && cm5i_ring_connect(fab->ring, k,
                                                rec + ring_off[k] + 2, len));
@@ -962,6 +970,11 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
         return CM5_ERR_INVALID;
     }
     return fab_av_insert(fab, n, addrs, stride);
+}
+
+void cm5i_fab_set_near(cm5i_fab_t *fab, const unsigned char *near)
+{
+    fab->near = near;
 }
 
 int cm5i_fab_via_ring(const cm5i_fab_t *fab, int node)

@@ -106,6 +106,10 @@ typedef struct {
     uint64_t ring_sent, ring_received, fab_sent, fab_received;
 } cm5i_fab_counts_t;
 void cm5i_fab_counts(const cm5i_fab_t *fab, cm5i_fab_counts_t *out);
+/* The launcher's word on which endpoints share this host (near[k] != 0),
+ * or NULL (it does not say): a ring peer must be near too.  Before
+ * cm5i_fab_set_peers; kept, not copied. */
+void cm5i_fab_set_near(cm5i_fab_t *fab, const unsigned char *near);
 /* Is node reached through the same-host ring? */
 int cm5i_fab_via_ring(const cm5i_fab_t *fab, int node);
 

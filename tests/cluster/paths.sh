@@ -13,8 +13,11 @@
 # read by single copy.  CM5_SHM=off and a named provider put everything
 # on the fabric.  Then the CMMD ring, cm5sched and the stress family
 # (tests/cmmd/stress.sh's randomized programs, with and without
-# interrupts) and a host/node program run across the two paths.  Skips where namespaces, mpirun
-# or PMIx are unavailable.
+# interrupts), a host/node program and every multi-node test program of
+# tests/cmmd run across the two paths; waiting nodes sleep on both and
+# wake at once; the launcher's locality (PMIx's local peers) decides the
+# paths with the rings' own test.  Skips where namespaces, mpirun or
+# PMIx are unavailable.
 set -u
 . "$abs_top_srcdir/tests/cluster/lib.sh"
 
@@ -22,7 +25,7 @@ CLUSTER_SLOTS=4
 cluster_require_pmix
 cluster_netns_up
 
-echo "1..12"
+echo "1..13"
 B=$abs_top_builddir/examples
 P=$abs_top_builddir/tests/cluster/prog_paths
 M=500
@@ -140,8 +143,22 @@ for run in "p2p all" coll rport amx mpv depth "eager all" hold \
         printf '%s\n' "$o" | tail -5 | sed 's/^/# /'
     fi
 done
+# and the examples not run above, each by what it prints
+for run in "hello|^hello from node [0-9]* of 12$|12" \
+    "am_pingpong|^rtt_us [0-9.]*$|1" "scopy_bw|^scopy_MBps [0-9.]*$|1"; do
+    prog=${run%%|*} want=${run#*|}
+    lines=${want##*|} want=${want%|*}
+    o=$(cluster_mpirun 12 120 "$abs_top_builddir/examples/$prog" 2>&1)
+    rc=$?
+    n=$(printf '%s\n' "$o" | grep -c "$want")
+    progs_n=$((progs_n + 1))
+    if [ $rc -ne 0 ] || [ "$n" != "$lines" ]; then
+        progs_bad="$progs_bad $prog (exit $rc, $n of $lines lines)"
+        printf '%s\n' "$o" | tail -5 | sed 's/^/# /'
+    fi
+done
 [ -z "$progs_bad" ] &&
-    ok 9 "$progs_n runs of the test programs (p2p, coll, rport, amx, mpv, depth, eager, hold, irq, cn, misc, drsam; four with interrupts) on 12 nodes across the two paths: every node ok" ||
+    ok 9 "$progs_n runs of the test programs (p2p, coll, rport, amx, mpv, depth, eager, hold, irq, cn, misc, drsam; four with interrupts) and examples (hello, am_pingpong, scopy_bw) on 12 nodes across the two paths: every node ok" ||
     notok 9 "test programs across the paths:$progs_bad" ""
 
 # Sleeping across the two paths (doc/cluster.md, "Two paths"): every node
@@ -167,11 +184,28 @@ done
     ok 10 "12 nodes on 3 hosts sleep on tcp's descriptor and their ring peers' wake-ups; a sleeping node wakes at once (median round trip less the sleeps:$wake)" ||
     notok 10 "sleeping on two paths ($n of 12 nodes;$wake)" "$out"
 
+# The launcher's locality decides too: host 1 under a second name (a
+# second address in its namespace), so that mpirun starts a daemon for
+# each name and PMIx calls their nodes apart, though the rings would map
+# (one kernel, host name and network namespace).  Four nodes, two per
+# name: each takes the rings to itself and its own daemon's other node
+# only ("2 of 4"; "4 of 4" before the rings heard the launcher).
+ip -n ${pre}h1 addr add $net.12/24 dev cm5net
+echo ${pre}h1 >"$dir/ns.$net.12"
+cp "$dir/hosts" "$dir/hosts.3"
+printf '%s\n' "$net.2 slots=2" "$net.12 slots=2" >"$dir/hosts"
+out=$(cluster_mpirun 4 60 -x CM5_LOG_LEVEL=debug "$abs_top_builddir/examples/cmmd_ring" -s 1000 -r 2 2>&1)
+mv "$dir/hosts.3" "$dir/hosts"
+n=$(printf '%s\n' "$out" | grep -c "debug fab: 2 of 4 endpoints reached through same-host rings$")
+printf '%s\n' "$out" | grep -q '4 of 4 nodes hold the right data' && [ "$n" = 4 ] &&
+    ok 11 "one machine under two launcher host names: PMIx's local peers keep each name's nodes on their own rings (2 of 4 endpoints a node), the data right" ||
+    notok 11 "launcher locality ($n of 4 nodes with 2 ring endpoints)" "$out"
+
 # A node on a host with ring peers dies: the others, on both paths, end.
 cluster_kill_flood 12
 [ -n "$victim" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
-    ok 11 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
-    notok 11 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
+    ok 12 "a killed node ends the job on both paths (status $rc, ${t} s)" ||
+    notok 12 "killed node (victim '$victim' rc $rc ${t} s)" "$(cat "$dir/fail.out")"
 
 # (mpirun's kill reaches the other hosts' nodes within a few seconds)
 for _ in $(seq 50); do
@@ -180,5 +214,5 @@ for _ in $(seq 50); do
     sleep 0.2
 done
 left=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done)
-[ -z "$left" ] && ok 12 "no process left on any host" ||
-    notok 12 "processes left: $left" ""
+[ -z "$left" ] && ok 13 "no process left on any host" ||
+    notok 13 "processes left: $left" ""

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
 #include "fabric/fab.h"
 
 TestSuite(fab, .timeout = 30);
@@ -587,4 +588,34 @@ Test(fab, provider_knowledge)
     cr_expect_gt(cm5i_fab_room("shm", 32), cm5i_fab_room("shm", 2));
     cr_expect_eq(cm5i_fab_room("tcp", 32), cm5i_fab_room("tcp", 2));
     cr_expect_eq(cm5i_fab_room(NULL, 32), cm5i_fab_room("udp", 2));
+}
+
+/* PMIx's local peers, as the two paths read them (boot_pmix.c): ranks
+ * to nodes, a host program's rank 0 to its endpoint, anything else that
+ * is not a list of the job's ranks refused whole. */
+Test(fab, launcher_locality_list)
+{
+    unsigned char near[12];
+    const unsigned char want[12] = {1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0};
+    const unsigned char hosted[7] = {1, 0, 0, 1, 0, 0, 1};
+    const char *bad[] = {"",   "0,x", "0,,3", "3,", ",3",
+                         "12", "0;3", "-1",   " 3", "3 "};
+
+    cr_assert_eq(cm5i_boot_near_parse("0,3,6,9", 12, 0, -1, near), 4);
+    cr_assert_arr_eq(near, want, 12);
+    cr_assert_eq(cm5i_boot_near_parse("9,6,3,0,3", 12, 0, -1, near), 4,
+                 "a rank named twice counts once");
+    cr_assert_arr_eq(near, want, 12);
+    /* 6 nodes and a host program (endpoint 6, PMIx rank 0): node k is
+     * PMIx rank k + 1 */
+    cr_assert_eq(cm5i_boot_near_parse("0,1,4", 7, 1, 6, near), 3);
+    cr_assert_arr_eq(near, hosted, 7);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        memset(near, 7, sizeof(near));
+        cr_assert_eq(cm5i_boot_near_parse(bad[i], 12, 0, -1, near), -1,
+                     "\"%s\" taken for a list", bad[i]);
+        for (int k = 0; k < 12; k++)
+            cr_assert_eq(near[k], 0, "\"%s\": node %d left set", bad[i], k);
+    }
+    cr_assert_eq(cm5i_boot_near_parse(NULL, 12, 0, -1, near), -1);
 }
