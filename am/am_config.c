@@ -87,7 +87,7 @@ static const cm5_config_var_t config_table[] = {
      "o, os, or, g, bw1, bw2, bw3, ms, mr, mx, irq, il, bar, red, redf, "
      "redv, cnb, clk, poll; synchronised only: mx, CMMD's cost where a "
      "node sends and receives, irq, a handler's while interrupts are on, "
-     "and il=1, interleaved receipt); "
+     "and il, interleaved receipt: on, il=0 turns it off); "
      "timers and cm5_wtime report the virtual clock"},
     {CM5_ENV_MODEL_CPU_SCALE, "350",
      "virtual time: computation between runtime calls is charged as its "

@@ -175,7 +175,7 @@ cm5_status_t cm5i_model_setup(void)
         return CM5_ERR_INVALID;
     if (cm5i_msync_on) {
         cm5i_clock_orders = 1;
-        if (model.p.il) /* interleaved receipt: opt-in (doc/model.md) */
+        if (model.p.il) /* interleaved receipt (doc/model.md; cm5:il=0) */
             cm5i_msync_set_notice(model_notice);
         cm5i_wait_prefer_doorbell();
         cm5i_wait_sleep_cap(1);

@@ -32,6 +32,7 @@ static const cm5i_model_params_t model_cm5 = {
     .cnb = 1620,     /* fitted: wang1993 Table 3, concatenate */
     .clk = 1 * US,
     .poll = 1 * US, /* chosen: an empty poll in a program's loop */
+    .il = 1,        /* interleaved receipt (synchronised only) */
 };
 
 /* LogP with the LogP paper's CM-5 figures; L, o, g may be set. */

@@ -71,12 +71,12 @@ lines >mixed.fshm
 check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
     '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.fshm'
 
-# held senders: 7 senders of 4 KiB (256 packets) to node 0 at once; by
-# default node 0's processor takes one message after the other (1.7 us a
-# packet, 13 us a message: mr), and each sender is held until its data
+# held senders: 7 senders of 4 KiB (256 packets) to node 0 at once; with
+# cm5:il=0 node 0's processor takes one message after the other (1.7 us
+# a packet, 13 us a message: mr), and each sender is held until its data
 # is taken: sender k returns exactly 256 x 1.7 + 13 = 448.2 us after
 # sender k - 1.
-# With interleaved receipt (cm5:il=1, doc/model.md): node 0's processor
+# With interleaved receipt (the default, il=1; doc/model.md): node 0's processor
 # takes a message that comes
 # while it is idle alone, and the messages that came while it was busy
 # together, one packet of each in turn (1.7 us a packet), each ending
@@ -92,9 +92,10 @@ check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
 #   2 x 255 x 1.7 + 14.7 + 12 us after sender 5.
 held_times() { grep '^prog_vsync: node [0-9]* held' out | sort -k3n | awk '{print $5}'; }
 held_gaps() { held_times | awk 'NR > 1 { printf "%s ", $1 - prev } { prev = $1 }'; }
+CM5_MODEL=cm5:il=0
 job "held" 120 8 shm prog_vsync held 4096
 held_gaps >held.serial
-check "held senders, one after another (default): 7 senders to one node finish 448.2 us apart ($(cat held.serial))" \
+check "held senders, one after another (il=0): 7 senders to one node finish 448.2 us apart ($(cat held.serial))" \
     '[ "$rc" -eq 0 ] && [ "$(cat held.serial)" = "448200 448200 448200 448200 448200 448200 " ]'
 CM5_MODEL=cm5:il=1
 job "held apart" 120 8 shm prog_vsync held 4096 1000
@@ -299,8 +300,8 @@ check "prog_irq basic, free, malloc, quiet and peers complete synchronised${irq_
 # side whose node has messages the other way open.  The XOR exchange of
 # 16-byte blocks on 4 nodes (3 steps, CMMD_send_and_receive: the send
 # while its receive is posted, the receipt while its send is open) is
-# exactly 3 x 2 x mx slower; one-way traffic (held senders) does not
-# change
+# exactly 3 x 2 x mx slower; one-way traffic (held senders, taken one
+# after another: il=0) does not change
 xor_of() { sed -n 's/^prog_model: a2a xor \([0-9]*\)$/\1/p' out; }
 CM5_MODEL=cm5:clk=0,mx=0
 job "mx 0" 60 4 shm prog_model a2a 16
@@ -308,6 +309,7 @@ x0=$(xor_of)
 CM5_MODEL=cm5:clk=0,mx=100
 job "mx 100" 60 4 shm prog_model a2a 16
 x1=$(xor_of)
+CM5_MODEL=cm5:clk=0,mx=100,il=0
 job "mx 100 held" 120 8 shm prog_vsync held 4096
 held_gaps >held.mx
 CM5_MODEL=cm5
