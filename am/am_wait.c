@@ -149,17 +149,27 @@ static void wait_wake_send(int node)
                  len);
 }
 
+/* The provider's descriptors of the channels in chmask, each once (one
+ * endpoint: both channels' entries are the same). */
+static nfds_t wait_fill(struct pollfd *pfd, int chmask)
+{
+    nfds_t n = 0;
+
+    for (int c = 0; c < waits.nfds; c++)
+        if ((chmask & CM5I_CH_BIT(c)) &&
+            (n == 0 || pfd[n - 1].fd != waits.fds[c]))
+            pfd[n++] = (struct pollfd){.fd = waits.fds[c], .events = POLLIN};
+    return n;
+}
+
 /* Sleep until the fabric or a ring peer wakes it, or ms pass (fds_ok:
  * the provider's descriptors may be slept on, fi_trywait said so). */
 static void wait_poll_both(int ms, int fds_ok)
 {
     struct pollfd pfd[CM5I_NCH + 1];
-    nfds_t n = 0;
+    nfds_t n = fds_ok ? wait_fill(pfd, CM5I_CH_ALL) : 0;
     char buf[64];
 
-    for (int c = 0; fds_ok && c < waits.nfds; c++)
-        if (c == 0 || waits.fds[c] != waits.fds[c - 1]) /* (one endpoint) */
-            pfd[n++] = (struct pollfd){.fd = waits.fds[c], .events = POLLIN};
     pfd[n++] = (struct pollfd){.fd = waits.wake_fd, .events = POLLIN};
     if (poll(pfd, n, ms) < 0 && errno != EINTR)
         cm5i_log(CM5I_LOG_WARN, "wait", "poll: %m");
@@ -292,18 +302,12 @@ static int wait_sleep_doorbell(int chmask, int ms)
 static int wait_sleep_fds(int chmask, int ms)
 {
     struct pollfd pfd[CM5I_NCH];
-    int n = 0;
+    nfds_t n;
 
     if (!cm5i_fab_trywait(cm5i_ctx.fab))
         return cm5i_progress(chmask);
-    for (int c = 0; c < CM5I_NCH; c++) {
-        if (!(chmask & CM5I_CH_BIT(c)))
-            continue;
-        pfd[n].fd = waits.fds[c];
-        pfd[n].events = POLLIN;
-        n++;
-    }
-    if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR)
+    n = wait_fill(pfd, chmask);
+    if (poll(pfd, n, ms) < 0 && errno != EINTR)
         cm5i_log(CM5I_LOG_WARN, "wait", "poll: %m");
     return 0;
 }
