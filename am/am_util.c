@@ -132,3 +132,36 @@ double cm5_cputime(void)
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+int cm5i_rank_list_parse(const char *list, int size, int hosted, int host,
+                         unsigned char *near)
+{
+    const char *p = list;
+    int n = 0;
+
+    memset(near, 0, (size_t)size);
+    if (!p || !*p)
+        return -1;
+    for (;;) {
+        char *end;
+        unsigned long r;
+        long k;
+
+        if (*p < '0' || *p > '9')
+            break;
+        r = strtoul(p, &end, 10);
+        /* (PMIx's rank: with a host program, 0 is it, node k is k + 1) */
+        k = !hosted ? (long)r : r == 0 ? host : (long)r - 1;
+        if (r > (unsigned long)size || k < 0 || k >= size)
+            break;
+        n += !near[k];
+        near[k] = 1;
+        if (*end == '\0')
+            return n;
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+    memset(near, 0, (size_t)size);
+    return -1;
+}

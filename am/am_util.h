@@ -73,4 +73,12 @@ CM5_NORETURN void cm5i_die(const char *why);
 /* Register it (NULL: none). */
 void cm5i_die_register(void (*fn)(const char *why));
 
+/* The launcher's list of the endpoints on this host (PMIx's local
+ * peers: its ranks, "0,3,6,9", which with a host program (hosted) are
+ * the nodes' plus one, the host program's 0) into near[size]: 1 for each.
+ * Returns how many, or -1 if the list is not such a list (near is
+ * then all 0). */
+int cm5i_rank_list_parse(const char *list, int size, int hosted, int host,
+                         unsigned char *near);
+
 #endif

@@ -34,14 +34,6 @@ void cm5i_boot_fini(cm5i_boot_t *boot);
 /* The job is failing: let the launcher take every node down now. */
 void cm5i_boot_abort(cm5i_boot_t *boot, int status, const char *msg);
 
-/* The launcher's list of the endpoints on this host (PMIx's local
- * peers: its ranks, "0,3,6,9", which with a host program (hosted) are
- * the nodes' plus one, the host program's 0) into near[size]: 1 for each.
- * Returns how many, or -1 if the list is not such a list (near is
- * then all 0). */
-int cm5i_boot_near_parse(const char *list, int size, int hosted, int host,
-                         unsigned char *near);
-
 /* PMIx (boot_pmix.c, when built with PMIx). */
 int cm5i_boot_pmix_present(void);
 cm5_status_t cm5i_boot_pmix_init(cm5i_boot_t *boot);

@@ -219,39 +219,6 @@ void cm5i_boot_abort(cm5i_boot_t *b, int status, const char *msg)
     (void)b, (void)status, (void)msg; /* cm5run sees the exit status */
 }
 
-int cm5i_boot_near_parse(const char *list, int size, int hosted, int host,
-                         unsigned char *near)
-{
-    const char *p = list;
-    int n = 0;
-
-    memset(near, 0, (size_t)size);
-    if (!p || !*p)
-        return -1;
-    for (;;) {
-        char *end;
-        unsigned long r;
-        long k;
-
-        if (*p < '0' || *p > '9')
-            break;
-        r = strtoul(p, &end, 10);
-        /* (PMIx's rank: with a host program, 0 is it, node k is k + 1) */
-        k = !hosted ? (long)r : r == 0 ? host : (long)r - 1;
-        if (r > (unsigned long)size || k < 0 || k >= size)
-            break;
-        n += !near[k];
-        near[k] = 1;
-        if (*end == '\0')
-            return n;
-        if (*end != ',')
-            break;
-        p = end + 1;
-    }
-    memset(near, 0, (size_t)size);
-    return -1;
-}
-
 void cm5i_boot_fini(cm5i_boot_t *b)
 {
     free(b->near);

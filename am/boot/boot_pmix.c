@@ -259,7 +259,7 @@ static void boot_pmix_near(cm5i_boot_t *b)
     rc = PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &val);
     if (rc == PMIX_SUCCESS && val && val->type == PMIX_STRING &&
         (b->near = malloc((size_t)b->size)) != NULL &&
-        cm5i_boot_near_parse(val->data.string, b->size, boot_hosted, b->host,
+        cm5i_rank_list_parse(val->data.string, b->size, boot_hosted, b->host,
                              b->near) < 0) {
         cm5i_log(CM5I_LOG_WARN, "boot",
                  "PMIx's local peers \"%.64s\" are not a list of this job's "

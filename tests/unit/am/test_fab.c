@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "boot/boot.h"
+#include "am_util.h"
 #include "fabric/fab.h"
 
 TestSuite(fab, .timeout = 30);
@@ -601,21 +601,21 @@ Test(fab, launcher_locality_list)
     const char *bad[] = {"",   "0,x", "0,,3", "3,", ",3",
                          "12", "0;3", "-1",   " 3", "3 "};
 
-    cr_assert_eq(cm5i_boot_near_parse("0,3,6,9", 12, 0, -1, near), 4);
+    cr_assert_eq(cm5i_rank_list_parse("0,3,6,9", 12, 0, -1, near), 4);
     cr_assert_arr_eq(near, want, 12);
-    cr_assert_eq(cm5i_boot_near_parse("9,6,3,0,3", 12, 0, -1, near), 4,
+    cr_assert_eq(cm5i_rank_list_parse("9,6,3,0,3", 12, 0, -1, near), 4,
                  "a rank named twice counts once");
     cr_assert_arr_eq(near, want, 12);
     /* 6 nodes and a host program (endpoint 6, PMIx rank 0): node k is
      * PMIx rank k + 1 */
-    cr_assert_eq(cm5i_boot_near_parse("0,1,4", 7, 1, 6, near), 3);
+    cr_assert_eq(cm5i_rank_list_parse("0,1,4", 7, 1, 6, near), 3);
     cr_assert_arr_eq(near, hosted, 7);
     for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
         memset(near, 7, sizeof(near));
-        cr_assert_eq(cm5i_boot_near_parse(bad[i], 12, 0, -1, near), -1,
+        cr_assert_eq(cm5i_rank_list_parse(bad[i], 12, 0, -1, near), -1,
                      "\"%s\" taken for a list", bad[i]);
         for (int k = 0; k < 12; k++)
             cr_assert_eq(near[k], 0, "\"%s\": node %d left set", bad[i], k);
     }
-    cr_assert_eq(cm5i_boot_near_parse(NULL, 12, 0, -1, near), -1);
+    cr_assert_eq(cm5i_rank_list_parse(NULL, 12, 0, -1, near), -1);
 }
