@@ -183,6 +183,10 @@ check "without cm5run's randomization off: one line says the addresses differ" \
      grep -q "setarch -R" err'
 
 # A libtool wrapper (a script) and a PIE: -R turns randomization off.
+# (The 32-bit build's wrapper links its program on first use: once here,
+# not in eight nodes at once, where a node found the library missing
+# while another linked: exit 127, once in a clean-clone run.)
+"$top/legacy32/tools/cm5sched" --help >/dev/null 2>&1
 RUNOPTS=-R
 run 300 8 shm "$top/legacy32/tools/cm5sched" --alg all \
     --workload density:d=4 --sizes 64,1024 --reps 1 --warmup 0 --quiet
