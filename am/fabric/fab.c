@@ -117,6 +117,9 @@ struct cm5i_fab {
     cm5i_fab_counts_t counts;
 };
 
+/* Endpoints this node opened (addresses it publishes). */
+static int fab_neps(const cm5i_fab_t *fab) { return fab->onep ? 1 : fab->nch; }
+
 /* Known provider quirks (checked by tests/unit/am/test_fab.c):
  * - Debian's libfabric 1.17 shm crashes when FI_OPT_MIN_MULTI_RECV is set
  *   before fi_enable (ofiwg/libfabric#10591): we always set it after.
@@ -362,7 +365,7 @@ static int fab_open_info(cm5i_fab_t *fab, const cm5i_fab_params_t *p)
         rc = fi_av_open(fab->domain, &av_attr, &fab->av, NULL);
     if (rc)
         return rc;
-    fab->rx_mem = malloc(per * FAB_NRXBUF * (size_t)fab->nch);
+    fab->rx_mem = malloc(per * FAB_NRXBUF * (size_t)fab_neps(fab));
     fab->tx_mem = malloc(nslots * fab->msg_size * (size_t)fab->nch);
     if (!fab->rx_mem || !fab->tx_mem)
         return -FI_ENOMEM;
@@ -549,9 +552,6 @@ void cm5i_fab_drop_foreign_crash_handlers(void)
                  sigs[i], info.dli_fname);
     }
 }
-
-/* Endpoints this node opened (addresses it publishes). */
-static int fab_neps(const cm5i_fab_t *fab) { return fab->onep ? 1 : fab->nch; }
 
 /* tcp (ofi_rxm): a second endpoint is a second connection to every peer
  * and a second set of rxm's buffer pools (12.6 MB of a node's 35.9:
@@ -1271,36 +1271,11 @@ static int fab_skip_cq(cm5i_fab_t *fab, const fab_chan_t *ch)
            !ch->rx_retry && (++fab->skips % FAB_RING_SKIP) != 0;
 }
 
-/* One endpoint: read the shared queue into the channels' queues, then
- * hand out channel c's. */
-static int fab_poll_onep(cm5i_fab_t *fab, int c, int nrx, cm5i_fab_rx_func_t cb,
-                         void *arg)
-{
-    fab_chan_t *ch = &fab->ch[0];
-    struct fi_cq_data_entry e[FAB_CQ_BATCH];
-    int st = 0;
-    ssize_t n;
-
-    if (FAB_UNLIKELY(ch->rx_retry))
-        fab_retry_rx(fab, ch);
-    n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
-    if (n == -FI_EAVAIL)
-        st = fab_cq_error(fab, ch);
-    else if (n < 0 && n != -FI_EAGAIN)
-        return fab_data_err(fab, "fi_cq_read", (int)n);
-    for (ssize_t i = 0; i < n; i++) {
-        int rc = fab_complete(fab, ch, c, &e[i], cb, arg, &nrx);
-
-        if (rc && !st)
-            st = rc;
-    }
-    nrx += fab_pq_take(fab, c, FAB_CQ_BATCH, cb, arg);
-    return st ? st : nrx;
-}
-
 int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
 {
-    fab_chan_t *ch = &fab->ch[c];
+    /* (one endpoint: its queue is read into the channels' queues, then
+     * channel c's are handed out) */
+    fab_chan_t *ch = &fab->ch[fab->onep ? 0 : c];
     struct fi_cq_data_entry e[FAB_CQ_BATCH];
     int nrx = 0, st = 0;
     ssize_t n;
@@ -1308,19 +1283,15 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
     if (fab->ring) {
         nrx = cm5i_ring_poll(fab->ring, c, FAB_CQ_BATCH, cb, arg);
         fab->counts.ring_received += (uint64_t)nrx;
-        if (fab_skip_cq(fab, ch))
+        if (fab_skip_cq(fab, &fab->ch[c]))
             return nrx;
     }
-    if (fab->onep)
-        return fab_poll_onep(fab, c, nrx, cb, arg);
     if (FAB_UNLIKELY(ch->rx_retry))
         fab_retry_rx(fab, ch);
     n = fi_cq_read(ch->cq, e, FAB_CQ_BATCH);
-    if (n == -FI_EAGAIN)
-        return nrx;
     if (n == -FI_EAVAIL)
-        return fab_cq_error(fab, ch);
-    if (n < 0)
+        st = fab_cq_error(fab, ch);
+    else if (n < 0 && n != -FI_EAGAIN)
         return fab_data_err(fab, "fi_cq_read", (int)n);
     /* Every completion of the batch is handled, even after an error. */
     for (ssize_t i = 0; i < n; i++) {
@@ -1329,6 +1300,8 @@ int cm5i_fab_poll(cm5i_fab_t *fab, int c, cm5i_fab_rx_func_t cb, void *arg)
         if (rc && !st)
             st = rc;
     }
+    if (fab->onep)
+        nrx += fab_pq_take(fab, c, FAB_CQ_BATCH, cb, arg);
     return st ? st : nrx;
 }
 
