@@ -113,7 +113,12 @@ struct cm5i_fab {
     int ring_others; /* ring peers other than this node */
     int cma;         /* single copy asked for (CM5_CMA) */
     int *cma_pid;    /* per node: its pid for process_vm_readv, or -1 */
-    unsigned skips;  /* polls that skipped libfabric's queue */
+    /* More nodes than the address vector holds: ring peers read by single
+     * copy get no address at first (fab_av_wanted); their request
+     * endpoints' names, for an insert if a single copy is refused. */
+    int av_lean;
+    char *lean_names; /* per node: a 16-bit length and the name */
+    unsigned skips;   /* polls that skipped libfabric's queue */
     cm5i_fab_counts_t counts;
 };
 
@@ -637,6 +642,7 @@ void cm5i_fab_close(cm5i_fab_t *fab)
     cm5i_ring_close(fab->ring);
     free(fab->via_ring);
     free(fab->cma_pid);
+    free(fab->lean_names);
     free(fab->peers);
     fi_freeinfo(fab->info);
     free(fab);
@@ -840,7 +846,9 @@ size_t cm5i_fab_address(cm5i_fab_t *fab, void *buf, size_t size)
  * 256 endpoints, runs 256 nodes instead of 128. */
 static int fab_av_wanted(const cm5i_fab_t *fab, int k, int c)
 {
-    return c == CM5I_CH_REQ || !cm5i_fab_via_ring(fab, k);
+    if (c == CM5I_CH_REQ)
+        return !(fab->av_lean && cm5i_fab_cma_ok(fab, k));
+    return !cm5i_fab_via_ring(fab, k);
 }
 
 /* Addresses this node inserts; *nring gets its ring peers. */
@@ -925,6 +933,10 @@ static cm5_status_t fab_av_insert(cm5i_fab_t *fab, int n, const void *addrs,
             *a = FI_ADDR_NOTAVAIL;
             if (fab_av_wanted(fab, k, c))
                 rc = fi_av_insert(fab->av, rec + used + 2, 1, a, 0, NULL);
+            else if (c == CM5I_CH_REQ && fab->lean_names &&
+                     len <= CM5I_FAB_NAME_MAX)
+                memcpy(fab->lean_names + (size_t)k * (2 + CM5I_FAB_NAME_MAX),
+                       rec + used, 2 + (size_t)len);
             if (rc != 1) {
                 cm5i_log(CM5I_LOG_ERROR, "fab",
                          "fi_av_insert of node %d failed (%d)", k, rc);
@@ -964,6 +976,23 @@ cm5_status_t cm5i_fab_set_peers(cm5i_fab_t *fab, int n, const void *addrs,
     if (st != CM5_OK)
         return st;
     need = fab_av_need(fab, n, &nring);
+    /* More than the provider holds: the ring peers that single copies
+     * reach need no address while the kernel lets us read them (1024
+     * nodes on one host over shm, whose address vector holds 256). */
+    if (cap && need > cap && fab->cma_pid) {
+        fab->av_lean = 1;
+        fab->lean_names = calloc((size_t)n, 2 + CM5I_FAB_NAME_MAX);
+        if (!fab->lean_names)
+            return CM5_ERR_NO_MEMORY;
+        need = fab_av_need(fab, n, &nring);
+        if (need <= cap && fab->rank == 0)
+            cm5i_log(CM5I_LOG_INFO, "fab",
+                     "%d nodes: more than provider %s's %zu addresses; the "
+                     "%d ring peers read by single copy get none (libfabric "
+                     "would carry only data whose single copy the kernel "
+                     "refused)",
+                     n, fab->info->fabric_attr->prov_name, cap, nring);
+    }
     /* CM5_ERR_INVALID, as for a bad variable: the line said it all. */
     if (cap && need > cap) {
         fab_too_many(fab, n, need, nring);
@@ -1005,6 +1034,41 @@ void cm5i_fab_peer_string(cm5i_fab_t *fab, int node, char *buf, size_t size)
 
 /* A send to an address not in the address vector (fab_av_wanted): a
  * bug, never a peer's fault. */
+/* A lean address vector (cm5i_fab_set_peers): a ring peer whose single
+ * copy the kernel refused gets its address now; CM5_OK, or one line. */
+static cm5_status_t fab_lean_insert(cm5i_fab_t *fab, int node)
+{
+    const char *rec;
+    uint16_t len;
+    fi_addr_t *a = &fab->peers[node * CM5I_NCH + CM5I_CH_REQ];
+    int rc;
+
+    if (!fab->lean_names)
+        return CM5_ERR_STATE;
+    rec = fab->lean_names + (size_t)node * (2 + CM5I_FAB_NAME_MAX);
+    memcpy(&len, rec, 2);
+    if (!len)
+        return CM5_ERR_STATE;
+    rc = fi_av_insert(fab->av, rec + 2, 1, a, 0, NULL);
+    if (rc != 1) {
+        *a = FI_ADDR_NOTAVAIL;
+        cm5i_log(CM5I_LOG_ERROR, "fab",
+                 "node %d: the kernel refused a single copy from it, and "
+                 "provider %s has no room for its address (%d nodes, more "
+                 "than its address vector holds: fi_av_insert %d): run "
+                 "fewer nodes on one host, or where process_vm_readv is "
+                 "allowed between the job's processes",
+                 node, fab->info->fabric_attr->prov_name, fab->npeers, rc);
+        return CM5_ERR_FABRIC;
+    }
+    if (fab->onep)
+        for (int c = 1; c < fab->nch; c++)
+            fab->peers[node * CM5I_NCH + c] = *a;
+    cm5i_log(CM5I_LOG_DEBUG, "fab",
+             "node %d: its address inserted (a single copy was refused)", node);
+    return CM5_OK;
+}
+
 static cm5_status_t fab_no_addr(int node, int c)
 {
     cm5i_log(CM5I_LOG_ERROR, "fab",
@@ -1065,8 +1129,13 @@ cm5_status_t cm5i_fab_tsend(cm5i_fab_t *fab, int node, uint64_t tag,
     fi_addr_t dest = fab->peers[node * CM5I_NCH + CM5I_CH_REQ];
     ssize_t rc;
 
-    if (FAB_UNLIKELY(dest == FI_ADDR_NOTAVAIL))
-        return fab_no_addr(node, CM5I_CH_REQ);
+    if (FAB_UNLIKELY(dest == FI_ADDR_NOTAVAIL)) {
+        if (!fab->av_lean)
+            return fab_no_addr(node, CM5I_CH_REQ);
+        if (fab_lean_insert(fab, node) != CM5_OK)
+            return CM5_ERR_FABRIC;
+        dest = fab->peers[node * CM5I_NCH + CM5I_CH_REQ];
+    }
     op->kind = FAB_CTX_USER;
     rc = fi_tsend(fab->ch[CM5I_CH_REQ].ep, buf, len, NULL, dest, tag,
                   op->fi_ctx);
