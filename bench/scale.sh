@@ -9,8 +9,11 @@
 # clock after that barrier - t0 (launch, library start, wire-up, one
 # barrier); total = the launcher's exit - t0; per node the mean VmRSS and
 # its parts (RssAnon private, RssFile, RssShmem shared mappings, counted by
-# every process that touches them), the largest VmHWM; the launcher's own
-# peak RSS (GNU time's %M, when /usr/bin/time exists).
+# every process that touches them), PSS (shared pages divided among the
+# processes that map them: what a node costs the machine), the largest
+# VmHWM; the launcher's own peak RSS (GNU time's %M, when /usr/bin/time
+# exists).  Sizes past 256 (512, 1024: --ns "512 1024") take minutes each
+# on a small machine.
 # shellcheck disable=SC2317 # cleanup is called by trap
 set -u
 
@@ -34,7 +37,7 @@ Start-up time and resident memory per node: cm5run -n N against mpirun -np N.
   --peers LIST         cm5 ompi mpich (default: "$PEERS")
   --provider P         cm5run --provider P, or auto: none, the one-host
                        default (same-host rings beside libfabric's shm; shm
-                       alone holds 128 nodes, the rings 256) (default:
+                       alone holds 128 nodes, the rings 1024) (default:
                        $PROVIDER; Open MPI uses btl self,vader, MPICH its
                        default)
   --rounds N           runs of each size, alternating (default: $ROUNDS)
@@ -114,9 +117,9 @@ launch() { # PEER N
 echo "# start-up and memory per node: cm5run vs mpirun; $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "# host: $(nproc) CPUs; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# cm5run provider: $PROVIDER"
-printf '%-6s %4s %5s %9s %9s %9s %9s %9s %9s %9s %10s\n' impl N round \
-    "start s" "total s" "rss kB" "anon kB" "file kB" "shmem kB" "hwm max" \
-    "launch kB"
+printf '%-6s %4s %5s %9s %9s %9s %9s %9s %9s %9s %9s %10s\n' impl N round \
+    "start s" "total s" "rss kB" "anon kB" "file kB" "shmem kB" "pss kB" \
+    "hwm max" "launch kB"
 failed=0
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
@@ -151,10 +154,11 @@ while [ "$r" -le "$ROUNDS" ]; do
                 -v l="${lrss:--}" '
                 /^node / { if (tb == "" || $4 < tb) tb = $4
                            rss += $6; anon += $10; file += $12; shm += $14
+                           pss += $16
                            if ($8 > hwm) hwm = $8; k++ }
-                END { printf "%-6s %4d %5d %9.3f %9.3f %9.0f %9.0f %9.0f %9.0f %9d %10s\n",
+                END { printf "%-6s %4d %5d %9.3f %9.3f %9.0f %9.0f %9.0f %9.0f %9.0f %9d %10s\n",
                       p, n, r, tb - t0, t1 - t0, rss / k, anon / k, file / k,
-                      shm / k, hwm, l }' "$out"
+                      shm / k, pss / k, hwm, l }' "$out"
         done
     done
     r=$((r + 1))

@@ -558,6 +558,20 @@ void cm5i_fab_drop_foreign_crash_handlers(void)
     }
 }
 
+/* A job too big for shm's address vector (FAB_LEAN_NODES), on the rings
+ * with single copy: libfabric carries nothing unless a single copy is
+ * refused (cm5i_fab_set_peers), so each node opens one endpoint with
+ * short queues: shm touches a page of its region per receive-queue
+ * entry (its inject buffers), 3.8 MB for each endpoint at its default
+ * 1024, 7.6 GB for the two endpoints of 1024 nodes. */
+#define FAB_LEAN_NODES 256
+#define FAB_LEAN_QUEUE 64
+
+static int fab_lean(const cm5i_fab_params_t *p)
+{
+    return p->ring_slots && p->cma && p->nep > FAB_LEAN_NODES && !p->queue;
+}
+
 /* tcp (ofi_rxm): a second endpoint is a second connection to every peer
  * and a second set of rxm's buffer pools (12.6 MB of a node's 35.9:
  * doc/bench.md, "One endpoint over tcp"): both channels share one
@@ -565,8 +579,9 @@ void cm5i_fab_drop_foreign_crash_handlers(void)
  * of it; it does not list FI_REMOTE_CQ_DATA among its capabilities). */
 static int fab_onep_wanted(const cm5i_fab_params_t *p)
 {
-    return (p->nch <= 0 || p->nch >= CM5I_NCH) && p->provider &&
-           strncmp(p->provider, "tcp", 3) == 0;
+    return (p->nch <= 0 || p->nch >= CM5I_NCH) &&
+           ((p->provider && strncmp(p->provider, "tcp", 3) == 0) ||
+            fab_lean(p));
 }
 
 cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
@@ -576,7 +591,7 @@ cm5_status_t cm5i_fab_open(const cm5i_fab_params_t *p, cm5i_fab_t **out)
     int rc;
 
     fab = calloc(1, sizeof(*fab));
-    hints = fab_hints(p->provider, p->queue);
+    hints = fab_hints(p->provider, fab_lean(p) ? FAB_LEAN_QUEUE : p->queue);
     if (!fab || !hints) {
         free(fab);
         fi_freeinfo(hints);
@@ -884,16 +899,17 @@ static void fab_too_many(const cm5i_fab_t *fab, int n, size_t need, int nring)
                  "path: it holds at most %zu endpoint addresses, the job "
                  "needs %zu (%d per node): use at most %zu nodes, or the "
                  "same-host rings (no --provider, CM5_SHM not off: one "
-                 "address per node, up to %zu nodes on one host), or "
-                 "--provider tcp",
-                 n, prov, cap, need, fab_neps(fab), cap / (size_t)fab_neps(fab),
-                 cap);
+                 "address per node, none with single copy, up to 1024 "
+                 "nodes on one host), or --provider tcp",
+                 n, prov, cap, need, fab_neps(fab),
+                 cap / (size_t)fab_neps(fab));
     else
         cm5i_log(CM5I_LOG_ERROR, "fab",
                  "%d nodes are too many for provider %s: it holds at most "
                  "%zu endpoint addresses, the job needs %zu (%d nodes on "
                  "same-host rings x 1, %d others x %d): use at most %zu "
-                 "nodes on one host, or --provider tcp",
+                 "nodes on one host, single copy (CM5_CMA not off: ring "
+                 "peers then need no address), or --provider tcp",
                  n, prov, cap, need, nring, n - nring, fab_neps(fab), cap);
 }
 

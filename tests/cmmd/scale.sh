@@ -1,26 +1,30 @@
 #!/bin/sh
 # More nodes than libfabric 1.17's shm provider has room for with two
 # endpoints each (its address vector holds 256 endpoints: 128 nodes):
-#   - by default (no --provider: the same-host rings beside shm) 160
+#   - by default (no --provider: the same-host rings beside shm) 300
 #     nodes run prog_scale (barrier, reductions, a scan, active messages
 #     and CMMD messages up to 100 000 bytes between nodes far apart,
-#     every byte checked), every packet on the rings; and 129 nodes with
+#     every byte checked), every packet on the rings: more than shm's
+#     256 addresses, so ring peers read by single copy get none (and
+#     each node one endpoint with short queues); and 129 nodes with
 #     CM5_CMA=off, where the messages' data takes libfabric's tagged path
-#     (one address per node in shm's address vector);
+#     (one address per node in shm's address vector), while 257 with
+#     CM5_CMA=off stop at start-up with node 0's one line (one address
+#     per ring peer is one too many);
 #   - on libfabric's path (--provider shm) 129 nodes stop at start-up
 #     with node 0's one line that names the limit and the ways out, and
 #     exit 1, no hang;
 #   - every job leaves nothing behind.
-# About 50 s of CPU, most of it libfabric's start-up (doc/bench.md,
-# Scale): 72-84 s of wall on 2 cores at load average 185-320.
-# TAP output.  CM5TEST_SCALE_NODES changes the 160.
+# About 90 s of CPU, most of it libfabric's start-up (doc/bench.md,
+# Scale): 2-3 min of wall on 2 cores.  (1024 nodes: doc/bench.md, "1024
+# nodes on one host".)  TAP output.  CM5TEST_SCALE_NODES changes the 300.
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/scale.sh
 
-PLAN=8
+PLAN=11
 . "$(dirname "$0")/lib.sh"
 unset CM5_SHM CM5_CMA
-big=${CM5TEST_SCALE_NODES:-160}
+big=${CM5TEST_SCALE_NODES:-300}
 
 # run NAME NODES CM5RUN-PROVIDER-OPTION PROG-ARGS...: like job, with
 # longer limits (a large job starts slowly on a loaded machine).
@@ -54,11 +58,26 @@ unset CM5_CMA
 expect_ok "CM5_CMA=off n=129: the same, the data on libfabric's tagged path"
 left_behind
 
+CM5_CMA=off
+export CM5_CMA
+run "CM5_CMA=off n=257" 257 "" all rings
+unset CM5_CMA
+limit257="257 nodes are too many for provider shm: it holds at most 256 \
+endpoint addresses, the job needs 257 \\(257 nodes on same-host rings x 1, \
+0 others x 2\\): use at most 256 nodes on one host, single copy \\(CM5_CMA \
+not off: ring peers then need no address\\), or --provider tcp"
+check "CM5_CMA=off n=257: node 0's one line names the limit and the ways \
+out, exit 1, no hang ($ms ms)" \
+    '[ "$rc" -eq 1 ] && [ "$ms" -lt 120000 ] && one_error 0 fab "$limit257"'
+check "CM5_CMA=off n=257: no node ran the program" '[ ! -s out ]'
+left_behind
+
 # (CM5_SHM=off takes the same path: shmpath.sh checks that both do.)
 limit="129 nodes are too many for provider shm on libfabric's path: it holds \
 at most 256 endpoint addresses, the job needs 258 \\(2 per node\\): use at \
 most 128 nodes, or the same-host rings \\(no --provider, CM5_SHM not off: \
-one address per node, up to 256 nodes on one host\\), or --provider tcp"
+one address per node, none with single copy, up to 1024 nodes on one \
+host\\), or --provider tcp"
 run "--provider shm n=129" 129 "--provider shm" all fabric
 check "--provider shm n=129: node 0's one line names the limit and the \
 ways out, exit 1, no hang ($ms ms)" \

@@ -243,15 +243,11 @@ static double now_s(void)
 
 /* Sender k (1..SENDERS) of a job of SENDERS + 1 nodes: map node 0's
  * segment and send it n packets and records at random. */
-static int sender(int k, const char *rec0, size_t len0, int n, int ready)
+static int sender_run(cm5i_ring_t *r, int k, const char *rec0, size_t len0,
+                      int n, int ready)
 {
-    char tag[64];
-    cm5i_ring_t *r = NULL;
     uint32_t rng = 4242u * (uint32_t)k, seq = 0;
 
-    snprintf(tag, sizeof(tag), "cm5-test-shmring-%d-%d", (int)getppid(), k);
-    if (cm5i_ring_open(tag, k, SENDERS + 1, 1, 100, &r) != 0)
-        return 2;
     if (cm5i_ring_connect(r, 0, rec0, len0) != 1)
         return 3;
     if (write(ready, "", 1) != 1) /* node 0 may unlink its segment now */
@@ -259,12 +255,11 @@ static int sender(int k, const char *rec0, size_t len0, int n, int ready)
     while ((int)seq < n) {
         size_t len;
         cm5_status_t st;
+        double t0 = now_s();
 
         rng = rng * 1103515245u + 12345u;
         len = (rng >> 8) % 4 ? (rng >> 16) % 40 + 5
                              : (rng >> 12) % (LONG - 5) + 5;
-        double t0 = now_s();
-
         /* (Spinning: two senders race on two cores; a queue that stays
          * full for 10 s is a lost reservation, or node 0 is gone.) */
         while ((st = put_to(r, 0, k, seq, len)) == CM5_ERR_AGAIN)
@@ -274,8 +269,21 @@ static int sender(int k, const char *rec0, size_t len0, int n, int ready)
             return 4;
         seq++;
     }
-    cm5i_ring_close(r);
     return 0;
+}
+
+static int sender(int k, const char *rec0, size_t len0, int n, int ready)
+{
+    char tag[64];
+    cm5i_ring_t *r = NULL;
+    int rc;
+
+    snprintf(tag, sizeof(tag), "cm5-test-shmring-%d-%d", (int)getppid(), k);
+    if (cm5i_ring_open(tag, k, SENDERS + 1, 1, 100, &r) != 0)
+        return 2;
+    rc = sender_run(r, k, rec0, len0, n, ready);
+    cm5i_ring_close(r); /* (removes its segment's name) */
+    return rc;
 }
 
 Test(shmring, many_senders_keep_their_order)
