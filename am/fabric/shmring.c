@@ -71,6 +71,8 @@
 #define RING_LENW(len, idx)                                                    \
     ((uint32_t)(len) | (uint32_t)(uint16_t)(((idx) >> 32) + 1u) << 16)
 #define RING_LEN(word) ((word)&0xffffu)
+/* Jobs whose nodes map their peers' segments populated (ring_map_peer). */
+#define RING_POPULATE_NODES 64
 /* The address space a node's mappings of every peer's queues may take. */
 #define RING_MAP_BUDGET ((size_t)256 << 20)
 _Static_assert(CM5I_FAB_RING_REC >= 2 + RING_REC,
@@ -194,7 +196,12 @@ static int ring_create(cm5i_ring_t *r)
         shm_unlink(r->name);
         return -e;
     }
-    p = mmap(NULL, r->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    /* Populated: a sender's first write to a page it must allocate and
+     * zero costs 7-30 us, to one the owner allocated about 1 (doc/bench.md,
+     * "Profile: 4-KiB eager messages"), and senders write all over a
+     * queue, each where its reservation falls. */
+    p = mmap(NULL, r->seg_len, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
         shm_unlink(r->name);
@@ -332,7 +339,12 @@ static char *ring_map_peer(const cm5i_ring_t *r, const char *name,
         close(fd);
         return NULL;
     }
-    p = mmap(NULL, r->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    /* In a job of up to RING_POPULATE_NODES nodes, the pages mapped at
+     * once: no fault at a sender's first write to each (a small job's
+     * few segments; past that, the page tables would cost more). */
+    p = mmap(NULL, r->seg_len, PROT_READ | PROT_WRITE,
+             MAP_SHARED | (r->nep <= RING_POPULATE_NODES ? MAP_POPULATE : 0),
+             fd, 0);
     close(fd);
     if (p == MAP_FAILED)
         return NULL;
