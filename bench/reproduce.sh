@@ -80,7 +80,7 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
   --table3-nodes L   larger partitions for wang1993 Table 3, d = 4 and 16
                      (default: "$T3_NODES"; "" for none; --quick: none)
   --t3-provider NAME provider of those jobs (default: --provider's; on
-                     one host auto takes up to 256 nodes)
+                     one host auto takes up to 1024 nodes)
   --recv-modes L     recvcounts of Tables 4-6: given (recv=given) and/or am
                      (discovered by Generate_Recv, wang1993 Fig. 5 step 1)
                      (default: "$RECV_MODES"; --quick: given)
