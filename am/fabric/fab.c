@@ -1048,8 +1048,6 @@ void cm5i_fab_peer_string(cm5i_fab_t *fab, int node, char *buf, size_t size)
     buf[size - 1] = '\0';
 }
 
-/* A send to an address not in the address vector (fab_av_wanted): a
- * bug, never a peer's fault. */
 /* A lean address vector (cm5i_fab_set_peers): a ring peer whose single
  * copy the kernel refused gets its address now; CM5_OK, or one line. */
 static cm5_status_t fab_lean_insert(cm5i_fab_t *fab, int node)
@@ -1085,6 +1083,8 @@ static cm5_status_t fab_lean_insert(cm5i_fab_t *fab, int node)
     return CM5_OK;
 }
 
+/* A send to an address not in the address vector (fab_av_wanted): a
+ * bug, never a peer's fault. */
 static cm5_status_t fab_no_addr(int node, int c)
 {
     cm5i_log(CM5I_LOG_ERROR, "fab",
