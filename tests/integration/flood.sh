@@ -11,6 +11,8 @@
 #   udp:      the same 100000 for both patterns (udp;ofi_rxd moves
 #             30000-70000 messages/s here);
 #   shm, tcp, udp: 31 nodes into node 0, 32 x 2000 = 62000 requests;
+#   shm: 7 nodes into node 0 with 4096 credits each, 140000 requests,
+#             more than node 0's same-host queue holds, beside CPU hogs;
 #   shm, tcp: -t 2, rounds of 4 x 500 requests for 2 s (the soak's
 #             long-lived job, bench/soak.sh), each round checked.
 #
@@ -24,7 +26,7 @@
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
-plan 46
+plan 49
 
 # flood PROVIDER NODES MSGS PATTERN SECONDS
 flood() {
@@ -58,6 +60,24 @@ CM5_AM_CREDITS=2
 export CM5_AM_CREDITS
 flood shm 4 5000 random 60
 unset CM5_AM_CREDITS
+
+# And with a node's same-host queue full: 7 senders with 4096 credits
+# each into node 0 may have 28672 requests in flight, its request queue
+# holds 16384 (am/fabric/shmring.c): senders wait for room, draining
+# their own queues, beside two CPU hogs; nothing lost or reordered.  (In
+# a run with the refusal logged, 3 of the 7 senders found it full.)
+yes >/dev/null &
+hog1=$!
+yes >/dev/null &
+hog2=$!
+trap 'kill "$hog1" "$hog2" 2>/dev/null; cd / && rm -rf "$scratch"' EXIT
+CM5_AM_CREDITS=4096
+export CM5_AM_CREDITS
+flood shm 8 20000 to0 120
+unset CM5_AM_CREDITS
+kill "$hog1" "$hog2" 2>/dev/null
+wait "$hog1" "$hog2" 2>/dev/null
+trap 'cd / && rm -rf "$scratch"' EXIT
 
 # flood_t PROVIDER NODES MSGS SECONDS LIMIT: rounds of the flood (-t) for
 # SECONDS; the summary counts rounds x the requests of one round.
