@@ -866,6 +866,13 @@ static int fab_av_wanted(const cm5i_fab_t *fab, int k, int c)
     return !cm5i_fab_via_ring(fab, k);
 }
 
+/* A lean address vector's record of node k's request endpoint: a 16-bit
+ * length and the name (cm5i_fab_set_peers). */
+static char *fab_lean_name(const cm5i_fab_t *fab, int k)
+{
+    return fab->lean_names + (size_t)k * (2 + CM5I_FAB_NAME_MAX);
+}
+
 /* Addresses this node inserts; *nring gets its ring peers. */
 static size_t fab_av_need(const cm5i_fab_t *fab, int n, int *nring)
 {
@@ -951,8 +958,7 @@ static cm5_status_t fab_av_insert(cm5i_fab_t *fab, int n, const void *addrs,
                 rc = fi_av_insert(fab->av, rec + used + 2, 1, a, 0, NULL);
             else if (c == CM5I_CH_REQ && fab->lean_names &&
                      len <= CM5I_FAB_NAME_MAX)
-                memcpy(fab->lean_names + (size_t)k * (2 + CM5I_FAB_NAME_MAX),
-                       rec + used, 2 + (size_t)len);
+                memcpy(fab_lean_name(fab, k), rec + used, 2 + (size_t)len);
             if (rc != 1) {
                 cm5i_log(CM5I_LOG_ERROR, "fab",
                          "fi_av_insert of node %d failed (%d)", k, rc);
@@ -1059,7 +1065,7 @@ static cm5_status_t fab_lean_insert(cm5i_fab_t *fab, int node)
 
     if (!fab->lean_names)
         return CM5_ERR_STATE;
-    rec = fab->lean_names + (size_t)node * (2 + CM5I_FAB_NAME_MAX);
+    rec = fab_lean_name(fab, node);
     memcpy(&len, rec, 2);
     if (!len)
         return CM5_ERR_STATE;

@@ -81,9 +81,10 @@ static cm5_status_t put(cm5i_ring_t *r, uint32_t seq, size_t len)
     return put_to(r, 0, 0, seq, len);
 }
 
-static void tag_of(char *tag, size_t n, int k)
+/* The segment name of node k of the test process pid's job. */
+static void tag_of(char *tag, size_t n, pid_t pid, int k)
 {
-    snprintf(tag, n, "cm5-test-shmring-%d-%d", (int)getpid(), k);
+    snprintf(tag, n, "cm5-test-shmring-%d-%d", (int)pid, k);
 }
 
 /* Node 0's segment of nep nodes, `slots` asked for per sender, whose
@@ -94,7 +95,7 @@ static cm5i_ring_t *self_ring(int nep, size_t slots)
     cm5i_ring_t *r = NULL;
     size_t n;
 
-    tag_of(tag, sizeof(tag), 0);
+    tag_of(tag, sizeof(tag), getpid(), 0);
     cr_assert_eq(cm5i_ring_open(tag, 0, nep, 1, slots, &r), 0);
     n = cm5i_ring_address(r, rec, sizeof(rec));
     cr_assert_gt(n, 0);
@@ -278,7 +279,7 @@ static int sender(int k, const char *rec0, size_t len0, int n, int ready)
     cm5i_ring_t *r = NULL;
     int rc;
 
-    snprintf(tag, sizeof(tag), "cm5-test-shmring-%d-%d", (int)getppid(), k);
+    tag_of(tag, sizeof(tag), getppid(), k);
     if (cm5i_ring_open(tag, k, SENDERS + 1, 1, 100, &r) != 0)
         return 2;
     rc = sender_run(r, k, rec0, len0, n, ready);
