@@ -7,11 +7,21 @@
  * control (the receiver keeps room for them), so the barrier at exit needs
  * no credits.  The split-phase form advances the rounds whenever it is
  * tested.
+ *
+ * A job whose nodes all share one host's memory and sleep on its
+ * doorbell synchronises there instead (CM5_BARRIER=auto, real time only:
+ * virtual time's clocks travel in the signals): a central counter with a
+ * generation, the last node to arrive resets the count, moves the
+ * generation and wakes the nodes asleep.  Every node is released at once,
+ * as by the CM-5's control network, where the signals' log2 N rounds
+ * each wait for a node to be scheduled (8 nodes on 2 CPUs: nodes left a
+ * barrier spread over 250 us, doc/bench.md).
  */
 #include "am_barrier.h"
 
 #include <string.h>
 
+#include "am_config.h"
 #include "am_ctx.h"
 #include "am_event.h"
 #include "am_guard.h"
@@ -29,6 +39,8 @@ static struct {
     uint32_t epoch;
     int round, active;
     uint32_t arrived[BARRIER_ROUNDS];
+    cm5_doorbell_job_t *shm; /* the host's counter, or NULL: signals */
+    uint32_t shm_gen;        /* its generation when this node arrived */
 } bar;
 
 /* A barrier packet: a signal of round arg[0]; uncounted. */
@@ -41,12 +53,48 @@ static int barrier_packet(int ch, const cm5i_pkt_t *pkt)
     return 0;
 }
 
+/* The host's counter, if the whole partition may use it (after the
+ * model's and the waits' set-up). */
+static cm5_doorbell_job_t *barrier_shm_pick(void)
+{
+    const char *v = cm5i_config_str(CM5_ENV_BARRIER);
+
+    if (strcmp(v, "auto") != 0 && strcmp(v, "packets") != 0)
+        cm5i_config_error(CM5_ENV_BARRIER "=%s: expected auto or packets", v);
+    if (strcmp(v, "auto") != 0 || !cm5i_ctx.boot.local || cm5i_clock)
+        return NULL;
+    return cm5i_wait_job();
+}
+
 cm5_status_t cm5i_barrier_setup(void)
 {
     cm5i_stats_part(&barrier_count);
     memset(&bar, 0, sizeof(bar));
     cm5i_pkt_register(CM5I_PKT_BARRIER, barrier_packet);
+    bar.shm = barrier_shm_pick();
+    cm5i_log(CM5I_LOG_DEBUG, "barrier", "barriers %s",
+             bar.shm ? "through the host's shared memory"
+                     : "by signals (dissemination)");
     return CM5_OK;
+}
+
+/* Arrive at the host's counter; the last node ends the barrier. */
+static void barrier_shm_arrive(void)
+{
+    cm5_doorbell_job_t *j = bar.shm;
+    int size = cm5i_ctx.size;
+
+    bar.shm_gen = atomic_load(&j->bar_gen);
+    if (atomic_fetch_add(&j->bar_count, 1) + 1 < (uint32_t)size)
+        return;
+    /* The count first: nobody arrives at the next one before the
+     * generation moves.  Then wake whoever sleeps (after the store: a
+     * node arming its doorbell after the load below sees the word). */
+    atomic_store(&j->bar_count, 0);
+    atomic_store(&j->bar_gen, bar.shm_gen + 1);
+    for (int k = 0; k < size; k++)
+        if (k != cm5i_ctx.rank)
+            cm5i_doorbell_wake(k);
 }
 
 uint64_t cm5i_barrier_digest(uint64_t h)
@@ -81,12 +129,25 @@ cm5_status_t cm5_barrier_start(void)
     bar.round = 0;
     bar.active = 1;
     CM5I_EV(barrier_start);
+    if (bar.shm && cm5i_ctx.size > 1) {
+        barrier_shm_arrive();
+        return CM5_OK;
+    }
     return cm5i_ctx.size > 1 ? barrier_signal(0) : CM5_OK;
 }
 
 /* Advance through every round whose signal has come. */
 static int barrier_advance(void)
 {
+    if (bar.shm && cm5i_ctx.size > 1) {
+        if (bar.active &&
+            atomic_load_explicit(&bar.shm->bar_gen, memory_order_acquire) !=
+                bar.shm_gen) {
+            bar.active = 0;
+            CM5I_EV(barrier_done);
+        }
+        return !bar.active;
+    }
     while ((1 << bar.round) < cm5i_ctx.size &&
            bar.arrived[bar.round] >= bar.epoch) {
         CM5I_EV(barrier_round, bar.epoch, bar.round);
@@ -145,6 +206,8 @@ cm5_status_t cm5_barrier_finish(void)
         return CM5_ERR_STATE;
     cm5i_barrier_waits = 1;
     cm5i_waiter_start(&w, CM5I_WAIT_BARRIER);
+    if (bar.shm)
+        cm5i_waiter_watch(&w, &bar.shm->bar_gen, bar.shm_gen);
     while (bar.active && !barrier_advance())
         cm5i_wait_step(&w, CM5I_CH_ALL);
     cm5i_waiter_end(&w);

@@ -126,6 +126,15 @@ static const cm5_config_var_t config_table[] = {
      "(process_vm_readv) instead of moving through libfabric; auto: where "
      "the kernel allows it (a peer it refuses falls back, with a debug "
      "line); off: never"},
+    {CM5_ENV_BARRIER, "auto",
+     "how nodes synchronise (CMMD_sync_with_nodes, cm5_barrier and the "
+     "barrier at exit); auto: when every node of the partition is on this "
+     "host and sleeps on its doorbell, in real time, through a counter in "
+     "the host's shared memory, as the CM-5's control network released "
+     "every node at once (the last node to arrive wakes the others); "
+     "otherwise packets: the dissemination algorithm, log2 N rounds of "
+     "signals on the data path (virtual time always uses them: they carry "
+     "its clocks); the same on every node"},
     {CM5_ENV_TIMEOUT, "0", "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_DEADLOCK, "3",
      "cm5run: stop a job in which every node has waited for a message "

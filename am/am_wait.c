@@ -91,6 +91,11 @@ void cm5i_wait_sleep_cap(int ms)
         waits.sleep_ms = ms;
 }
 
+cm5_doorbell_job_t *cm5i_wait_job(void)
+{
+    return waits.doorbell ? (cm5_doorbell_job_t *)cm5i_wait_area() : NULL;
+}
+
 cm5i_doorbell_t *cm5i_wait_doorbell(void)
 {
     return waits.doorbell ? &waits.doorbell[cm5i_ctx.rank] : NULL;
@@ -259,6 +264,22 @@ void cm5i_doorbell_ring(int node)
     }
 }
 
+void cm5i_doorbell_wake(int node)
+{
+    cm5i_doorbell_t *d;
+
+    if (!waits.doorbell)
+        return;
+    d = &waits.doorbell[node];
+    if (atomic_load(&d->sleeping)) {
+        atomic_fetch_add(&d->seq, 1);
+        if (waits.wake_fd >= 0)
+            wait_wake_send(node);
+        else
+            wait_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
 uint32_t cm5i_doorbell_arm(void)
 {
     cm5i_doorbell_t *d = &waits.doorbell[cm5i_ctx.rank];
@@ -289,11 +310,15 @@ void cm5i_doorbell_sleep(uint32_t seq, int ms)
     atomic_store(&waits.doorbell[cm5i_ctx.rank].sleeping, 0);
 }
 
-static int wait_sleep_doorbell(int chmask, int ms)
+static int wait_sleep_doorbell(const cm5i_waiter_t *w, int chmask, int ms)
 {
     uint32_t seq = cm5i_doorbell_arm();
-    /* A sender that saw sleeping == 0 delivered before this poll. */
+    /* A sender that saw sleeping == 0 delivered before this poll; a
+     * writer of the watched word that saw it wrote before this load. */
     int n = cm5i_progress(chmask);
+
+    if (n == 0 && w->watch && atomic_load(w->watch) != w->watch_val)
+        n = 1;
 
     cm5i_doorbell_sleep(seq, n == 0 ? ms : 0);
     return n;
@@ -320,6 +345,13 @@ static void wait_reset(cm5i_waiter_t *w)
     w->yields = 0;
     w->sleep_us = 20;
     w->crowded = 0;
+}
+
+void cm5i_waiter_watch(cm5i_waiter_t *w, const _Atomic uint32_t *word,
+                       uint32_t val)
+{
+    w->watch = word;
+    w->watch_val = val;
 }
 
 #define WAIT_NAME(k, name, blocked) name,
@@ -394,6 +426,7 @@ void cm5i_waiter_init(cm5i_waiter_t *w)
     wait_reset(w);
     w->what = CM5I_WAIT_NONE;
     w->begun = 0;
+    w->watch = NULL;
 }
 
 void cm5i_waiter_start(cm5i_waiter_t *w, int what)
@@ -444,7 +477,7 @@ static void wait_sleep(cm5i_waiter_t *w, int chmask)
     if (waits.nfds && !waits.doorbell) {
         wait_sleep_fds(chmask, waits.sleep_ms);
     } else if (waits.doorbell) {
-        wait_sleep_doorbell(chmask, waits.sleep_ms);
+        wait_sleep_doorbell(w, chmask, waits.sleep_ms);
     } else {
         struct timespec ts = {0, w->sleep_us * 1000L};
 

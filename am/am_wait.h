@@ -33,6 +33,10 @@ typedef struct {
     int crowded; /* another node of the job runs on this CPU: no spinning */
     int what;    /* CM5I_WAIT_*: a named wait (cm5i_waiter_start) */
     int begun;   /* observers were told it began */
+    /* A word of the job's shared memory that ends the wait when it
+     * moves from watch_val (cm5i_waiter_watch), or NULL. */
+    const _Atomic uint32_t *watch;
+    uint32_t watch_val;
 } cm5i_waiter_t;
 /* A wait a probe loop paces (the program's loop: observers see probes). */
 void cm5i_waiter_init(cm5i_waiter_t *w);
@@ -41,6 +45,12 @@ void cm5i_waiter_init(cm5i_waiter_t *w);
  * one, and that it ends (wait_end) at cm5i_waiter_end. */
 void cm5i_waiter_start(cm5i_waiter_t *w, int what);
 void cm5i_waiter_end(cm5i_waiter_t *w);
+/* The wait also ends when *word no longer holds val: a word of the job's
+ * shared memory that a node writes and then wakes the sleepers of
+ * (cm5i_doorbell_wake), not a packet.  A step then never sleeps once
+ * the word has moved, however late the writer's wake-up came. */
+void cm5i_waiter_watch(cm5i_waiter_t *w, const _Atomic uint32_t *word,
+                       uint32_t val);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 /* One progress pass of a probe a program may call in a loop (backs off). */
 void cm5i_probe_progress(void);
@@ -48,6 +58,9 @@ void cm5i_probe_progress(void);
  * tests in turn: backs off once per round, not once per object. */
 void cm5i_probe_progress_of(const void *what);
 void cm5i_doorbell_ring(int node);
+/* Wake node if it sleeps on its doorbell (after a store to a word its
+ * wait watches; a node awake sees the word itself). */
+void cm5i_doorbell_wake(int node);
 /* Sleep on this node's doorbell (the job's waits sleep on it) in two
  * steps: arm it (senders ring it from now on) and take the count, look
  * once more, then sleep at most ms (0: not at all) unless it rang. */
@@ -67,6 +80,9 @@ int cm5i_wait_fds(int *fds);
 /* The job's shared area (boot_proto.h: the slots, then virtual time's
  * synchronisation), or NULL: the launcher gave none. */
 void *cm5i_wait_area(void);
+/* The job's own words (slot 0 of that area), when the job's waits sleep
+ * on its doorbell; NULL otherwise. */
+cm5_doorbell_job_t *cm5i_wait_job(void);
 /* A node's process id as it wrote it in its slot (0: not yet; -1: no
  * slots): single copy between nodes whatever the provider (virtual
  * time's synchronisation). */

@@ -33,6 +33,7 @@
     X(CM5_ENV_MODEL_CPU_FLOOR, "CM5_MODEL_CPU_FLOOR")                          \
     X(CM5_ENV_MODEL_SYNC, "CM5_MODEL_SYNC")                                    \
     X(CM5_ENV_CMA, "CM5_CMA")                                                  \
+    X(CM5_ENV_BARRIER, "CM5_BARRIER")                                          \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                          \
     X(CM5_ENV_DEADLOCK, "CM5_DEADLOCK")                                        \
     X(CM5_ENV_LAUNCHER, "CM5_LAUNCHER")                                        \
@@ -64,6 +65,7 @@
 #define CM5_ENV_MODEL_CPU_FLOOR "CM5_MODEL_CPU_FLOOR"
 #define CM5_ENV_MODEL_SYNC "CM5_MODEL_SYNC"
 #define CM5_ENV_CMA "CM5_CMA"
+#define CM5_ENV_BARRIER "CM5_BARRIER"
 /* cm5run's default --timeout. */
 #define CM5_ENV_TIMEOUT "CM5_TIMEOUT"
 /* cm5run's deadlock check (boot_proto.h's slot fields). */

@@ -13,8 +13,9 @@
  * every node's record, prefix and bytes, in node order.
  *
  * Doorbell (CM5_DOORBELL_FD): shared memory of CM5_DOORBELL_SIZE(n)
- * bytes for n endpoints, one cache-line slot each; slot 0 is unused,
- * node k's is slot k + 1.  Then virtual time's synchronisation area
+ * bytes for n endpoints, one cache-line slot each; slot 0 holds the
+ * job's own words (cm5_doorbell_job_t, written by the nodes only), node
+ * k's is slot k + 1.  Then virtual time's synchronisation area
  * (CM5_VSYNC_*, below), which only the nodes read and write.
  */
 #ifndef CM5_BOOT_PROTO_H
@@ -76,6 +77,17 @@ typedef struct {
     _Atomic uint64_t tx, rx;   /* sent, received: packets, tagged transfers */
     char pad[CM5_DOORBELL_STRIDE - 8 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 } cm5_doorbell_slot_t;
+
+/* Slot 0: the barrier of a job whose nodes all share this memory
+ * (am_barrier.c): the nodes that have arrived at the barrier under way,
+ * and the barriers ended so far. */
+typedef struct {
+    _Atomic uint32_t bar_count;
+    _Atomic uint32_t bar_gen;
+    char pad[CM5_DOORBELL_STRIDE - 2 * sizeof(uint32_t)];
+} cm5_doorbell_job_t;
+_Static_assert(sizeof(cm5_doorbell_job_t) == CM5_DOORBELL_STRIDE,
+               "the job's words are one slot");
 
 /* A node's record in virtual time's synchronisation: nothing it sends
  * from now on is due at another node before bound (virtual ns; it only

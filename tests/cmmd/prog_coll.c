@@ -747,6 +747,34 @@ static void test_barrier(void)
             max_of(all) - leave);
 }
 
+/* Sleepers are woken: with PROG_COLL_WAKE set (and CM5_SLEEP_MS=1000,
+ * so that a node nobody wakes sleeps up to a second), the last node
+ * enters 0.1 s late, when the others sleep in the barrier; each time
+ * they must all leave within 0.5 s of its entry. */
+static void test_barrier_wake(void)
+{
+    double enter = 0, leave, *all, late_enter;
+
+    if (!getenv("PROG_COLL_WAKE"))
+        return;
+    for (int trial = 0; trial < 5; trial++) {
+        CMMD_sync_with_nodes();
+        if (t_self == t_nodes - 1) {
+            t_sleep(0.1);
+            enter = t_now();
+        }
+        CMMD_sync_with_nodes();
+        leave = t_now();
+        all = times_of_all(t_self == t_nodes - 1 ? enter : leave);
+        late_enter = all[t_nodes - 1];
+        all = times_of_all(leave);
+        T_CHECK(max_of(all) - late_enter < 0.5,
+                "trial %d: a node left the barrier %.3f s after the last "
+                "node entered it (a sleeper nobody woke?)",
+                trial, max_of(all) - late_enter);
+    }
+}
+
 /* Split phase: the last node starts late; the others must see
  * CMMD_sync_done() false until it has started. */
 static void test_split(void)
@@ -888,6 +916,7 @@ int main(void)
     t_init("prog_coll");
     T_CHECK(t_nodes <= 1024, "too many nodes for this test");
     test_barrier();
+    test_barrier_wake();
     test_reduce();
     test_cmcn_reduce();
     test_reduce_v();

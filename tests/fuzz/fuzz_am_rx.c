@@ -91,6 +91,8 @@ int cm5_interrupts_enabled(void) { return 0; }
 const char *cm5_status_string(cm5_status_t st) { return st ? "error" : "ok"; }
 double cm5_rtime(void) { return 0; }
 void cm5i_doorbell_ring(int node) { (void)node; }
+void cm5i_doorbell_wake(int node) { (void)node; }
+cm5_doorbell_job_t *cm5i_wait_job(void) { return NULL; }
 int cm5i_fab_lost_node(const cm5i_fab_t *fab)
 {
     (void)fab;
@@ -123,6 +125,12 @@ void cm5i_waiter_start(cm5i_waiter_t *w, int what)
     w->what = what;
 }
 void cm5i_waiter_end(cm5i_waiter_t *w) { w->begun = 0; }
+void cm5i_waiter_watch(cm5i_waiter_t *w, const _Atomic uint32_t *word,
+                       uint32_t val)
+{
+    w->watch = word;
+    w->watch_val = val;
+}
 uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
 /* The modules' counts, summed by the oracle as cm5_stats sums them. */
 static const cm5_stats_t *parts[16];
