@@ -8,8 +8,9 @@
  * no credits.  The split-phase form advances the rounds whenever it is
  * tested.
  *
- * A job whose nodes all share one host's memory and sleep on its
- * doorbell synchronises there instead (CM5_BARRIER=auto, real time only:
+ * A job whose nodes all share one host's memory, on its same-host rings,
+ * and sleep on its doorbell synchronises there instead (CM5_BARRIER=auto,
+ * real time only:
  * virtual time's clocks travel in the signals): a central counter with a
  * generation, the last node to arrive resets the count, moves the
  * generation and wakes the nodes asleep.  Every node is released at once,
@@ -29,6 +30,7 @@
 #include "am_util.h"
 #include "am_wait.h"
 #include "am_wire.h"
+#include "fabric/fab.h"
 
 static cm5_stats_t barrier_count; /* this module's statistics (cm5_stats) */
 
@@ -63,6 +65,14 @@ static cm5_doorbell_job_t *barrier_shm_pick(void)
         cm5i_config_error(CM5_ENV_BARRIER "=%s: expected auto or packets", v);
     if (strcmp(v, "auto") != 0 || !cm5i_ctx.boot.local || cm5i_clock)
         return NULL;
+    /* Only where the same-host rings carry every packet: libfabric's
+     * providers (shm, udp's rxd) make a peer's connection with its first
+     * packets, which the peer must progress to take, and the signals of
+     * a job's first barrier made them; without them a node's first
+     * sends to a peer that computes would wait for it. */
+    for (int k = 0; k < cm5i_ctx.size; k++)
+        if (k != cm5i_ctx.rank && !cm5i_fab_via_ring(cm5i_ctx.fab, k))
+            return NULL;
     return cm5i_wait_job();
 }
 

@@ -129,7 +129,8 @@ static const cm5_config_var_t config_table[] = {
     {CM5_ENV_BARRIER, "auto",
      "how nodes synchronise (CMMD_sync_with_nodes, cm5_barrier and the "
      "barrier at exit); auto: when every node of the partition is on this "
-     "host and sleeps on its doorbell, in real time, through a counter in "
+     "host, on its same-host rings (" CM5_ENV_SHM "), and sleeps on its "
+     "doorbell, in real time, through a counter in "
      "the host's shared memory, as the CM-5's control network released "
      "every node at once (the last node to arrive wakes the others); "
      "otherwise packets: the dissemination algorithm, log2 N rounds of "

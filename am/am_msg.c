@@ -47,6 +47,32 @@
  * read the kernel refuses turns the message into a rendezvous at the
  * receiver (CTS, tagged data), and that peer is read this way no more.
  *
+ * Offered receives (real time, single copy between the two): a receive
+ * posted for one node, when no receive for any node is posted and every
+ * earlier receive for that node was offered too, is offered to it:
+ *
+ *   receiver                       sender
+ *   post: OFFER(tag, size, rid, addr) --> kept, in order, per receiver
+ *                    (reply channel)
+ *                                  send: no announcement of its own to
+ *                                  that node unmatched, the first offer
+ *                                  whose tag matches and that is large
+ *                                  enough: write the data there
+ *                                  (process_vm_writev), and done
+ *   done  <----------------------- PUT(rid, len, tag)
+ *
+ * so a send to a node whose receive is posted completes without the
+ * receiver's turn (on 2 CPUs shared by 8-64 nodes, the second turn of a
+ * message's round trip was most of an all-to-all's time: doc/bench.md).
+ * The send is still synchronous: the receive had been posted.  Matching
+ * is unchanged: an announcement the sender made before it saw the offer
+ * takes the oldest receive it matches at the receiver as before, offered
+ * or not, and its CTS or ACK names that receive, whose offer the sender
+ * then drops (the offer came first: both travel on the reply channel,
+ * which keeps their order, and the offer left at the post, before any
+ * match of the receive); while an announcement of its own is unmatched,
+ * the sender writes into no offer.
+ *
  * Handlers and completion callbacks only record events; whatever sends or
  * may block (posting the tagged operations, CTS, FIN, user callbacks) runs
  * as deferred work outside every handler.  Messages are named on the wire
@@ -96,6 +122,8 @@ struct cm5_msg {
     int internal;       /* the runtime's own: not counted as a user message */
     int eager;          /* the data travels with the announcement */
     int cma;            /* the receiver reads the data (single copy) */
+    int offered;        /* a receive offered to its node (msg_offer) */
+    int announced;      /* a send announced, its match not known yet */
     uint64_t peer_addr; /* receiving a single copy: the sender's data */
     int rport;          /* receiving side of an scopy, or -1 */
     cm5i_rport_place_t place; /* an scopy to scatter into its rport */
@@ -129,6 +157,14 @@ typedef struct msg_rts {
     struct msg_rts *next;
     char data[];
 } msg_rts_t;
+
+/* A receive a node offered this one (msg_offer): where to write. */
+typedef struct msg_offer {
+    uint32_t slot, gen, size;
+    int tag;
+    uint64_t addr;
+    struct msg_offer *next;
+} msg_offer_t;
 
 /* What an eager message costs the sender's budget at its receiver: its
  * bytes, and about what the receiver's record of it takes besides. */
@@ -165,6 +201,13 @@ static struct {
     /* Nodes that could not read this one's memory (CM5_CMA): their
      * messages take the rendezvous. */
     unsigned char *cma_off;
+    /* Offered receives: per node, the offers it made this one, in order;
+     * this node's announcements to it whose match is not known yet; its
+     * posted receives here for that node that were not offered; posted
+     * receives for any node. */
+    msg_offer_t **offer_head, **offer_tail;
+    uint32_t *unmatched, *unoffered;
+    int any_posted;
     /* Records released inside the interrupt signal handler, where free()
      * is not async-signal-safe: the next progress outside it (the
      * interrupt thread's pass, or the main thread's next call) frees
@@ -398,6 +441,12 @@ typedef struct {
     uint32_t len, rport, offset, pad;
 } msg_cma_body_t;
 #define MSG_CMA_NO_RPORT UINT32_MAX
+/* ... or (on the reply channel) an offered receive: arg[0] its tag,
+ * arg[2..3] its slot and generation, addr and len its buffer. */
+#define MSG_CMA_OFFER (UINT32_MAX - 1)
+/* An eager packet with this in off puts its data into an offered receive
+ * (arg[2..3] the receive's slot and generation, not the sender's). */
+#define MSG_EAGER_PUT 1
 
 size_t cm5i_msg_packet_max(void)
 {
@@ -665,9 +714,11 @@ static void msg_accept(cm5_msg_h m)
         if (CM5I_UNLIKELY(cm5i_clock != NULL) && m->status == CM5_OK)
             cm5i_clock->bulk_landed(node, m->vt, m->post_vt, 0, m->rport < 0,
                                     m->rport >= 0 || m->done, &m->fin_vt);
+        uint32_t rslot = m->slot + 1;
+
         msg_finish(m);
         msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_CTS, slot, gen, how,
-                          0);
+                          rslot);
         return;
     }
     m->op.done = msg_recv_done;
@@ -702,16 +753,18 @@ static void msg_eager_ack(cm5_msg_h m)
         return;
     if (m->status != CM5_OK) {
         /* The receiver reports a refusal first, as in msg_accept. */
+        uint32_t rslot = m->slot + 1;
+
         msg_finish(m);
         msg_send_internal(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen,
-                          MSG_REFUSED, 0);
+                          MSG_REFUSED, rslot);
         return;
     }
     /* In virtual time an eager or single-copy message is modelled as a
      * rendezvous (the CM-5's CMMD had no other): the acknowledgement
      * says when the data was in, as a rendezvous's completion does. */
-    msg_send_word(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0, 0,
-                  msg_ack_word(m, &w));
+    msg_send_word(CM5I_CH_REP, node, CM5I_INT_MSG_ACK, slot, gen, 0,
+                  m->rport < 0 ? m->slot + 1 : 0, msg_ack_word(m, &w));
     msg_finish(m);
 }
 
@@ -774,6 +827,10 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
 
 static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
 {
+    if (m->node == CM5_ANY_NODE)
+        msgs.any_posted--;
+    else if (!m->offered)
+        msgs.unoffered[m->node]--;
     if (prev)
         prev->next = m->next;
     else
@@ -830,6 +887,9 @@ static void msg_rts_handler(int src, const uint32_t *arg)
     msg_arrived(&r, NULL);
 }
 
+static void msg_put_arrived(int src, uint32_t slot, uint32_t gen, uint32_t len,
+                            int tag, const void *data);
+
 /* An eager message: the announcement with the data as its body (the
  * decoder checked that the body has arg[1] bytes). */
 static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
@@ -845,6 +905,10 @@ static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
     const void *body = cm5i_pkt_body(&len);
 
     (void)ch;
+    if (pkt->off == MSG_EAGER_PUT) {
+        msg_put_arrived(pkt->src, r.slot, r.gen, r.len, r.tag, body);
+        return 1;
+    }
     cm5i_depth.in_handler++;
     msg_arrived(&r, body);
     cm5i_depth.in_handler--;
@@ -855,6 +919,84 @@ static int msg_eager_packet(int ch, const cm5i_pkt_t *pkt)
  * names an rport. */
 static void msg_scopy_arrived(int src, const msg_rts_t *r, uint32_t rport,
                               uint32_t off);
+
+/* A receive node offered (r: its tag, slot and generation; b: where). */
+static void msg_offer_arrived(int node, const msg_rts_t *r,
+                              const msg_cma_body_t *b)
+{
+    msg_offer_t *o = malloc(sizeof(*o));
+
+    if (!o)
+        cm5_fatal("cm5_msg", "out of memory for a receive node %d offered",
+                  node);
+    *o = (msg_offer_t){.slot = r->slot,
+                       .gen = r->gen,
+                       .size = b->len,
+                       .tag = r->tag,
+                       .addr = b->addr};
+    CM5I_QUEUE_APPEND(msgs.offer_head[node], msgs.offer_tail[node], o);
+}
+
+/* The receive in slot of node took an announcement of this node (its CTS
+ * or ACK said so): its offer, if it made one, is no longer open. */
+static void msg_offer_drop(int node, uint32_t slot)
+{
+    for (msg_offer_t *o = msgs.offer_head[node], *prev = NULL; o;
+         prev = o, o = o->next) {
+        if (o->slot != slot)
+            continue;
+        if (prev)
+            prev->next = o->next;
+        else
+            msgs.offer_head[node] = o->next;
+        if (msgs.offer_tail[node] == o)
+            msgs.offer_tail[node] = prev;
+        free(o);
+        return;
+    }
+}
+
+/* The match of an announcement of m (a send) is known. */
+static void msg_matched_told(cm5_msg_h m)
+{
+    if (m->announced) {
+        m->announced = 0;
+        msgs.unmatched[m->node]--;
+    }
+}
+
+/* The sender put a message into an offered receive (slot, gen): wrote
+ * len bytes there, or sends them as data (an eager put). */
+static void msg_put_arrived(int src, uint32_t slot, uint32_t gen, uint32_t len,
+                            int tag, const void *data)
+{
+    cm5_msg_h m = msg_lookup(slot, gen), prev = NULL, p;
+
+    if (!m || m->is_send || !m->offered || m->node != src || m->state != 0 ||
+        len > m->size)
+        cm5_fatal("cm5_msg",
+                  "unexpected message into an offered receive "
+                  "from node %d",
+                  src);
+    for (p = msgs.posted_head; p && p != m; prev = p, p = p->next)
+        ;
+    if (!p)
+        cm5_fatal("cm5_msg", "node %d wrote into a receive no longer posted",
+                  src);
+    msg_unlink_posted(m, prev);
+    m->tag = tag;
+    m->bytes = len;
+    if (data && len)
+        memcpy(m->buf, data, len);
+    m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
+    m->state = MSG_MATCHED;
+    msg_later(m, msg_finish);
+}
+
+static void msg_put_handler(int src, const uint32_t *arg)
+{
+    msg_put_arrived(src, arg[0], arg[1], arg[2], (int)arg[3], NULL);
+}
 
 static int msg_cma_packet(int ch, const cm5i_pkt_t *pkt)
 {
@@ -876,6 +1018,10 @@ static int msg_cma_packet(int ch, const cm5i_pkt_t *pkt)
                   "node %d",
                   pkt->src);
     memcpy(&b, body, sizeof(b));
+    if (b.rport == MSG_CMA_OFFER) {
+        msg_offer_arrived(pkt->src, &r, &b);
+        return 1;
+    }
     r.len = b.len;
     r.addr = b.addr;
     cm5i_depth.in_handler++;
@@ -974,6 +1120,15 @@ static void msg_cts_handler(int src, const uint32_t *arg)
     m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
     m->peer_slot = arg[2];
     m->peer_gen = arg[3];
+    msg_matched_told(m);
+    /* (The receive that took it: arg[2], or arg[3] - 1 when there is no
+     * data phase.) */
+    if (arg[2] == MSG_REFUSED || m->bytes == 0) {
+        if (arg[3])
+            msg_offer_drop(src, arg[3] - 1);
+    } else {
+        msg_offer_drop(src, arg[2]);
+    }
     if (m->cma) {
         /* The receiver could not read it: rendezvous from now on. */
         msgs.cma_off[src] = 1;
@@ -1001,6 +1156,9 @@ static void msg_ack_handler(int src, const uint32_t *arg)
     if (!m || !m->is_send || !(m->eager || m->cma) || m->node != src)
         cm5_fatal("cm5_msg", "unexpected acknowledgement from node %d", src);
     m->stamp = cm5i_stamp_max(m->stamp, cm5i_rx_stamp);
+    msg_matched_told(m);
+    if (arg[3]) /* (the receive that took it) */
+        msg_offer_drop(src, arg[3] - 1);
     if (m->eager)
         msg_eager_give(src, m->bytes);
     if (arg[2] == MSG_REFUSED)
@@ -1112,6 +1270,8 @@ static void msg_send_rts(cm5_msg_h m)
         m->eager = 0;
     }
     msgs.rts_busy[node] = 1;
+    m->announced = 1;
+    msgs.unmatched[node]++;
     if (m->eager)
         msg_send_eager(m, wp);
     else if (msg_cma_can(node, m->bytes))
@@ -1120,6 +1280,97 @@ static void msg_send_rts(cm5_msg_h m)
         msg_send_word(CM5I_CH_REQ, node, CM5I_INT_MSG_RTS, (uint32_t)m->tag,
                       (uint32_t)m->bytes, m->slot, m->gen, wp);
     msgs.rts_busy[node] = 0;
+}
+
+/* Offered receives: write m into the receive its node offered, if it
+ * may (real time, single copy, none of this node's announcements to it
+ * unmatched, an offer whose tag matches first and that is large enough);
+ * 1: done. */
+static int msg_put_may(int node)
+{
+    return !msgs.unmatched[node] && CM5I_LIKELY(cm5i_clock == NULL) &&
+           msg_cma_can(node, 1);
+}
+
+static int msg_put(cm5_msg_h m)
+{
+    int node = m->node, inline_;
+    msg_offer_t *o, *prev = NULL;
+
+    if (!msgs.offer_head[node] || !msg_put_may(node))
+        return 0;
+    for (o = msgs.offer_head[node]; o; prev = o, o = o->next)
+        if (msg_matches(CM5_ANY_NODE, o->tag, node, m->tag))
+            break;
+    if (!o || m->bytes > o->size)
+        return 0; /* (a receive too short refuses it as before) */
+    inline_ = m->bytes <= eager.max;
+    if (!inline_ && cm5i_fab_cma_write(cm5i_ctx.fab, node, o->addr, m->buf,
+                                       m->bytes) != CM5_OK) {
+        msg_count.cma_fallbacks++; /* (and the fabric reads it no more) */
+        return 0;
+    }
+    if (prev)
+        prev->next = o->next;
+    else
+        msgs.offer_head[node] = o->next;
+    if (msgs.offer_tail[node] == o)
+        msgs.offer_tail[node] = prev;
+    m->state = MSG_DATA;
+    m->local_done = m->remote_done = 1;
+    if (inline_) { /* the data in the packet, as an eager message's */
+        cm5i_pkt_t pkt = {.type = CM5I_PKT_EAGER,
+                          .off = MSG_EAGER_PUT,
+                          .arg = {(uint32_t)m->tag, 0, o->slot, o->gen}};
+        cm5_status_t st =
+            cm5i_am_send_body(CM5I_CH_REQ, node, &pkt, m->buf, m->bytes);
+
+        if (st != CM5_OK)
+            cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
+                      m->bytes, node, cm5_status_string(st));
+        msg_count.eager_sent++;
+    } else {
+        msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_PUT, o->slot, o->gen,
+                          (uint32_t)m->bytes, (uint32_t)m->tag);
+        msg_count.cma_messages++;
+        msg_count.cma_bytes += m->bytes;
+    }
+    free(o);
+    msg_count.puts_sent++;
+    msg_later(m, msg_finish);
+    return 1;
+}
+
+/* A receive m just posted, not matched: offer it to its node if it may
+ * (see the top), else count it against later offers. */
+static void msg_offer(cm5_msg_h m)
+{
+    int node = m->node;
+    msg_cma_body_t b = {.addr = (uint64_t)(uintptr_t)m->buf,
+                        .len = (uint32_t)m->size,
+                        .rport = MSG_CMA_OFFER};
+    cm5i_pkt_t pkt = {.type = CM5I_PKT_CMA,
+                      .arg = {(uint32_t)m->tag, 0, m->slot, m->gen}};
+    cm5_status_t st;
+
+    if (node == CM5_ANY_NODE) {
+        msgs.any_posted++;
+        return;
+    }
+    if (msgs.any_posted || msgs.unoffered[node] ||
+        CM5I_UNLIKELY(cm5i_clock != NULL) || m->size > UINT32_MAX ||
+        !msg_cma_can(node, 1) || !cm5i_flow_has(CM5I_CH_REP, node)) {
+        msgs.unoffered[node]++;
+        return;
+    }
+    /* (Offered before it goes: a handler run while it waits for room may
+     * match the receive, whose ACK then names it.) */
+    m->offered = 1;
+    st = cm5i_am_send_body(CM5I_CH_REP, node, &pkt, &b, sizeof(b));
+    if (st != CM5_OK)
+        cm5_fatal("cm5_msg_recv", "offering a receive to node %d failed: %s",
+                  node, cm5_status_string(st));
+    msg_count.offers_made++;
 }
 
 /* ---- API ---- */
@@ -1178,6 +1429,21 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     m->bytes = len;
     queue = msgs.rtsq_head[node] || msgs.rts_busy[node] ||
             !cm5i_flow_has(CM5I_CH_REQ, node);
+    if (!queue && msg_put_may(node)) {
+        /* An offer may wait unread (the node slept, left a barrier): take
+         * what the reply channel holds, as a send's wait would. */
+        if (!msgs.offer_head[node]) {
+            cm5i_progress_poll_only(1);
+            cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
+            cm5i_progress_poll_only(-1);
+            queue = msgs.rtsq_head[node] || msgs.rts_busy[node] ||
+                    !cm5i_flow_has(CM5I_CH_REQ, node);
+        }
+        if (!queue && msg_put(m)) {
+            *out = m;
+            return CM5_OK;
+        }
+    }
     m->eager = msg_eager_take(node, len);
     /* An eager message sent now is copied into its packet at once. */
     if ((flags & CM5_MSG_COPY) && len && (queue || !m->eager)) {
@@ -1270,6 +1536,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
         return CM5_OK;
     }
     CM5I_QUEUE_APPEND(msgs.posted_head, msgs.posted_tail, m);
+    msg_offer(m);
     return CM5_OK;
 }
 
@@ -1505,6 +1772,15 @@ void cm5i_msg_teardown(void)
     free(msgs.rtsq_head);
     free(msgs.rts_busy);
     free(msgs.cma_off);
+    for (int k = 0; msgs.offer_head && k < cm5i_ctx.nep; k++)
+        while (msgs.offer_head[k]) {
+            msg_offer_t *o = msgs.offer_head[k];
+
+            msgs.offer_head[k] = o->next;
+            free(o);
+        }
+    free(msgs.offer_head);
+    free(msgs.unmatched);
     memset(&msgs, 0, sizeof(msgs));
     memset(&lane, 0, sizeof(lane));
     free(eager.budget);
@@ -1521,6 +1797,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_ACK, msg_ack_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_DATA, msg_data_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_GO, msg_go_handler);
+    cm5i_am_register_internal(CM5I_INT_MSG_PUT, msg_put_handler);
     cm5i_pkt_register_body(CM5I_PKT_EAGER, msg_eager_packet);
     cm5i_pkt_register_body(CM5I_PKT_CMA, msg_cma_packet);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);
@@ -1540,6 +1817,14 @@ cm5_status_t cm5i_msg_setup(void)
         msgs.cma_off = calloc((size_t)cm5i_ctx.nep, 1);
         if (!msgs.cma_off)
             return CM5_ERR_NO_MEMORY;
+    }
+    if (!msgs.offer_head) {
+        msgs.offer_head = calloc((size_t)cm5i_ctx.nep * 2, sizeof(void *));
+        msgs.unmatched = calloc((size_t)cm5i_ctx.nep * 2, sizeof(uint32_t));
+        if (!msgs.offer_head || !msgs.unmatched)
+            return CM5_ERR_NO_MEMORY;
+        msgs.offer_tail = msgs.offer_head + cm5i_ctx.nep;
+        msgs.unoffered = msgs.unmatched + cm5i_ctx.nep;
     }
     msg_eager_fit();
     eager.window = msg_eager_window();

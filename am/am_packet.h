@@ -28,6 +28,8 @@ enum {
     CM5I_INT_MSG_GO = 9,   /* the receiver is ready for a message whose
                               data it reads (virtual time's
                               synchronisation: held senders) */
+    CM5I_INT_MSG_PUT = 10, /* the sender wrote a message into a receive
+                              the receiver offered (single copy) */
     CM5I_INTERNAL_MAX = 32
 };
 

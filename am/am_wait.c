@@ -538,6 +538,13 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
  * passes in quick succession a probe starts to yield and then sleep,
  * like a wait (woken by what arrives).  Calls spaced out by the
  * program's own work never sleep.  Outside handlers only. */
+/* Empty passes in a row before a probe backs off as a wait, where waits
+ * spin; where they do not (more nodes than CPUs: the node a probe waits
+ * for needs this CPU), one: 64 passes of a scan of 4-8 message blocks
+ * held the CPU for 100-250 us while nodes of the job had not yet started
+ * their part (an 8-node all-to-all of small messages on 2 CPUs: 0.12 ms
+ * with 64, 0.06 ms with 1; doc/bench.md). */
+#define PROBE_PASSES 64
 static cm5i_waiter_t probe_waiter = {.t0 = -1, .sleep_us = 20};
 static double probe_last;
 static unsigned probe_clock_spins;
@@ -559,7 +566,7 @@ void cm5i_probe_progress(void)
     }
     if (now - probe_last > 20e-6) /* the program worked in between */
         cm5i_waiter_init(&probe_waiter);
-    if (probe_waiter.empty < 64) {
+    if (probe_waiter.empty < (waits.spin_s > 0 ? PROBE_PASSES : 1)) {
         if (cm5i_progress(CM5I_CH_ALL) > 0)
             cm5i_waiter_init(&probe_waiter);
         else

@@ -738,8 +738,9 @@ int cm5i_fab_cma_ok(const cm5i_fab_t *fab, int node)
            fab->cma_pid[node] > 0;
 }
 
-cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
-                               uint64_t src, size_t len)
+/* Copy len bytes between here and address far of node (write: to it). */
+static cm5_status_t fab_cma_copy(cm5i_fab_t *fab, int node, void *here,
+                                 uint64_t far, size_t len, int write)
 {
     size_t done = 0;
     int err = 0;
@@ -751,12 +752,14 @@ cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
         err = EPERM;
     }
     /* (A 32-bit node cannot name a 64-bit peer's addresses.) */
-    if (src > (uint64_t)UINTPTR_MAX - len)
+    if (far > (uint64_t)UINTPTR_MAX - len)
         err = EFAULT;
     while (!err && done < len) {
-        struct iovec l = {(char *)dst + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(src + done), len - done};
-        ssize_t n = process_vm_readv(fab->cma_pid[node], &l, 1, &r, 1, 0);
+        struct iovec l = {(char *)here + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(far + done), len - done};
+        ssize_t n = write
+                        ? process_vm_writev(fab->cma_pid[node], &l, 1, &r, 1, 0)
+                        : process_vm_readv(fab->cma_pid[node], &l, 1, &r, 1, 0);
 
         if (n > 0)
             done += (size_t)n;
@@ -770,10 +773,22 @@ cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
     /* Refused by the kernel (ptrace access mode, Yama, seccomp) or the
      * peer is gone: its data takes the tagged path from now on. */
     cm5i_log(CM5I_LOG_DEBUG, "fab",
-             "node %d: no single copy (process_vm_readv: %s): libfabric", node,
-             strerror(err));
+             "node %d: no single copy (%s: %s): libfabric", node,
+             write ? "process_vm_writev" : "process_vm_readv", strerror(err));
     fab->cma_pid[node] = -2; /* (refused: never adopted again) */
     return CM5_ERR_STATE;
+}
+
+cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
+                               uint64_t src, size_t len)
+{
+    return fab_cma_copy(fab, node, dst, src, len, 0);
+}
+
+cm5_status_t cm5i_fab_cma_write(cm5i_fab_t *fab, int node, uint64_t dst,
+                                const void *src, size_t len)
+{
+    return fab_cma_copy(fab, node, (void *)src, dst, len, 1);
 }
 
 void cm5i_fab_cma_adopt(cm5i_fab_t *fab, int node, int pid)

@@ -142,6 +142,10 @@ int cm5i_fab_cma_ok(const cm5i_fab_t *fab, int node);
 void cm5i_fab_cma_adopt(cm5i_fab_t *fab, int node, int pid);
 cm5_status_t cm5i_fab_cma_read(cm5i_fab_t *fab, int node, void *dst,
                                uint64_t src, size_t len);
+/* The other way (process_vm_writev): len bytes at src here to address
+ * dst of node, with the same refusal. */
+cm5_status_t cm5i_fab_cma_write(cm5i_fab_t *fab, int node, uint64_t dst,
+                                const void *src, size_t len);
 
 /* Read completions of a channel, calling cb for each received message.
  * Returns the number of messages received, or a negative status. */

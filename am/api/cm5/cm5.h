@@ -365,6 +365,9 @@ typedef struct {
      * short enough for eager that went by rendezvous because their
      * receiver already buffered its bound of this node's messages. */
     uint64_t eager_sent, eager_unexpected, eager_over_bound;
+    /* Receives this node offered their sender (single copy, real time),
+     * and messages it wrote straight into a receive offered to it. */
+    uint64_t offers_made, puts_sent;
 } cm5_stats_t;
 CM5_EXPORT void cm5_stats(cm5_stats_t *out);
 
