@@ -27,6 +27,7 @@
 #include "am_event.h"
 #include "am_guard.h"
 #include "am_packet.h"
+#include "am_progress.h"
 #include "am_util.h"
 #include "am_wait.h"
 #include "am_wire.h"
@@ -88,6 +89,22 @@ cm5_status_t cm5i_barrier_setup(void)
     return CM5_OK;
 }
 
+/* The barrier ended: every node had arrived, and each had put in this
+ * node's queues every packet it sent before (the rings are shared
+ * memory: a packet is there once sent; the generation moved after).
+ * Take them now, so that what every node sent before the barrier has
+ * been handled here when it returns, as the signals' barrier made
+ * likely and this one makes sure (a bad call's error, a handler's
+ * count).  Not inside a handler (a split-phase test there), which runs
+ * no request handler. */
+static void barrier_shm_drain(void)
+{
+    if (cm5i_depth.in_handler)
+        return;
+    for (int pass = 0; pass < 64 && cm5i_progress(CM5I_CH_ALL) > 0; pass++)
+        ;
+}
+
 /* Arrive at the host's counter; the last node ends the barrier. */
 static void barrier_shm_arrive(void)
 {
@@ -140,6 +157,11 @@ cm5_status_t cm5_barrier_start(void)
     bar.active = 1;
     CM5I_EV(barrier_start);
     if (bar.shm && cm5i_ctx.size > 1) {
+        /* (A barrier that never waits is still the program's call: a
+         * node's exit status is watched from its first one, as from a
+         * wait's first step; am_init.c, ctx_atexit.) */
+        if (CM5I_UNLIKELY(!cm5i_ctx.exit_hooked))
+            cm5i_exit_hook();
         barrier_shm_arrive();
         return CM5_OK;
     }
@@ -154,6 +176,7 @@ static int barrier_advance(void)
             atomic_load_explicit(&bar.shm->bar_gen, memory_order_acquire) !=
                 bar.shm_gen) {
             bar.active = 0;
+            barrier_shm_drain();
             CM5I_EV(barrier_done);
         }
         return !bar.active;
