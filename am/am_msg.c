@@ -995,6 +995,9 @@ static void msg_put_arrived(int src, uint32_t slot, uint32_t gen, uint32_t len,
 
 static void msg_put_handler(int src, const uint32_t *arg)
 {
+    /* (Counted where single copies always were: by the receiver.) */
+    msg_count.cma_messages++;
+    msg_count.cma_bytes += arg[2];
     msg_put_arrived(src, arg[0], arg[1], arg[2], (int)arg[3], NULL);
 }
 
@@ -1332,8 +1335,6 @@ static int msg_put(cm5_msg_h m)
     } else {
         msg_send_internal(CM5I_CH_REQ, node, CM5I_INT_MSG_PUT, o->slot, o->gen,
                           (uint32_t)m->bytes, (uint32_t)m->tag);
-        msg_count.cma_messages++;
-        msg_count.cma_bytes += m->bytes;
     }
     free(o);
     msg_count.puts_sent++;

@@ -356,9 +356,11 @@ typedef struct {
      * received through the same-host rings (CM5_SHM) and through
      * libfabric. */
     uint64_t shm_sent, shm_received, fabric_sent, fabric_received;
-    /* Point-to-point messages and scopies whose data the receiver read
-     * by single copy from the sender's memory (CM5_CMA), their bytes, and
-     * those that fell back to libfabric because the kernel refused. */
+    /* Point-to-point messages and scopies this node received by single
+     * copy (CM5_CMA): read from the sender's memory, or written by the
+     * sender into a receive this node offered; their bytes; and copies
+     * that fell back to libfabric because the kernel refused (a read by
+     * this node, or its write into another node's receive). */
     uint64_t cma_messages, cma_bytes, cma_fallbacks;
     /* Point-to-point messages sent eagerly (CM5_EAGER_MAX), eager ones
      * that arrived before their receive and were buffered, and messages
