@@ -92,6 +92,7 @@ const char *cm5_status_string(cm5_status_t st) { return st ? "error" : "ok"; }
 double cm5_rtime(void) { return 0; }
 void cm5i_doorbell_ring(int node) { (void)node; }
 void cm5i_doorbell_wake(int node) { (void)node; }
+void cm5i_exit_hook(void) { cm5i_ctx.exit_hooked = 1; }
 cm5_doorbell_job_t *cm5i_wait_job(void) { return NULL; }
 int cm5i_fab_via_ring(const cm5i_fab_t *fab, int node)
 {
