@@ -832,12 +832,7 @@ static void msg_unlink_posted(cm5_msg_h m, cm5_msg_h prev)
         msgs.any_posted--;
     else if (!m->offered)
         msgs.unoffered[m->node]--;
-    if (prev)
-        prev->next = m->next;
-    else
-        msgs.posted_head = m->next;
-    if (msgs.posted_tail == m)
-        msgs.posted_tail = prev;
+    CM5I_QUEUE_UNLINK(msgs.posted_head, msgs.posted_tail, prev, m);
 }
 
 /* The virtual send time of the packet being handled (none when the model
@@ -946,12 +941,8 @@ static void msg_offer_drop(int node, uint32_t slot)
          prev = o, o = o->next) {
         if (o->slot != slot)
             continue;
-        if (prev)
-            prev->next = o->next;
-        else
-            msgs.offer_head[node] = o->next;
-        if (msgs.offer_tail[node] == o)
-            msgs.offer_tail[node] = prev;
+        CM5I_QUEUE_UNLINK(msgs.offer_head[node], msgs.offer_tail[node], prev,
+                          o);
         free(o);
         return;
     }
@@ -1314,12 +1305,7 @@ static int msg_put(cm5_msg_h m)
         msg_count.cma_fallbacks++; /* (and the fabric reads it no more) */
         return 0;
     }
-    if (prev)
-        prev->next = o->next;
-    else
-        msgs.offer_head[node] = o->next;
-    if (msgs.offer_tail[node] == o)
-        msgs.offer_tail[node] = prev;
+    CM5I_QUEUE_UNLINK(msgs.offer_head[node], msgs.offer_tail[node], prev, o);
     m->state = MSG_DATA;
     m->local_done = m->remote_done = 1;
     if (inline_) { /* the data in the packet, as an eager message's */
@@ -1440,7 +1426,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
         /* An offer may wait unread (the node slept, left a barrier): take
          * what the reply channel holds, as a send's wait would (not for
          * a message eager takes anyway: receives it fits are not
-         * offered, and the poll would cost its round trip 8 %). */
+         * offered, and the poll is on a small message's round trip). */
         if (!msgs.offer_head[node] && len > eager.max) {
             cm5i_progress_poll_only(1);
             cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
@@ -1534,12 +1520,7 @@ cm5_status_t cm5i_msg_recv(int node, int tag, void *buf, size_t len,
     for (msg_rts_t *r = msgs.rts_head, *prev = NULL; r; prev = r, r = r->next) {
         if (!msg_matches(node, tag, r->src, r->tag))
             continue;
-        if (prev)
-            prev->next = r->next;
-        else
-            msgs.rts_head = r->next;
-        if (msgs.rts_tail == r)
-            msgs.rts_tail = prev;
+        CM5I_QUEUE_UNLINK(msgs.rts_head, msgs.rts_tail, prev, r);
         msg_match(m, r, r->eager ? r->data : NULL);
         free(r);
         return CM5_OK;

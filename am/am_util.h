@@ -52,6 +52,16 @@ int cm5i_log_parse_level(const char *s);
             (head) = (item);                                                   \
         (tail) = (item);                                                       \
     } while (0)
+/* Take item, which follows prev (NULL: item is the head), out of it. */
+#define CM5I_QUEUE_UNLINK(head, tail, prev, item)                              \
+    do {                                                                       \
+        if (prev)                                                              \
+            (prev)->next = (item)->next;                                       \
+        else                                                                   \
+            (head) = (item)->next;                                             \
+        if ((tail) == (item))                                                  \
+            (tail) = (prev);                                                   \
+    } while (0)
 
 /* FNV-1a over n bytes, continuing h (start: CM5I_DIGEST_INIT): the
  * modules' digests of their state, which the packet fuzzer compares

@@ -248,14 +248,15 @@ void cm5i_wait_teardown(void)
     waits.prefer_bell = 0;
 }
 
-void cm5i_doorbell_ring(int node)
+/* Ring node's doorbell if it sleeps (or, irq, takes interrupts). */
+static void wait_ring(int node, int irq)
 {
     cm5i_doorbell_t *d;
 
     if (!waits.doorbell)
         return;
     d = &waits.doorbell[node];
-    if (atomic_load(&d->sleeping) || atomic_load(&d->irq)) {
+    if (atomic_load(&d->sleeping) || (irq && atomic_load(&d->irq))) {
         atomic_fetch_add(&d->seq, 1);
         if (waits.wake_fd >= 0)
             wait_wake_send(node);
@@ -264,21 +265,9 @@ void cm5i_doorbell_ring(int node)
     }
 }
 
-void cm5i_doorbell_wake(int node)
-{
-    cm5i_doorbell_t *d;
+void cm5i_doorbell_ring(int node) { wait_ring(node, 1); }
 
-    if (!waits.doorbell)
-        return;
-    d = &waits.doorbell[node];
-    if (atomic_load(&d->sleeping)) {
-        atomic_fetch_add(&d->seq, 1);
-        if (waits.wake_fd >= 0)
-            wait_wake_send(node);
-        else
-            wait_futex(&d->seq, FUTEX_WAKE, INT_MAX, NULL);
-    }
-}
+void cm5i_doorbell_wake(int node) { wait_ring(node, 0); }
 
 uint32_t cm5i_doorbell_arm(void)
 {
