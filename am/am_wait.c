@@ -47,6 +47,8 @@ static struct {
     int prefer_bell; /* sleep on the doorbell even with wait objects */
     int wake_fd;     /* a job on several hosts: the ring peers' wake-up
                         socket, polled beside the provider's fds */
+    const _Atomic uint32_t *watch; /* cm5i_wait_watch, or NULL */
+    uint32_t watch_val;
 } waits = {.wake_fd = -1};
 
 void cm5i_wait_prefer_doorbell(void) { waits.prefer_bell = 1; }
@@ -246,6 +248,7 @@ void cm5i_wait_teardown(void)
     waits.slots_len = 0;
     waits.nfds = 0;
     waits.prefer_bell = 0;
+    waits.watch = NULL;
 }
 
 /* Ring node's doorbell if it sleeps (or, irq, takes interrupts). */
@@ -299,15 +302,17 @@ void cm5i_doorbell_sleep(uint32_t seq, int ms)
     atomic_store(&waits.doorbell[cm5i_ctx.rank].sleeping, 0);
 }
 
-static int wait_sleep_doorbell(const cm5i_waiter_t *w, int chmask, int ms)
+static int wait_sleep_doorbell(int chmask, int ms)
 {
     uint32_t seq = cm5i_doorbell_arm();
     /* A sender that saw sleeping == 0 delivered before this poll; a
      * writer of the watched word that saw it wrote before this load. */
     int n = cm5i_progress(chmask);
 
-    if (n == 0 && w->watch && atomic_load(w->watch) != w->watch_val)
+    if (n == 0 && waits.watch && atomic_load(waits.watch) != waits.watch_val) {
+        waits.watch = NULL; /* (seen: whoever waits for it looks next) */
         n = 1;
+    }
 
     cm5i_doorbell_sleep(seq, n == 0 ? ms : 0);
     return n;
@@ -336,12 +341,13 @@ static void wait_reset(cm5i_waiter_t *w)
     w->crowded = 0;
 }
 
-void cm5i_waiter_watch(cm5i_waiter_t *w, const _Atomic uint32_t *word,
-                       uint32_t val)
+void cm5i_wait_watch(const _Atomic uint32_t *word, uint32_t val)
 {
-    w->watch = word;
-    w->watch_val = val;
+    waits.watch_val = val;
+    waits.watch = word;
 }
+
+void cm5i_wait_unwatch(void) { waits.watch = NULL; }
 
 #define WAIT_NAME(k, name, blocked) name,
 #define WAIT_BLOCKED(k, name, blocked) blocked,
@@ -415,7 +421,6 @@ void cm5i_waiter_init(cm5i_waiter_t *w)
     wait_reset(w);
     w->what = CM5I_WAIT_NONE;
     w->begun = 0;
-    w->watch = NULL;
 }
 
 void cm5i_waiter_start(cm5i_waiter_t *w, int what)
@@ -466,7 +471,7 @@ static void wait_sleep(cm5i_waiter_t *w, int chmask)
     if (waits.nfds && !waits.doorbell) {
         wait_sleep_fds(chmask, waits.sleep_ms);
     } else if (waits.doorbell) {
-        wait_sleep_doorbell(w, chmask, waits.sleep_ms);
+        wait_sleep_doorbell(chmask, waits.sleep_ms);
     } else {
         struct timespec ts = {0, w->sleep_us * 1000L};
 

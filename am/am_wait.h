@@ -33,10 +33,6 @@ typedef struct {
     int crowded; /* another node of the job runs on this CPU: no spinning */
     int what;    /* CM5I_WAIT_*: a named wait (cm5i_waiter_start) */
     int begun;   /* observers were told it began */
-    /* A word of the job's shared memory that ends the wait when it
-     * moves from watch_val (cm5i_waiter_watch), or NULL. */
-    const _Atomic uint32_t *watch;
-    uint32_t watch_val;
 } cm5i_waiter_t;
 /* A wait a probe loop paces (the program's loop: observers see probes). */
 void cm5i_waiter_init(cm5i_waiter_t *w);
@@ -45,12 +41,13 @@ void cm5i_waiter_init(cm5i_waiter_t *w);
  * one, and that it ends (wait_end) at cm5i_waiter_end. */
 void cm5i_waiter_start(cm5i_waiter_t *w, int what);
 void cm5i_waiter_end(cm5i_waiter_t *w);
-/* The wait also ends when *word no longer holds val: a word of the job's
- * shared memory that a node writes and then wakes the sleepers of
- * (cm5i_doorbell_wake), not a packet.  A step then never sleeps once
- * the word has moved, however late the writer's wake-up came. */
-void cm5i_waiter_watch(cm5i_waiter_t *w, const _Atomic uint32_t *word,
-                       uint32_t val);
+/* Until cm5i_wait_unwatch, the first wait step (of a blocking wait or a
+ * probe loop) that would sleep once *word no longer holds val does not
+ * (and the watch ends): a word of the job's shared memory that a node
+ * writes and then wakes the sleepers of (cm5i_doorbell_wake), not a
+ * packet, however late its wake-up came. */
+void cm5i_wait_watch(const _Atomic uint32_t *word, uint32_t val);
+void cm5i_wait_unwatch(void);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 /* One progress pass of a probe a program may call in a loop (backs off). */
 void cm5i_probe_progress(void);

@@ -749,21 +749,30 @@ static void test_barrier(void)
 
 /* Sleepers are woken: with PROG_COLL_WAKE set (and CM5_SLEEP_MS=1000,
  * so that a node nobody wakes sleeps up to a second), the last node
- * enters 0.1 s late, when the others sleep in the barrier; each time
- * they must all leave within 0.5 s of its entry. */
+ * enters 0.1 s late, when the others sleep in the barrier (odd trials:
+ * in a loop of CMMD_sync_done after CMMD_sync_with_nodes_start, whose
+ * probes sleep too); each time they must all leave within 0.5 s of its
+ * entry. */
 static void test_barrier_wake(void)
 {
     double enter = 0, leave, *all, late_enter;
 
     if (!getenv("PROG_COLL_WAKE"))
         return;
-    for (int trial = 0; trial < 5; trial++) {
+    for (int trial = 0; trial < 6; trial++) {
         CMMD_sync_with_nodes();
         if (t_self == t_nodes - 1) {
             t_sleep(0.1);
             enter = t_now();
         }
-        CMMD_sync_with_nodes();
+        if (trial % 2) {
+            CMMD_sync_with_nodes_start();
+            while (!CMMD_sync_done())
+                ;
+            CMMD_sync_with_nodes_finish();
+        } else {
+            CMMD_sync_with_nodes();
+        }
         leave = t_now();
         all = times_of_all(t_self == t_nodes - 1 ? enter : leave);
         late_enter = all[t_nodes - 1];

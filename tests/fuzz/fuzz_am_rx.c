@@ -131,12 +131,11 @@ void cm5i_waiter_start(cm5i_waiter_t *w, int what)
     w->what = what;
 }
 void cm5i_waiter_end(cm5i_waiter_t *w) { w->begun = 0; }
-void cm5i_waiter_watch(cm5i_waiter_t *w, const _Atomic uint32_t *word,
-                       uint32_t val)
+void cm5i_wait_watch(const _Atomic uint32_t *word, uint32_t val)
 {
-    w->watch = word;
-    w->watch_val = val;
+    (void)word, (void)val;
 }
+void cm5i_wait_unwatch(void) {}
 uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
 /* The modules' counts, summed by the oracle as cm5_stats sums them. */
 static const cm5_stats_t *parts[16];
