@@ -1,11 +1,11 @@
 /*
  * prog_offer: offered receives (am/am_msg.c): a receive posted for one
- * node is offered to it, and a send that finds the offer writes its data
- * straight into the receive.  Matching must stay as CMMD's: receives in
- * the order they were posted, each sender's messages with one tag in the
- * order they were sent, whichever way each message went.  Node 0
- * receives; every other node sends.  All nodes draw the same decisions
- * from one seed.
+ * node, longer than CM5_EAGER_MAX, is offered to it, and a send that
+ * finds the offer writes its data straight into the receive.  Matching must
+ * stay as CMMD's: receives in the order they were posted, each sender's
+ * messages with one tag in the order they were sent, whichever way each message
+ * went.  Node 0 receives; every other node sends.  All nodes draw the same
+ * decisions from one seed.
  *
  *   order   rounds of K messages from each sender to node 0 with one tag,
  *           of sizes 0..70000 (eager, single copy, empty), by
@@ -17,9 +17,10 @@
  *           bytes after it untouched
  *   any     a receive for any node posted before one for node 1 with the
  *           same tag: node 1's first message goes to the first receive
- *   tags    a receive for tag 9, then one for any tag: node 1 sends tag 3
- *           then tag 9; tag 3 lands in the second receive, tag 9 in the
- *           first
+ *   tags    a receive for tag 9, then one for any tag (both offered):
+ *           node 1 sends tag 3 then tag 9; tag 3 lands in the second
+ *           receive, tag 9 in the first (messages of 5000 bytes, written
+ *           into the offers, and of 16, sent into them in one packet)
  *   path    with "rings" as the argument (single copy between the nodes):
  *           node 1 wrote into offered receives (cm5_stats puts_sent) and
  *           node 0 offered them (offers_made)
@@ -138,67 +139,62 @@ static void test_order(void)
     }
 }
 
-static void test_any(void)
+/* Node 0 posts receive a (from node_a, tag_a), then b (node_b, tag_b),
+ * each of RBUF bytes (offered when the node is given: longer than
+ * CM5_EAGER_MAX); node 1, once the offers have come, sends len bytes
+ * with tag1, then with tag2.  want_a / want_b: which of the two messages
+ * (1 or 2) each receive must hold. */
+#define RBUF 8192
+static void two_receives(const char *what, int node_a, int tag_a, int node_b,
+                         int tag_b, int tag1, int tag2, int len, int want_a,
+                         int want_b)
 {
-    int v[2] = {-1, -1}, out;
-    CMMD_mcb h0, h1;
+    static unsigned char rb[2][RBUF], sb[RBUF];
+    int want[2] = {want_a, want_b}, tags[2] = {tag1, tag2};
 
     if (t_nodes < 2)
         return;
     if (t_self == 0) {
-        h0 = CMMD_receive_async(CMMD_ANY_NODE, 77, &v[0], sizeof(int), NULL,
-                                NULL);
-        h1 = CMMD_receive_async(1, 77, &v[1], sizeof(int), NULL, NULL);
+        CMMD_mcb h[2];
+
+        h[0] = CMMD_receive_async(node_a, tag_a, rb[0], RBUF, NULL, NULL);
+        h[1] = CMMD_receive_async(node_b, tag_b, rb[1], RBUF, NULL, NULL);
         CMMD_sync_with_nodes();
-        CMMD_msg_wait(h0);
-        CMMD_msg_wait(h1);
-        T_EQ(v[0], 1001, "the receive for any node got node 1's first");
-        T_EQ(v[1], 1002, "the receive for node 1 got its second");
-        CMMD_free_mcb(h0);
-        CMMD_free_mcb(h1);
+        for (int k = 0; k < 2; k++) {
+            CMMD_msg_wait(h[k]);
+            T_EQ(CMMD_mcb_bytes(h[k]), len, "length of a message");
+            T_EQ(CMMD_mcb_tag(h[k]), tags[want[k] - 1], "tag of a message");
+            T_PATTERN(rb[k], (size_t)len, SEED(99, 1, want[k]),
+                      "%s (%d bytes): receive %d should hold message %d", what,
+                      len, k + 1, want[k]);
+            CMMD_free_mcb(h[k]);
+        }
     } else {
         CMMD_sync_with_nodes();
         if (t_self == 1) {
             t_sleep(0.01); /* (node 0's offers have come) */
-            out = 1001;
-            CMMD_send_block(0, 77, &out, sizeof(int));
-            out = 1002;
-            CMMD_send_block(0, 77, &out, sizeof(int));
+            for (int k = 0; k < 2; k++) {
+                t_fill(sb, (size_t)len, SEED(99, 1, k + 1));
+                CMMD_send_block(0, tags[k], sb, len);
+            }
         }
     }
     CMMD_sync_with_nodes();
 }
 
-static void test_tags(void)
+/* any: a receive for any node before one for node 1 with the same tag
+ * (nothing is offered then): node 1's first message goes to the first.
+ * tags: one for tag 9, then one for any tag, both offered: tag 3 lands in
+ * the second, tag 9 in the first.  Messages of 5000 bytes (written into
+ * the offers) and of 16 (sent into them in one packet). */
+static void test_two(void)
 {
-    int v[2] = {-1, -1}, out;
-    CMMD_mcb h9, hany;
+    static const int lens[] = {5000, 16};
 
-    if (t_nodes < 2)
-        return;
-    if (t_self == 0) {
-        h9 = CMMD_receive_async(1, 9, &v[0], sizeof(int), NULL, NULL);
-        hany =
-            CMMD_receive_async(1, CMMD_ANY_TAG, &v[1], sizeof(int), NULL, NULL);
-        CMMD_sync_with_nodes();
-        CMMD_msg_wait(h9);
-        CMMD_msg_wait(hany);
-        T_EQ(v[0], 9, "the receive for tag 9 got the tag-9 message");
-        T_EQ(v[1], 3, "the receive for any tag got the tag-3 message");
-        T_EQ(CMMD_mcb_tag(hany), 3, "tag of the message for any tag");
-        CMMD_free_mcb(h9);
-        CMMD_free_mcb(hany);
-    } else {
-        CMMD_sync_with_nodes();
-        if (t_self == 1) {
-            t_sleep(0.01);
-            out = 3;
-            CMMD_send_block(0, 3, &out, sizeof(int));
-            out = 9;
-            CMMD_send_block(0, 9, &out, sizeof(int));
-        }
+    for (int i = 0; i < 2; i++) {
+        two_receives("any", CMMD_ANY_NODE, 77, 1, 77, 77, 77, lens[i], 1, 2);
+        two_receives("tags", 1, 9, 1, CMMD_ANY_TAG, 3, 9, lens[i], 2, 1);
     }
-    CMMD_sync_with_nodes();
 }
 
 int main(int argc, char **argv)
@@ -208,8 +204,7 @@ int main(int argc, char **argv)
     t_init("prog_offer");
     T_CHECK(t_nodes <= 65, "at most 65 nodes");
     test_order();
-    test_any();
-    test_tags();
+    test_two();
     cm5_stats(&st);
     if (argc > 1 && strcmp(argv[1], "rings") == 0 && t_nodes > 1) {
         if (t_self == 0)
