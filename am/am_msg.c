@@ -1277,23 +1277,29 @@ static void msg_send_rts(cm5_msg_h m)
     msgs.rts_busy[node] = 0;
 }
 
-/* Offered receives: write m into the receive its node offered, if it
- * may (real time, single copy, none of this node's announcements to it
- * unmatched, an offer whose tag matches first and that is large enough);
- * 1: done. */
+/* Must a send to node queue behind an announcement (queued or being
+ * sent) or wait for a credit? */
+static int msg_must_queue(int node)
+{
+    return msgs.rtsq_head[node] || msgs.rts_busy[node] ||
+           !cm5i_flow_has(CM5I_CH_REQ, node);
+}
+
+/* Offered receives: may a send to node write into an offer (real time,
+ * single copy, none of this node's announcements to it unmatched)? */
 static int msg_put_may(int node)
 {
     return !msgs.unmatched[node] && CM5I_LIKELY(cm5i_clock == NULL) &&
            msg_cma_can(node, 1);
 }
 
+/* Write m into the first offer of its node whose tag matches, if it is
+ * large enough (the caller saw msg_put_may); 1: done. */
 static int msg_put(cm5_msg_h m)
 {
     int node = m->node, inline_;
     msg_offer_t *o, *prev = NULL;
 
-    if (!msgs.offer_head[node] || !msg_put_may(node))
-        return 0;
     for (o = msgs.offer_head[node]; o; prev = o, o = o->next)
         if (msg_matches(CM5_ANY_NODE, o->tag, node, m->tag))
             break;
@@ -1420,8 +1426,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
     if (!m)
         return CM5_ERR_NO_MEMORY;
     m->bytes = len;
-    queue = msgs.rtsq_head[node] || msgs.rts_busy[node] ||
-            !cm5i_flow_has(CM5I_CH_REQ, node);
+    queue = msg_must_queue(node);
     if (!queue && msg_put_may(node)) {
         /* An offer may wait unread (the node slept, left a barrier): take
          * what the reply channel holds, as a send's wait would (not for
@@ -1431,8 +1436,7 @@ cm5_status_t cm5i_msg_send(int node, int tag, const void *buf, size_t len,
             cm5i_progress_poll_only(1);
             cm5i_progress(CM5I_CH_BIT(CM5I_CH_REP));
             cm5i_progress_poll_only(-1);
-            queue = msgs.rtsq_head[node] || msgs.rts_busy[node] ||
-                    !cm5i_flow_has(CM5I_CH_REQ, node);
+            queue = msg_must_queue(node);
         }
         if (!queue && msg_put(m)) {
             *out = m;
