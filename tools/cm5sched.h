@@ -124,6 +124,17 @@ void check_guard(const char *where, const unsigned char *g);
 void reduce_result(result_t *r, const cm5_sched_stats_t *st);
 void corrupt(unsigned char *rb, size_t n);
 
+/* cm5sched_share.c: one workload matrix per host (collective) */
+typedef struct {
+    cm5_workload_t w; /* first: a shared_wl_t * is a cm5_workload_t * */
+    void *map;        /* the shared segment, or NULL (w.com malloc'd) */
+    size_t maplen;
+    uint64_t how[3]; /* nodes that built it, mapped it, made their own */
+} shared_wl_t;
+int share_workload(const char *spec, uint64_t seed, shared_wl_t *s, char *err,
+                   size_t errlen);
+void share_free(shared_wl_t *s);
+
 /* cm5sched_tables.c */
 void csv_header(FILE *f, const family_t *fam);
 void csv_row(FILE *f, const point_info_t *pi, const char *alg, int rep,

@@ -38,6 +38,11 @@ void usage_error(const char *fmt, ...)
                                       : " (cm5sched --help lists the options)");
         fflush(stderr);
     }
+    /* Every node calls it (the arguments are the same everywhere); the
+     * others wait until node 0 has said it, or cm5run, seeing a node
+     * exit first, could end node 0 before its line. */
+    if (cs_nodes > 1)
+        CMMD_sync_with_nodes();
     exit(2);
 }
 

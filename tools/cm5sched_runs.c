@@ -4,7 +4,9 @@
  * message unit), one verified run; and what both families share: the
  * data pattern every byte is checked against, the checks, the results.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -357,12 +359,19 @@ static void help(void)
 static int work_make(const args_t *a, const char *spec, uint64_t seed,
                      void **wp, point_info_t *pi, char *err, size_t errlen)
 {
-    cm5_workload_t *w = xcalloc(1, sizeof(*w));
+    shared_wl_t *s = xcalloc(1, sizeof(*s));
+    cm5_workload_t *w = &s->w;
 
-    (void)a;
-    if (cm5_workload_make(spec, cs_nodes, seed, w, err, errlen) != CM5_OK) {
-        free(w);
+    if (share_workload(spec, seed, s, err, errlen) != 0) {
+        free(s);
         return -1;
+    }
+    if (cs_self == 0 && a->progress) {
+        fprintf(stderr,
+                "[matrix] %s, seed %" PRIu64 ": built by %" PRIu64
+                " node(s), mapped by %" PRIu64 ", private copies %" PRIu64 "\n",
+                spec, seed, s->how[0], s->how[1], s->how[2]);
+        fflush(stderr);
     }
     if (!w->name[0])
         snprintf(w->name, sizeof(w->name), "%s", spec);
@@ -376,7 +385,7 @@ static int work_make(const args_t *a, const char *spec, uint64_t seed,
 
 static void work_free(void *w)
 {
-    cm5_workload_free(w);
+    share_free(w);
     free(w);
 }
 

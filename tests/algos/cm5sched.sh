@@ -20,7 +20,7 @@ unset CM5_TIMEOUT CM5_PROVIDER CM5_LOG_LEVEL CM5_VERBOSE_ENV FI_PROVIDER \
     CM5SCHED_TEST_CORRUPT
 export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo
 
-PLAN=$((4 + 11 + 11 + 4 * 3 + 1 + 3 + 2))
+PLAN=$((4 + 11 + 13 + 4 * 3 + 1 + 3 + 2))
 . "$(dirname "$0")/../tap.sh"
 tap_begin cm5sched "$PLAN"
 
@@ -36,7 +36,9 @@ run() {
     if [ "$nodes" = 1 ]; then
         timeout -k 2 30 "$SCHED" "$@" >out 2>err
     else
-        timeout -k 2 70 env $RUNENV "$CM5RUN" -n "$nodes" --provider "$prov" \
+        # PROVIDER "rings": cm5run's default path (no --provider)
+        timeout -k 2 70 env $RUNENV "$CM5RUN" -n "$nodes" \
+            $([ "$prov" = rings ] || echo "--provider $prov") \
             --timeout 60 "$SCHED" "$@" >out 2>err
     fi
     rc=$?
@@ -103,6 +105,17 @@ check "--reps without a value: one error line, exit 2" 'one_error "reps"'
 run 4 shm --alg lp,nosuch --sizes 16
 check "unknown algorithm on 4 nodes: one error line, exit 2, no hang ($ms ms)" \
     'one_error "nosuch"'
+# A workload error found by every node after the matrix's collective
+# build: node 0's line comes before any node ends the job.
+run 8 rings --workload nosuch:d=3 --sizes 16
+check "unknown workload on 8 nodes: one error line, exit 2 ($ms ms)" \
+    'one_error "nosuch"'
+# One matrix per host: one node builds it in shared memory, the others
+# map it (cm5sched_share.c); every byte still verified.
+run 8 rings --alg lp,ac --workload density:d=4 --matrices 2 --sizes 64 \
+    --reps 1 --warmup 0 --progress
+check "one matrix per host: built by 1 node, mapped by 7, for each seed ($ms ms)" \
+    '[ "$rc" -eq 0 ] && [ "$(grep -c "^\[matrix\] density:d=4, seed [12]: built by 1 node(s), mapped by 7, private copies 0\$" err)" -eq 3 ] && [ "$(grep -c "^\[matrix\]" err)" -eq 3 ]'
 RUNENV="PATH=$scratch/nowhere"
 run 4 shm --plot x.png --alg lp --workload density:d=2 --sizes 16
 RUNENV=
