@@ -12,11 +12,20 @@
  *       exactly 0: libfabric carries bulk data only), with "fabric" every
  *       packet took libfabric.  Under CM5_CMA=off no message moved by
  *       single copy (their data took libfabric's tagged path).
+ *   all refused
+ *       as rings, but node 1 makes itself undumpable first, so that in a
+ *       job where the kernel allows a read only between dumpable
+ *       processes (no CAP_SYS_PTRACE) single copies from and into node 1
+ *       are refused: their data takes libfabric's tagged path, to a
+ *       peer the address vector did not hold (past 256 nodes ring peers
+ *       get their address only then).  At least one copy must be
+ *       refused; every byte is still checked.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include <cm5/cm5.h>
 
@@ -133,18 +142,41 @@ static void check_paths(int rings)
         T_EQ(st.cma_messages, 0, "messages moved by single copy");
 }
 
+/* The copies the kernel refused, summed over the job (collective). */
+static unsigned long long refused(void)
+{
+    cm5_stats_t st;
+    uint64_t n[1];
+
+    cm5_stats(&st);
+    n[0] = st.cma_fallbacks;
+    CMMD_reduce_v(n, n, CMMD_combiner_uadd, sizeof(uint64_t), 1);
+    return (unsigned long long)n[0];
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 2 ? argv[2] : "";
 
     t_init("prog_scale");
     T_CHECK(argc > 2 && strcmp(argv[1], "all") == 0 &&
-                (strcmp(mode, "rings") == 0 || strcmp(mode, "fabric") == 0),
-            "usage: prog_scale all rings|fabric");
+                (strcmp(mode, "rings") == 0 || strcmp(mode, "fabric") == 0 ||
+                 strcmp(mode, "refused") == 0),
+            "usage: prog_scale all rings|fabric|refused");
+    if (strcmp(mode, "refused") == 0 && t_self == 1)
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     collectives();
     active_messages();
     messages();
-    check_paths(strcmp(mode, "rings") == 0);
+    check_paths(strcmp(mode, "fabric") != 0);
+    if (strcmp(mode, "refused") == 0) {
+        unsigned long long n = refused();
+
+        T_CHECK(n >= 1, "%llu single copies refused (node 1 is not dumpable)",
+                n);
+        if (t_self == 0)
+            printf("prog_scale: %llu single copies refused\n", n);
+    }
     CMMD_sync_with_nodes();
     t_done();
     return 0;

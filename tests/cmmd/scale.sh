@@ -11,6 +11,9 @@
 #     (one address per node in shm's address vector), while 257 with
 #     CM5_CMA=off stop at start-up with node 0's one line (one address
 #     per ring peer is one too many);
+#   - 260 nodes where the kernel refuses the single copies from and into
+#     node 1: their data takes libfabric, to peers whose address is
+#     inserted only then;
 #   - on libfabric's path (--provider shm) 129 nodes stop at start-up
 #     with node 0's one line that names the limit and the ways out, and
 #     exit 1, no hang;
@@ -21,7 +24,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/scale.sh
 
-PLAN=11
+PLAN=14
 . "$(dirname "$0")/lib.sh"
 unset CM5_SHM CM5_CMA
 big=${CM5TEST_SCALE_NODES:-300}
@@ -71,6 +74,34 @@ out, exit 1, no hang ($ms ms)" \
     '[ "$rc" -eq 1 ] && [ "$ms" -lt 120000 ] && one_error 0 fab "$limit257"'
 check "CM5_CMA=off n=257: no node ran the program" '[ ! -s out ]'
 left_behind
+
+# Past 256 nodes a ring peer gets its libfabric address only when the
+# kernel refuses a single copy from or into it: node 1 makes itself
+# undumpable in a job without CAP_SYS_PTRACE (as in cma.sh), and
+# libfabric's shm, which probed for single copy before that, is told not
+# to use it (FI_SHM_DISABLE_CMA).  The refused messages' data takes
+# libfabric's tagged path to a peer whose address is inserted then.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    printf '#!/bin/sh\nexec setpriv --bounding-set -sys_ptrace "%s" "$@"\n' \
+        "$CM5RUN" >"$scratch/cm5run_noptrace"
+    chmod +x "$scratch/cm5run_noptrace"
+    real_cm5run=$CM5RUN CM5RUN=$scratch/cm5run_noptrace
+    FI_SHM_DISABLE_CMA=1
+    export FI_SHM_DISABLE_CMA
+    run "refused n=260" 260 "" all refused
+    unset FI_SHM_DISABLE_CMA
+    CM5RUN=$real_cm5run
+    expect_ok "refused n=260: every byte right, node 1's copies refused"
+    check "refused n=260: copies refused and carried by libfabric to peers \
+given their address then, nothing on stderr" \
+        'grep -q "^prog_scale: [1-9][0-9]* single copies refused$" out &&
+         [ ! -s err ]'
+    left_behind
+else
+    skip "refused n=260" "needs root and setpriv (a job without CAP_SYS_PTRACE)"
+    skip "refused n=260: copies refused" "needs root and setpriv"
+    skip "refused n=260: left behind" "needs root and setpriv"
+fi
 
 # (CM5_SHM=off takes the same path: shmpath.sh checks that both do.)
 limit="129 nodes are too many for provider shm on libfabric's path: it holds \
