@@ -103,22 +103,24 @@ static const cm5_config_var_t config_table[] = {
      "doc/model.md; cm5_compute() states a cost instead); 2: charge "
      "fine-grained computation too, all but a polling loop's turns (virtual "
      "times then vary from run to run); 0: every stretch"},
-    {CM5_ENV_MODEL_SYNC, "off",
+    {CM5_ENV_MODEL_SYNC, "auto",
      "virtual time: synchronise the nodes (doc/model.md, \"Synchronisation\"): "
      "every node takes its packets (handlers, messages, scopies) in "
      "virtual-time order once no earlier one can still come, so that a "
      "program's virtual times are the same on every run, beside any load "
      "and on every provider, and a node's one processor moves its data "
-     "both ways while a busy receiver holds its senders (not yet "
-     "calibrated); with interrupts on, a program that computes outside "
+     "both ways while a busy receiver holds its senders (calibrated on "
+     "wang1993's tables: doc/model.md, \"Validation\"); with interrupts on, a "
+     "program that computes outside "
      "the runtime for 50 ms of CPU (" CM5_ENV_MODEL_CPU_FLOOR " if larger; "
      "after an interrupt in such a wait, for " CM5_ENV_MODEL_CPU_FLOOR
      ") waits for its next handler, which interrupts it in turn; on: for a "
      "cm5run job (the nodes "
      "share memory; "
-     "another launcher is refused); auto: on for a cm5run job, off "
-     "otherwise; off: packets are taken as they land (the times of active "
-     "messages then follow the host's interleaving)"},
+     "another launcher is refused); auto (the default): on for a cm5run "
+     "job, off otherwise (one info line says so); off: packets are taken "
+     "as they land, the first model (the times of active messages then "
+     "follow the host's interleaving)"},
     {CM5_ENV_CMA, "auto",
      "single copy between nodes of one host on the fast path: point-to-point "
      "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "

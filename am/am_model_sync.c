@@ -140,8 +140,13 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
                      CM5_ENV_MODEL_SYNC, how[0] ? how : "another launcher");
             return -1;
         }
-        cm5i_log(CM5I_LOG_INFO, "model",
-                 "virtual time without synchronisation (started by %s)", how);
+        if (cm5i_ctx.rank == 0) /* auto, the default: say it once */
+            cm5i_log(CM5I_LOG_WARN, "model",
+                     "virtual time without synchronisation (started by %s, "
+                     "not cm5run): the times of active messages follow this "
+                     "host's interleaving and may differ from run to run "
+                     "(%s=off: the same without this line)",
+                     how[0] ? how : "another launcher", CM5_ENV_MODEL_SYNC);
         return 0;
     }
     ms.p = p;

@@ -3,15 +3,17 @@
 # figures of the model's arithmetic seen from a CMMD program (prog_model),
 # determinism, node timers in virtual time, and bad settings refused by
 # cm5run with one line.  Computation is free (CM5_MODEL_CPU_SCALE=0) and
-# a clock read costs nothing (clk=0), so every figure is exact.  TAP.
+# a clock read costs nothing (clk=0), so every figure is exact.  The
+# figures are the first model's, unsynchronised (CM5_MODEL_SYNC=off; the
+# default, synchronised, has its own in vsync.sh).  TAP.
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/model.sh
 
 PLAN=55
 . "$(dirname "$0")/lib.sh"
 
-CM5_MODEL_CPU_SCALE=0
-export CM5_MODEL_CPU_SCALE
+CM5_MODEL_CPU_SCALE=0 CM5_MODEL_SYNC=off
+export CM5_MODEL_CPU_SCALE CM5_MODEL_SYNC
 LOGP=logp:L=6,o=2.2,g=4,clk=0
 
 # field N of the line of out starting with "prog_model: WORD"

@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=43
+PLAN=45
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -429,4 +429,15 @@ job "bad value" 30 2 shm prog_vsync storm 4
 CM5_MODEL_SYNC=on
 check "CM5_MODEL_SYNC=maybe: cm5run refuses it in one line, exit 2" \
     '[ "$rc" -eq 2 ] && [ "$(grep -c "CM5_MODEL_SYNC=maybe" err)" -eq 1 ]'
+left_behind
+
+# The default (auto) synchronises a cm5run job: the storm's times are the
+# same as with on (unsynchronised they differ from run to run).
+unset CM5_MODEL_SYNC
+job "storm, the default" 120 8 shm prog_vsync storm 40
+CM5_MODEL_SYNC=on
+export CM5_MODEL_SYNC
+lines >storm.default
+check "CM5_MODEL_SYNC unset (auto, the default): synchronised, the storm's times as with on, nothing on stderr" \
+    '[ "$rc" -eq 0 ] && cmp -s storm.1 storm.default && [ ! -s err ]'
 left_behind

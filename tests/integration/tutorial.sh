@@ -6,7 +6,8 @@
 # each expected output also appears word for word in doc/tutorial.md, so
 # the text shows what the programs print.  Lesson 7 and its solution run
 # again in virtual time (--model cm5, computation free), where the times
-# are exact: <lesson>[.solution].model.out, time lines included; the
+# are exact: <lesson>[.solution].model.out, time lines included, and
+# .model-off.out for the first, unsynchronised model; the
 # lesson once more at the default CPU scale and floor, where its
 # stretches of computation are under the floor and the times the same.
 # TAP output.
@@ -17,7 +18,7 @@ src=${abs_top_srcdir:-$top}
 exp=$src/examples/tutorial/expected
 LESSONS="l1_address:4 l2_request:4 l3_counting:5 l4_scopy:4 l5_interrupts:2
 l6_deadlock:4 l7_contention:8"
-plan 50
+plan 56
 
 for l in $LESSONS; do
     name=${l%:*} nodes=${l#*:}
@@ -41,25 +42,35 @@ for l in $LESSONS; do
     done
 done
 
-# Lesson 7 in the CM-5's virtual time: the whole output, times included.
+# Lesson 7 in the CM-5's virtual time: the whole output, times included;
+# synchronised (the default) and the first model (CM5_MODEL_SYNC=off).
 CM5_MODEL_CPU_SCALE=0
 export CM5_MODEL_CPU_SCALE
-for kind in lesson solution; do
-    prog=$EXAMPLES/tutorial/l7_contention nodes=8
-    want=$exp/l7_contention.model.out
-    if [ $kind = solution ]; then
-        prog=$EXAMPLES/tutorial/solutions/l7_contention nodes=6
-        want=$exp/l7_contention.solution.model.out
+for sync in default off; do
+    suffix= how="virtual time"
+    if [ $sync = off ]; then
+        suffix=-off how="virtual time, CM5_MODEL_SYNC=off"
+        CM5_MODEL_SYNC=off
+        export CM5_MODEL_SYNC
     fi
-    job 90 "-n $nodes --provider shm --model cm5" "$prog"
-    check "l7_contention ($kind, $nodes nodes, virtual time) prints the expected times" \
-        '[ "$rc" -eq 0 ] && diff "$want" out >diff 2>&1 ||
-         { sed "s/^/# /" diff; false; }'
-    check_clean "l7_contention ($kind, virtual time)"
-    check "l7_contention ($kind, virtual time): its output is in doc/tutorial.md" \
-        'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
-            open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
+    for kind in lesson solution; do
+        prog=$EXAMPLES/tutorial/l7_contention nodes=8
+        want=$exp/l7_contention.model$suffix.out
+        if [ $kind = solution ]; then
+            prog=$EXAMPLES/tutorial/solutions/l7_contention nodes=6
+            want=$exp/l7_contention.solution.model$suffix.out
+        fi
+        job 90 "-n $nodes --provider shm --model cm5" "$prog"
+        check "l7_contention ($kind, $nodes nodes, $how) prints the expected times" \
+            '[ "$rc" -eq 0 ] && diff "$want" out >diff 2>&1 ||
+             { sed "s/^/# /" diff; false; }'
+        check_clean "l7_contention ($kind, $how)"
+        check "l7_contention ($kind, $how): its output is in doc/tutorial.md" \
+            'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
+                open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
+    done
 done
+unset CM5_MODEL_SYNC
 
 # The defaults charge computation of more than 1 ms of CPU; the lesson
 # has none, so its virtual times do not move.
