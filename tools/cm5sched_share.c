@@ -28,6 +28,7 @@
 
 #include <cm/cmmd.h>
 
+#include "boot_env.h"
 #include "cm5sched.h"
 
 #define SHARE_READY 0x52454459u /* "REDY" */
@@ -47,7 +48,7 @@ static void share_name(char *name, size_t len, unsigned n)
 {
     static uint64_t nonce;
     static int have;
-    const char *key = getenv("CM5_JOB_KEY");
+    const char *key = getenv(CM5_ENV_JOB_KEY);
 
     if (key && *key && strlen(key) < 64 && !strchr(key, '/')) {
         snprintf(name, len, "/cm5-%s-sched%u", key, n);
