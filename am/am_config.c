@@ -118,7 +118,7 @@ static const cm5_config_var_t config_table[] = {
      "cm5run job (the nodes "
      "share memory; "
      "another launcher is refused); auto (the default): on for a cm5run "
-     "job, off otherwise (one info line says so); off: packets are taken "
+     "job, off otherwise (node 0 says so in one line); off: packets are taken "
      "as they land, the first model (the times of active messages then "
      "follow the host's interleaving)"},
     {CM5_ENV_CMA, "auto",

@@ -90,7 +90,7 @@ static int share_map(const char *name, cm5_workload_t *w, void **map,
     if (m == MAP_FAILED)
         return -1;
     h = m;
-    if (h->ready != SHARE_READY ||
+    if (__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) != SHARE_READY ||
         (h->status == CM5_OK &&
          (h->w.nodes != cs_nodes ||
           (size_t)st.st_size < SHARE_OFF + (size_t)cs_nodes * (size_t)cs_nodes *
