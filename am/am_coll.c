@@ -139,13 +139,13 @@ static coll_mail_t *coll_find(uint32_t seq, int slot)
     return NULL;
 }
 
-static uint64_t coll_get(uint32_t seq, int slot, uint32_t *flag)
+static uint64_t coll_get(uint32_t seq, int slot, uint32_t *flag, int kind)
 {
     cm5i_waiter_t w;
     coll_mail_t *m;
     uint64_t v;
 
-    cm5i_waiter_start(&w, CM5I_WAIT_COLL);
+    cm5i_waiter_start(&w, kind);
     while (!(m = coll_find(seq, slot)))
         cm5i_wait_step(&w, CM5I_CH_ALL);
     cm5i_waiter_end(&w);
@@ -963,9 +963,24 @@ cm5_status_t cm5_ordered(void (*fn)(void *arg), void *arg)
     CM5I_GUARD();
     if (coll_enter() != CM5_OK)
         return CM5_ERR_STATE;
+    /* Synchronised virtual time: the turns pass in real time, which no
+     * clock orders, so a node waiting for its turn takes no packet and
+     * may send at its clock when it comes; a node before it in the
+     * chain could then wait forever for that clock to move.  A barrier
+     * first (one that serves handlers, and costs bar) brings every node
+     * into the call: then the turns depend on nothing but each other. */
+    if (CM5I_UNLIKELY(cm5i_clock_orders)) {
+        cm5_status_t st;
+
+        cm5i_depth.cn_serve++;
+        st = cm5_barrier();
+        cm5i_depth.cn_serve--;
+        if (st != CM5_OK)
+            return st;
+    }
     seq = ++coll.seq;
     if (cm5i_ctx.rank > 0)
-        coll_get(seq, 0, NULL);
+        coll_get(seq, 0, NULL, CM5I_WAIT_ORDERED);
     fn(arg);
     if (cm5i_ctx.rank + 1 < cm5i_ctx.size)
         coll_put(cm5i_ctx.rank + 1, seq, 0, 0, 0, CM5I_VT_NONE);

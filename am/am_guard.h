@@ -38,6 +38,8 @@ typedef struct {
     int in_handler;     /* >0 while a handler runs */
     int in_req_handler; /* a request handler is running */
     int cn_hold;        /* >0 while a control-network call waits */
+    int cn_serve;       /* >0: the runtime's own control-network call, an
+                         * operation that holds no user work */
     int user_hold;      /* >0: hold all user work (the interrupt thread) */
 } cm5i_depth_t;
 extern cm5i_depth_t cm5i_depth;

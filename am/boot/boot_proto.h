@@ -143,7 +143,8 @@ _Static_assert(offsetof(cm5_doorbell_slot_t, seq) == 0 &&
     X(SHUTDOWN, "shut-down: sends in flight", 0)                               \
     X(SENDQ, "send: the signal handler's queue", 0)                            \
     X(CREDITS, "send: credits", 1)                                             \
-    X(SEND_ROOM, "send: provider room", 0)
+    X(SEND_ROOM, "send: provider room", 0)                                     \
+    X(ORDERED, "ordered output", 1)
 enum {
     CM5_WAIT_NONE, /* not in a named wait (a probe loop's pacing) */
 #define CM5_WAIT_ENUM(k, name, blocked) CM5_WAIT_##k,
