@@ -20,25 +20,37 @@ LESSONS="l1_address:4 l2_request:4 l3_counting:5 l4_scopy:4 l5_interrupts:2
 l6_deadlock:4 l7_contention:8"
 plan 84
 
+# pick NAME KIND NODES [SUFFIX]: prog, want (the expected output,
+# expected/NAME[.solution]SUFFIX.out) and nodes for a lesson or its
+# solution; the shift order of lesson 7's solution runs on any size, and
+# runs on 6 nodes.
+pick() {
+    prog=$EXAMPLES/tutorial/$1 want=$exp/$1$4.out nodes=$3
+    if [ "$2" = solution ]; then
+        prog=$EXAMPLES/tutorial/solutions/$1 want=$exp/$1.solution$4.out
+        [ "$1" = l7_contention ] && nodes=6
+    fi
+}
+
+# in_doc DESC: the expected output $want appears word for word in
+# doc/tutorial.md.
+in_doc() {
+    check "$1: its output is in doc/tutorial.md" \
+        'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
+            open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
+}
+
 for l in $LESSONS; do
     name=${l%:*} nodes=${l#*:}
     for kind in lesson solution; do
-        prog=$EXAMPLES/tutorial/$name want=$exp/$name.out
-        if [ $kind = solution ]; then
-            prog=$EXAMPLES/tutorial/solutions/$name
-            want=$exp/$name.solution.out
-            # The shift order of lesson 7's solution runs on any size.
-            [ "$name" = l7_contention ] && nodes=6
-        fi
+        pick "$name" $kind "$nodes"
         job 90 "-n $nodes --provider shm" "$prog"
         grep -v '^time ' out >got
         check "$name ($kind, $nodes nodes) prints the expected output" \
             '[ "$rc" -eq 0 ] && diff "$want" got >diff 2>&1 ||
              { sed "s/^/# /" diff; false; }'
         check_clean "$name ($kind)"
-        check "$name ($kind): its output is in doc/tutorial.md" \
-            'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
-                open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
+        in_doc "$name ($kind)"
     done
 done
 
@@ -54,12 +66,7 @@ unset CM5_MODEL_CPU_SCALE
 for l in $LESSONS; do
     name=${l%:*} nodes=${l#*:}
     for kind in lesson solution; do
-        prog=$EXAMPLES/tutorial/$name want=$exp/$name.out
-        if [ $kind = solution ]; then
-            prog=$EXAMPLES/tutorial/solutions/$name
-            want=$exp/$name.solution.out
-            [ "$name" = l7_contention ] && nodes=6
-        fi
+        pick "$name" $kind "$nodes"
         job 90 "-n $nodes --provider shm --model cm5" "$prog"
         skip_re='^time |times as long as'
         grep -Ev "$skip_re" out >got
@@ -83,20 +90,13 @@ for sync in default off; do
         export CM5_MODEL_SYNC
     fi
     for kind in lesson solution; do
-        prog=$EXAMPLES/tutorial/l7_contention nodes=8
-        want=$exp/l7_contention.model$suffix.out
-        if [ $kind = solution ]; then
-            prog=$EXAMPLES/tutorial/solutions/l7_contention nodes=6
-            want=$exp/l7_contention.solution.model$suffix.out
-        fi
+        pick l7_contention $kind 8 ".model$suffix"
         job 90 "-n $nodes --provider shm --model cm5" "$prog"
         check "l7_contention ($kind, $nodes nodes, $how) prints the expected times" \
             '[ "$rc" -eq 0 ] && diff "$want" out >diff 2>&1 ||
              { sed "s/^/# /" diff; false; }'
         check_clean "l7_contention ($kind, $how)"
-        check "l7_contention ($kind, $how): its output is in doc/tutorial.md" \
-            'python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in
-                open(sys.argv[2]).read())" "$want" "$src/doc/tutorial.md"'
+        in_doc "l7_contention ($kind, $how)"
     done
 done
 unset CM5_MODEL_SYNC
