@@ -382,6 +382,7 @@ static cm5_status_t ctx_start(const char *provider)
     if ((st = cm5i_alive_start()) != CM5_OK)
         goto err_coll;
     cm5i_ctx.ready = 1;
+    cm5i_model_started();
     atexit(ctx_atexit);
     cm5i_exit_hook();
     cm5i_legacy_check();

@@ -12,5 +12,8 @@
  * when it is on, subscribe to the core's events. */
 cm5_status_t cm5i_model_setup(void);
 void cm5i_model_teardown(void);
+/* The runtime has started: the program's computation is counted from
+ * here (the start-up's CPU time is not charged to the clock). */
+void cm5i_model_started(void);
 
 #endif

@@ -43,6 +43,9 @@
  *                 with CMMD_reduce_done): "prog_model: node N split NS NS
  *                 NS" (each call's time from its start, the clock read
  *                 after it included)
+ *   start         the clock as main begins (after the start-up, which is
+ *                 the runtime's, not the program's) and after a barrier:
+ *                 "prog_model: node N start NS NS"
  *   clockwait MS  every node waits MS ms of virtual time for its own
  *                 clock, polling (`while (cm5_wtime() < wake)
  *                 CMAML_poll();`, DRS_N's retry wait): "prog_model: node
@@ -413,6 +416,15 @@ static void clockwait(int ms)
     CMMD_sync_with_nodes();
 }
 
+static void start(void)
+{
+    double t0 = cm5_wtime(), t1;
+
+    CMMD_sync_with_nodes();
+    t1 = cm5_wtime();
+    printf("prog_model: node %d start %.0f %.0f\n", t_self, t0 * 1e9, t1 * 1e9);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -438,6 +450,8 @@ int main(int argc, char **argv)
         split();
     else if (strcmp(mode, "a2a") == 0)
         a2a(argc > 2 ? atoi(argv[2]) : 4096);
+    else if (strcmp(mode, "start") == 0)
+        start();
     else if (strcmp(mode, "clockwait") == 0)
         clockwait(argc > 2 ? atoi(argv[2]) : 20);
     else
