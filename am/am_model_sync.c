@@ -117,7 +117,18 @@ static void ms_violation(const char *what, int node, uint64_t due,
 int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
 {
     const char *how = cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "";
-    int can = strcmp(how, "cm5run") == 0 || strcmp(how, "single") == 0;
+    /* The records live in the memory the nodes of one host share (the
+     * doorbell): cm5run's, or a PMIx job's whose nodes are all on one
+     * host (boot_pmix.c).  Across hosts the bounds would have to travel
+     * as messages (null messages): not built. */
+    int pmix_one_host = strcmp(how, "pmix") == 0 && cm5i_ctx.boot.local &&
+                        cm5i_ctx.boot.doorbell_fd >= 0;
+    int can = strcmp(how, "cm5run") == 0 || strcmp(how, "single") == 0 ||
+              pmix_one_host;
+    const char *why =
+        strcmp(how, "pmix") != 0 ? "this job was started by another launcher"
+        : !cm5i_ctx.boot.local   ? "this PMIx job's nodes are on several hosts"
+                               : "this PMIx job's nodes got no shared doorbell";
 
     memset(&ms, 0, sizeof(ms));
     cm5i_msync_on = 0;
@@ -135,18 +146,19 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
     if (!can) {
         if (want > 0) {
             cm5i_log(CM5I_LOG_ERROR, "model",
-                     "%s=on needs the memory cm5run shares with its nodes; "
-                     "this job was started by %s",
-                     CM5_ENV_MODEL_SYNC, how[0] ? how : "another launcher");
+                     "%s=on needs the nodes on one host, sharing memory "
+                     "(cm5run, or a PMIx launcher with every node on one "
+                     "host); %s",
+                     CM5_ENV_MODEL_SYNC, why);
             return -1;
         }
         if (cm5i_ctx.rank == 0) /* auto, the default: say it once */
             cm5i_log(CM5I_LOG_WARN, "model",
-                     "virtual time without synchronisation (started by %s, "
-                     "not cm5run): the times of active messages follow this "
-                     "host's interleaving and may differ from run to run "
-                     "(%s=off: the same without this line)",
-                     how[0] ? how : "another launcher", CM5_ENV_MODEL_SYNC);
+                     "virtual time without synchronisation (%s): the times "
+                     "of active messages follow the hosts' interleaving and "
+                     "may differ from run to run (%s=off: the same without "
+                     "this line)",
+                     why, CM5_ENV_MODEL_SYNC);
         return 0;
     }
     ms.p = p;
