@@ -98,14 +98,17 @@ typedef struct cm5i_clock {
      * that packet is sent: the node pays len's packets.  bulk_take: the
      * receiver takes the data in the notice's turn (start: the notice's
      * word; cmmd as above; others: a data notice, whose receipt is taken
-     * with the others that came while the node was busy): returns the
-     * word of the acknowledgement it sends (a promise it keeps), *end:
-     * the node has the data (its clock).  The words of packets travel with them
+     * with the others that came while the node was busy; ref: the
+     * message): returns the word of the acknowledgement it sends (a
+     * promise it keeps), *end: the node has the data (its clock); or,
+     * receipt beside the clock (cm5:bc=1) joining a receipt under way,
+     * CM5I_VT_NONE: the words come later (cm5i_msg_took), before that
+     * receipt's own bulk_take returns.  The words of packets travel with them
      * (cm5i_word_t, am_packet.h), never in a slot a packet sent meanwhile could
      * take. */
     uint64_t (*push)(size_t len, int phase);
     uint64_t (*bulk_take)(int src, uint64_t start, size_t len, int cmmd,
-                          int others, uint64_t *end);
+                          int others, void *ref, uint64_t *end);
     /* A packet arrived (valid, its credits counted): 1 when the clock
      * keeps it to run in its turn (cm5i_pkt_dispatch); run what is due
      * (a full progress pass, outside handlers): returns packets run.

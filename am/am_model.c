@@ -127,6 +127,9 @@ static int model_notice(const cm5i_pkt_t *pkt)
     return cm5i_msg_notice(pkt, NULL, NULL, NULL, NULL);
 }
 
+static void model_bc_run(void);
+static void model_bc_free(void);
+
 cm5_status_t cm5i_model_setup(void)
 {
     const char *spec = cm5i_config_str(CM5_ENV_MODEL);
@@ -175,8 +178,12 @@ cm5_status_t cm5i_model_setup(void)
         return CM5_ERR_INVALID;
     if (cm5i_msync_on) {
         cm5i_clock_orders = 1;
-        if (model.p.il) /* interleaved receipt (doc/model.md; cm5:il=0) */
+        /* interleaved receipt (doc/model.md; cm5:il=0); beside the
+         * clock (bc=1) a notice needs no wait for the others: they join */
+        if (model.p.il && !model.p.bc)
             cm5i_msync_set_notice(model_notice);
+        if (model.p.bc)
+            cm5i_msync_set_after(model_bc_run);
         cm5i_wait_prefer_doorbell();
         cm5i_wait_sleep_cap(1);
     }
@@ -203,9 +210,11 @@ void cm5i_model_started(void)
 void cm5i_model_teardown(void)
 {
     cm5i_msync_set_notice(NULL);
+    cm5i_msync_set_after(NULL);
     cm5i_msync_teardown();
     free(batch.v);
     memset(&batch, 0, sizeof(batch));
+    model_bc_free();
     cm5i_clock_orders = 0;
     cm5i_unobserve(&model_observer);
     model_on = 0;
@@ -529,6 +538,130 @@ static int model_batch_cmp(const void *pa, const void *pb)
     return (int32_t)(a->place - b->place) < 0 ? -1 : 1;
 }
 
+/* Receipt beside the clock (cm5:bc=1, doc/model.md): a receipt under
+ * way, its messages' packets taken one of each in turn, in the order
+ * they joined; a packet at a time, the node takes between two what came
+ * due by then (an announcement answered, a notice whose receipt joins). */
+typedef struct {
+    cm5i_take_job_t j;
+    uint64_t rem; /* packets left */
+    void *ref;    /* the message */
+} model_bc_job_t;
+
+static struct {
+    model_bc_job_t *v;
+    size_t n, cap, next; /* next: the job whose packet is next */
+    int active;          /* running (model_bc_run) */
+    uint64_t x0;         /* when the first of them could begin */
+} bc;
+
+static void model_bc_add(int src, size_t len, int cmmd, void *ref)
+{
+    model_bc_job_t *b;
+
+    if (bc.n == bc.cap) {
+        bc.cap = bc.cap ? 2 * bc.cap : 16;
+        bc.v = realloc(bc.v, bc.cap * sizeof(*bc.v));
+        if (!bc.v)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+    }
+    b = &bc.v[bc.n++];
+    memset(b, 0, sizeof(*b));
+    batch.mx = model_mx(1);
+    model_batch_job(src, len, cmmd, &b->j);
+    b->rem = b->j.npk ? b->j.npk : 1;
+    b->ref = ref;
+}
+
+/* The next packet, taken from x on: its job's last one ends the job,
+ * which is acknowledged with the time it was taken plus L (the node
+ * published no more than that: a latency past its clock, which is at
+ * most x); the acknowledgement is promised now, sent by its message. */
+static int model_bc_packet(uint64_t *x)
+{
+    model_bc_job_t *b = &bc.v[bc.next];
+    uint64_t t = *x;
+
+    *x += b->j.q;
+    if (--b->rem) {
+        bc.next = (bc.next + 1) % bc.n;
+        return 0;
+    }
+    *x += b->j.extra;
+    b->j.left = t;
+    b->j.ack = t + (uint64_t)model.p.L;
+    b->j.end = *x;
+    cm5i_msync_promise(b->j.ack);
+    cm5i_msg_took(b->ref, b->j.ack, b->j.end);
+    memmove(b, b + 1, (bc.n - bc.next - 1) * sizeof(*b));
+    bc.n--;
+    if (bc.next >= bc.n)
+        bc.next = 0;
+    return 1;
+}
+
+static void model_bc_free(void)
+{
+    free(bc.v);
+    memset(&bc, 0, sizeof(bc));
+}
+
+/* A data notice's turn: its receipt joins the one under way, or begins
+ * one, which runs once the notice's own work is done (model_bc_run).
+ * Its words come when it ends (cm5i_msg_took). */
+static uint64_t model_bc_take(int src, uint64_t start, size_t len, int cmmd,
+                              void *ref, uint64_t *end)
+{
+    uint64_t due = start + (uint64_t)model.p.L;
+
+    if (!bc.n) {
+        bc.next = 0;
+        bc.x0 = model.v.clock > due ? model.v.clock : due;
+    }
+    model_bc_add(src, len, cmmd, ref);
+    *end = CM5I_VT_NONE;
+    return CM5I_VT_NONE;
+}
+
+/* After a packet's turn: the receipt under way runs to its end, a packet
+ * at a time, taking between two what came due by then (which may join
+ * it), each packet once nothing due by its start can still come. */
+static void model_bc_run(void)
+{
+    uint64_t x, h = 0, top;
+    unsigned spins = 0;
+
+    if (!bc.n || bc.active)
+        return;
+    bc.active = 1;
+    x = model.v.clock > bc.x0 ? model.v.clock : bc.x0;
+    while (bc.n) {
+        model.v.clock = x;
+        if (h < x)
+            h = cm5i_msync_horizon();
+        if (h < x) { /* something due by x may still come */
+            cm5i_msync_bc_wait(x, &spins);
+            continue;
+        }
+        spins = 0;
+        if (cm5i_msync_top(&top) && top <= x) {
+            cm5i_msync_run_top(); /* between two packets */
+            if (model.v.clock > x)
+                x = model.v.clock;
+            h = 0; /* what it sent comes back: ask again */
+            continue;
+        }
+        if (model_bc_packet(&x)) {
+            cm5i_progress_run_deferred(); /* its acknowledgement */
+            h = 0;
+        }
+        model.v.clock = x;
+        cm5i_msync_bc_publish(); /* the others wait for it to move */
+    }
+    model.v.clock = x;
+    bc.active = 0;
+}
+
 /* Synchronised: the node's processor takes a receipt whose data's
  * notice (word start) it takes now: alone when it was idle, else, for a
  * data notice (others), with every other whose notice came while it was
@@ -537,11 +670,14 @@ static int model_batch_cmp(const void *pa, const void *pb)
  * "Interleaved receipt"); an scopy's announcement, whose turn did not
  * wait for them, alone. */
 static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
-                                int others, uint64_t *end)
+                                int others, void *ref, uint64_t *end)
 {
     uint64_t left, ack, due = start + (uint64_t)model.p.L;
     uint64_t c = model.v.clock > due ? model.v.clock : due;
     cm5i_take_job_t *jobs;
+
+    if (cm5i_msync_on && others && model.p.bc && !cm5i_depth.cn_hold)
+        return model_bc_take(src, start, len, cmmd, ref, end);
 
     batch.n = 0;
     batch.mx = model_mx(1);

@@ -700,6 +700,13 @@ static int ms_safe(uint64_t c, const ms_ev_t *e)
 {
     uint64_t self, fl, v[ms.n];
 
+    /* The counts first: a receiver publishes its value before the count
+     * that lets this node forget a packet it sent it, so a value read
+     * after the count covers the packet's consequences (read before, it
+     * may be older than the count, and say nothing of them). */
+    fl = ms_in_flight(&self);
+    if (self <= c || ms_add(fl, ms.L) <= c)
+        return 0;
     ms_snapshot(v);
     for (int j = 0; j < ms.n; j++) {
         if (j == ms.me)
@@ -710,8 +717,7 @@ static int ms_safe(uint64_t c, const ms_ev_t *e)
             continue;
         return 0;
     }
-    fl = ms_in_flight(&self);
-    return self > c && ms_add(fl, ms.L) > c;
+    return 1;
 }
 
 /* One step of a wait for the other nodes: take packets, keep the bound
@@ -737,11 +743,14 @@ static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
 /* ---- interleaved receipt ---- */
 
 static int (*ms_notice)(const cm5i_pkt_t *pkt);
+static void (*ms_after)(void);
 
 void cm5i_msync_set_notice(int (*notice)(const cm5i_pkt_t *pkt))
 {
     ms_notice = notice;
 }
+
+void cm5i_msync_set_after(void (*after)(void)) { ms_after = after; }
 
 /* May e run now, as far as interleaved receipt goes?  A data notice runs
  * once nothing due by the node's clock (or by its due time, if later) can
@@ -816,6 +825,8 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
                  * another's.) */
                 if (ms.nprom > nprom || (notice && ms_notice))
                     cm5i_progress_run_deferred();
+                if (ms_after)
+                    ms_after();
                 n++;
                 spins = 0;
                 continue;
@@ -896,6 +907,8 @@ static int ms_dispatch_jump(int mode)
     if (ms.v->clock < e.due)
         ms.v->clock = e.due;
     ms_run(&e);
+    if (ms_after)
+        ms_after();
     /* An interrupt: the program runs on from its handler, and waits by
      * rule again only after it has computed for the floor since its
      * delivery (am_model.c, model_irq_mark). */
@@ -926,6 +939,8 @@ int cm5i_msync_dispatch(void)
             if (ms.v->clock < e.due)
                 ms.v->clock = e.due;
             ms_run(&e);
+            if (ms_after)
+                ms_after();
             n++;
         }
         return n;
@@ -944,6 +959,60 @@ int cm5i_msync_dispatch(void)
     n = mode == MS_RUN ? ms_dispatch_run() : ms_dispatch_jump(mode);
     ms.in_dispatch = 0;
     return n;
+}
+
+/* ---- receipt beside the clock (cm5:bc=1, am_model.c) ---- */
+
+uint64_t cm5i_msync_horizon(void)
+{
+    uint64_t self, fl, h = MS_INF;
+
+    ms_ready();
+    if (!ms.rec)
+        return ms.n > 1 ? 0 : MS_INF; /* (start-up), one node */
+    fl = ms_in_flight(&self); /* the counts before the values: ms_safe */
+    {
+        uint64_t v[ms.n];
+
+        ms_snapshot(v);
+        for (int j = 0; j < ms.n; j++)
+            if (j != ms.me && v[j] <= h)
+                h = v[j] ? v[j] - 1 : 0;
+    }
+    if (self != MS_INF && self - 1 < h)
+        h = self ? self - 1 : 0;
+    fl = ms_add(fl, ms.L);
+    if (fl != MS_INF && fl - 1 < h)
+        h = fl ? fl - 1 : 0;
+    return h;
+}
+
+int cm5i_msync_top(uint64_t *due)
+{
+    if (!ms.nheap)
+        return 0;
+    *due = ms.heap[0].due;
+    return 1;
+}
+
+void cm5i_msync_run_top(void)
+{
+    ms_ev_t e;
+
+    ms_pop(&e);
+    if (ms.v->clock < e.due)
+        ms.v->clock = e.due;
+    ms_run(&e);
+    cm5i_progress_run_deferred();
+}
+
+void cm5i_msync_bc_publish(void) { ms_publish_mode(MS_RUN); }
+
+void cm5i_msync_bc_wait(uint64_t want, unsigned *spins)
+{
+    cm5i_progress_pull();
+    ms_publish_mode(MS_RUN);
+    ms_wait_step(MS_RUN, want, spins);
 }
 
 /* ---- interrupts ---- */

@@ -52,6 +52,18 @@ int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
  * order; with the packet's place in the order: due, source, channel,
  * place). */
 void cm5i_msync_set_notice(int (*notice)(const cm5i_pkt_t *pkt));
+
+/* Receipt beside the clock (cm5:bc=1): the latest time by which every
+ * packet due has come, as the others' bounds stand now (MS-infinite on
+ * one node); the earliest packet held (0: none); take it, its clock
+ * jumping to it, and run the work it deferred; one step of a wait for
+ * the others to pass want, the node running at its clock. */
+void cm5i_msync_set_after(void (*after)(void)); /* run after a packet */
+uint64_t cm5i_msync_horizon(void);
+int cm5i_msync_top(uint64_t *due);
+void cm5i_msync_run_top(void);
+void cm5i_msync_bc_wait(uint64_t want, unsigned *spins);
+void cm5i_msync_bc_publish(void); /* the node runs at its clock */
 void cm5i_msync_peek(uint64_t c,
                      void (*fn)(const cm5i_pkt_t *pkt, uint64_t due,
                                 uint32_t src, uint32_t ch, uint32_t place,

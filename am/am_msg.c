@@ -141,9 +141,14 @@ struct cm5_msg {
     struct cm5_msg *lane_next;      /* waiting for the lane */
     void (*lane_step)(cm5_msg_h m); /* its push, once it has the lane */
     int took;                       /* a receive: the data's turn came */
-    int pushed;                     /* a send: its push was charged */
-    uint64_t ack_word;              /* ... its acknowledgement's word */
-    uint32_t sc_rport, sc_off;      /* an scopy's rport and offset */
+    /* ... joining a receipt under way (cm5:bc=1): its acknowledgement's
+     * word comes when that receipt takes its last packet (cm5i_msg_took);
+     * the step that sends it waits until then (ack_park) */
+    int ack_pending;
+    void (*ack_park)(cm5_msg_h m);
+    int pushed;                /* a send: its push was charged */
+    uint64_t ack_word;         /* ... its acknowledgement's word */
+    uint32_t sc_rport, sc_off; /* an scopy's rport and offset */
 };
 
 /* An RTS, or an eager message, that found no receive yet. */
@@ -607,7 +612,19 @@ static void msg_take(cm5_msg_h m, uint64_t start, int notice)
         return;
     m->took = 1;
     m->ack_word = cm5i_clock->bulk_take(m->node, start, m->bytes, m->rport < 0,
-                                        notice, &m->fin_vt);
+                                        notice, m, &m->fin_vt);
+    if (m->ack_word == CM5I_VT_NONE)
+        m->ack_pending = 1;
+}
+
+/* Receipt beside the clock: the acknowledgement of m waits for its word
+ * (ack_pending); step sends it once the word is there. */
+static int msg_ack_parked(cm5_msg_h m, void (*step)(cm5_msg_h))
+{
+    if (!m->ack_pending)
+        return 0;
+    m->ack_park = step;
+    return 1;
 }
 
 int cm5i_msg_notice(const cm5i_pkt_t *pkt, int *src, size_t *len, int *cmmd,
@@ -637,6 +654,13 @@ void cm5i_msg_took(void *ref, uint64_t ack, uint64_t end)
     m->took = 1;
     m->ack_word = ack;
     m->fin_vt = end;
+    m->ack_pending = 0;
+    if (m->ack_park) {
+        void (*step)(cm5_msg_h) = m->ack_park;
+
+        m->ack_park = NULL;
+        msg_later(m, step);
+    }
 }
 
 /* Deferred, held senders: the receive is ready for the data that it
@@ -750,7 +774,8 @@ static void msg_eager_ack(cm5_msg_h m)
     uint32_t slot = m->peer_slot, gen = m->peer_gen;
     cm5i_word_t w;
 
-    if (msg_retry(m, msg_eager_ack, !cm5i_flow_has(CM5I_CH_REP, node)))
+    if (msg_retry(m, msg_eager_ack, !cm5i_flow_has(CM5I_CH_REP, node)) ||
+        (m->status == CM5_OK && msg_ack_parked(m, msg_eager_ack)))
         return;
     if (m->status != CM5_OK) {
         /* The receiver reports a refusal first, as in msg_accept. */
@@ -1191,7 +1216,8 @@ static void msg_recv_finish(cm5_msg_h m)
     cm5i_word_t w;
 
     if (m->status == CM5_OK &&
-        msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)))
+        (msg_retry(m, msg_recv_finish, !cm5i_flow_has(CM5I_CH_REP, m->node)) ||
+         msg_ack_parked(m, msg_recv_finish)))
         return;
     if (m->status == CM5_OK)
         msg_send_word(CM5I_CH_REP, m->node, CM5I_INT_MSG_FIN, m->peer_slot,

@@ -72,6 +72,7 @@ static const model_key_t model_keys[] = {
     {"redv", F(redv), 0, 0},  {"cnb", F(cnb), 0, 0},
     {"clk", F(clk), 0, 0},    {"poll", F(poll), 0, 0},
     {"irq", F(irq), 0, 0},    {"il", F(il), 0, 0},
+    {"bc", F(bc), 0, 0},
 };
 #undef F
 
@@ -103,7 +104,7 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
     }
     snprintf(err, errlen,
              "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
-             "ms, mr, mx, irq, il, bar, red, redf, redv, cnb, clk, poll)",
+             "ms, mr, mx, irq, il, bc, bar, red, redf, redv, cnb, clk, poll)",
              (int)klen, kv);
     return -1;
 }

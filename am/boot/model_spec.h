@@ -26,6 +26,9 @@ typedef struct {
                         on (the CM-5's interrupt; doc/model.md) */
     int64_t il;      /* non-zero: interleaved receipt (synchronised;
                         doc/model.md), il=1 */
+    int64_t bc;      /* non-zero: receipt beside the clock (synchronised,
+                        interleaved; doc/model.md): a busy receiver takes
+                        what comes due between its packets, bc=1 */
     int64_t bar;     /* a barrier (control network) */
     int64_t red;     /* an integer reduction or scan of one element */
     int64_t redf;    /* a floating-point one */
