@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=45
+PLAN=48
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -124,6 +124,51 @@ done
 CM5_MODEL=cm5
 check "held senders 100 us apart: 1 alone, then 2-5 together, then 6-7 together, on rings, tcp and udp ($st_got)" \
     '[ -n "$st_ok" ]'
+
+# Receipt beside the clock (cm5:bc=1, doc/model.md): node 0 answers an
+# announcement between two packets of the receipt under way, and a
+# notice that comes meanwhile joins it; a message is acknowledged when
+# its last packet is taken, L on (interleaved receipt: L back), so a
+# sender returns 2 L = 12 us later than with il=1 wherever nothing
+# joins: the senders at once (taken together either way) and 1000 us
+# apart (each alone).  100 us apart each joins as it comes and leaves
+# in the order it came, exactly the same on the rings, tcp, udp and
+# beside two CPU hogs, no node reporting a broken bound.
+plus12() { awk '{ printf "%s ", $1 + 12000 }'; }
+CM5_MODEL=cm5:bc=1
+job "bc held" 120 8 shm prog_vsync held 4096
+bc_once=$(held_times | tr '\n' ' ') il_once=$(plus12 <held.t1)
+job "bc held apart" 120 8 shm prog_vsync held 4096 1000
+bc_apart=$(held_times | head -1)
+check "bc=1: senders at once or 1000 us apart: as interleaved receipt, each 12 us (2 L) later ($bc_once; first of 1000 us apart $h_alone -> $bc_apart)" \
+    '[ "$bc_once" = "$il_once" ] && [ $((bc_apart - h_alone)) -eq 12000 ] &&
+     [ "$(held_gaps)" = "1000000 1000000 1000000 1000000 1000000 1000000 " ]'
+want_bc="626700 261200 150700 86100 55500 31700 "
+bc_ok=1 bc_got=
+for p in shm tcp udp hogs; do
+    if [ $p = hogs ]; then
+        hogs_on
+        job "bc held 100 us apart beside hogs" 120 8 shm prog_vsync held 4096 100
+        hogs_off
+    else
+        job "bc held 100 us apart $p" 120 8 $p prog_vsync held 4096 100
+    fi
+    g=$(held_gaps)
+    bc_got="$bc_got $p: $g;"
+    [ "$rc" -eq 0 ] && [ "$g" = "$want_bc" ] && [ "$(broken)" -eq 0 ] || bc_ok=
+done
+check "bc=1, senders 100 us apart: each joins the receipt under way, returning $want_bc ns apart on rings, tcp, udp and beside hogs ($bc_got)" \
+    '[ -n "$bc_ok" ]'
+bc_ok=1 bc_got=
+for p in shm tcp udp; do
+    job "bc a2a $p" 120 8 $p prog_model a2a 4096
+    grep '^prog_model: ' out | sort >"bc_a2a.$p"
+    bc_got="$bc_got $p: $(grep -c . "bc_a2a.$p") lines;"
+    [ "$rc" -eq 0 ] && [ "$(broken)" -eq 0 ] && cmp -s bc_a2a.shm "bc_a2a.$p" || bc_ok=
+done
+check "bc=1, prog_model a2a 4096 (8 nodes, every receive posted, then every send): the same times on rings, tcp and udp ($bc_got $(grep 'a2a naive' bc_a2a.shm))" \
+    '[ -n "$bc_ok" ] && grep -q "^prog_model: a2a naive 23328200$" bc_a2a.shm'
+CM5_MODEL=cm5
 
 # the counter-pattern of one lane per sender: messages received in the
 # other order than sent (tag 2 before tag 1) with an scopy between them
