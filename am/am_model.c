@@ -588,7 +588,6 @@ static int model_bc_packet(uint64_t *x)
         return 0;
     }
     *x += b->j.extra;
-    b->j.left = t;
     b->j.ack = t + (uint64_t)model.p.L;
     b->j.end = *x;
     cm5i_msync_promise(b->j.ack);
