@@ -101,9 +101,10 @@ typedef struct cm5i_clock {
      * with the others that came while the node was busy; ref: the
      * message): returns the word of the acknowledgement it sends (a
      * promise it keeps), *end: the node has the data (its clock); or,
-     * receipt beside the clock (cm5:bc=1) joining a receipt under way,
-     * CM5I_VT_NONE: the words come later (cm5i_msg_took), before that
-     * receipt's own bulk_take returns.  The words of packets travel with them
+     * receipt beside the clock (cm5:bc=1), CM5I_VT_NONE: the receipt
+     * joins the one under way (or begins one, run after this packet's
+     * turn), and its words come when its last packet is taken
+     * (cm5i_msg_took).  The words of packets travel with them
      * (cm5i_word_t, am_packet.h), never in a slot a packet sent meanwhile could
      * take. */
     uint64_t (*push)(size_t len, int phase);

@@ -141,9 +141,9 @@ struct cm5_msg {
     struct cm5_msg *lane_next;      /* waiting for the lane */
     void (*lane_step)(cm5_msg_h m); /* its push, once it has the lane */
     int took;                       /* a receive: the data's turn came */
-    /* ... joining a receipt under way (cm5:bc=1): its acknowledgement's
-     * word comes when that receipt takes its last packet (cm5i_msg_took);
-     * the step that sends it waits until then (ack_park) */
+    /* ... taken beside the clock (cm5:bc=1): its acknowledgement's word
+     * comes when its last packet is taken (cm5i_msg_took); the step
+     * that sends it waits until then (ack_park) */
     int ack_pending;
     void (*ack_park)(cm5_msg_h m);
     int pushed;                /* a send: its push was charged */
