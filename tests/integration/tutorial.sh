@@ -60,8 +60,9 @@ done
 # clock in a loop: with interrupts on each request interrupts it at a
 # clock read (3 of 3 served while it computed, as on the real clock).
 # Lessons 2 and 4 wait for handlers while others are in the ordered
-# output of CMMD_sync_seq: cm5_ordered's turns once hung them there (at
-# the default CPU scale, which charges their start-up, lesson 2 too).
+# output of CMMD_sync_seq: cm5_ordered's turns once hung them there
+# (lesson 2 at the default CPU scale only, which then charged the
+# runtime's start-up to the program: no longer, doc/model.md).
 unset CM5_MODEL_CPU_SCALE
 for l in $LESSONS; do
     name=${l%:*} nodes=${l#*:}
