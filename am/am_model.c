@@ -509,12 +509,8 @@ static void model_batch_add(const cm5i_pkt_t *pkt, uint64_t due, uint32_t src,
     (void)arg;
     if (!cm5i_msg_notice(pkt, &s, &len, &cmmd, &ref))
         return;
-    if (batch.n == batch.cap) {
-        batch.cap = batch.cap ? 2 * batch.cap : 16;
-        batch.v = realloc(batch.v, batch.cap * sizeof(*batch.v));
-        if (!batch.v)
-            cm5_fatal("cm5fab", "virtual time: out of memory");
-    }
+    if (batch.n == batch.cap)
+        batch.v = cm5i_msync_grow(batch.v, &batch.cap, 16, sizeof(*batch.v));
     b = &batch.v[batch.n++];
     memset(b, 0, sizeof(*b));
     model_batch_job(s, len, cmmd, &b->j);
@@ -559,12 +555,8 @@ static void model_bc_add(int src, size_t len, int cmmd, void *ref)
 {
     model_bc_job_t *b;
 
-    if (bc.n == bc.cap) {
-        bc.cap = bc.cap ? 2 * bc.cap : 16;
-        bc.v = realloc(bc.v, bc.cap * sizeof(*bc.v));
-        if (!bc.v)
-            cm5_fatal("cm5fab", "virtual time: out of memory");
-    }
+    if (bc.n == bc.cap)
+        bc.v = cm5i_msync_grow(bc.v, &bc.cap, 16, sizeof(*bc.v));
     b = &bc.v[bc.n++];
     memset(b, 0, sizeof(*b));
     batch.mx = model_mx(1);

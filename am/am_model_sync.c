@@ -247,6 +247,15 @@ int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)
 
 /* ---- what this node has in flight ---- */
 
+void *cm5i_msync_grow(void *v, size_t *cap, size_t first, size_t elem)
+{
+    *cap = *cap ? 2 * *cap : first;
+    v = realloc(v, *cap * elem);
+    if (!v)
+        cm5_fatal("cm5fab", "virtual time: out of memory");
+    return v;
+}
+
 void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised)
 {
     uint64_t due;
@@ -264,12 +273,8 @@ void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised)
                  (unsigned long long)ms.v->clock);
         ms_violation(what, node, due, ms.published);
     }
-    if (ms.nout == ms.capout) {
-        ms.capout = ms.capout ? 2 * ms.capout : 64;
-        ms.out = realloc(ms.out, ms.capout * sizeof(*ms.out));
-        if (!ms.out)
-            cm5_fatal("cm5fab", "virtual time: out of memory");
-    }
+    if (ms.nout == ms.capout)
+        ms.out = cm5i_msync_grow(ms.out, &ms.capout, 64, sizeof(*ms.out));
     ms.sent[node]++;
     ms.out[ms.nout++] = (ms_out_t){node, due};
     /* (its promise, if it had one, is kept) */
@@ -284,12 +289,8 @@ void cm5i_msync_promise(uint64_t due)
 {
     if (!cm5i_msync_on)
         return;
-    if (ms.nprom == ms.capprom) {
-        ms.capprom = ms.capprom ? 2 * ms.capprom : 16;
-        ms.prom = realloc(ms.prom, ms.capprom * sizeof(*ms.prom));
-        if (!ms.prom)
-            cm5_fatal("cm5fab", "virtual time: out of memory");
-    }
+    if (ms.nprom == ms.capprom)
+        ms.prom = cm5i_msync_grow(ms.prom, &ms.capprom, 16, sizeof(*ms.prom));
     ms.prom[ms.nprom++] = due;
 }
 

@@ -53,6 +53,10 @@ int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body,
  * place). */
 void cm5i_msync_set_notice(int (*notice)(const cm5i_pkt_t *pkt));
 
+/* v with room for twice *cap elements of elem bytes (first, when *cap is
+ * 0), *cap updated; out of memory is fatal.  The model's lists. */
+void *cm5i_msync_grow(void *v, size_t *cap, size_t first, size_t elem);
+
 /* Receipt beside the clock (cm5:bc=1): the latest time by which every
  * packet due has come, as the others' bounds stand now (MS-infinite on
  * one node); the earliest packet held (0: none); take it, its clock
