@@ -549,7 +549,41 @@ static struct {
     size_t n, cap, next; /* next: the job whose packet is next */
     int active;          /* running (model_bc_run) */
     uint64_t x0;         /* when the first of them could begin */
+    uint64_t own;        /* when the first of them can end (model_bc_reown) */
 } bc;
+
+/* The receipt under way, its next packet taken at x: tell the
+ * synchronisation when its first message can end at the earliest (the
+ * start of its last packet: its acknowledgement is L later, its user's
+ * callback runs then).  Taken a packet of each in turn from bc.next on,
+ * job k's last packet comes after r_k - 1 of its own and, of each
+ * other's, min(r_i, r_k) from those before it in the turn and
+ * min(r_i, r_k - 1) from those after; a message that joins later or a
+ * job's extra only puts it later. */
+static void model_bc_reown(uint64_t x)
+{
+    uint64_t first = UINT64_MAX;
+
+    for (size_t k = 0; k < bc.n; k++) {
+        size_t pk = (k + bc.n - bc.next) % bc.n;
+        uint64_t rk = bc.v[k].rem, t = x + (rk - 1) * bc.v[k].j.q;
+
+        for (size_t i = 0; i < bc.n; i++) {
+            size_t pi = (i + bc.n - bc.next) % bc.n;
+            uint64_t c = pi < pk ? rk : rk - 1;
+
+            if (i == k)
+                continue;
+            if (c > bc.v[i].rem)
+                c = bc.v[i].rem;
+            t += c * bc.v[i].j.q;
+        }
+        if (t < first)
+            first = t;
+    }
+    bc.own = bc.n ? first : 0;
+    cm5i_msync_bc_own(bc.active ? bc.own : 0);
+}
 
 static void model_bc_add(int src, size_t len, int cmmd, void *ref)
 {
@@ -593,6 +627,8 @@ static int model_bc_packet(uint64_t *x)
 
 static void model_bc_free(void)
 {
+    if (bc.n)
+        cm5i_msync_bc_own(0);
     free(bc.v);
     memset(&bc, 0, sizeof(bc));
 }
@@ -610,8 +646,21 @@ static uint64_t model_bc_take(int src, uint64_t start, size_t len, int cmmd,
         bc.x0 = model.v.clock > due ? model.v.clock : due;
     }
     model_bc_add(src, len, cmmd, ref);
+    model_bc_reown(model.v.clock > bc.x0 ? model.v.clock : bc.x0);
     *end = CM5I_VT_NONE;
     return CM5I_VT_NONE;
+}
+
+/* The next act of a node whose receipt's next packet is taken at x: the
+ * first end of a message, or the packet it holds first, if later than
+ * x. */
+static uint64_t model_bc_goal(uint64_t x)
+{
+    uint64_t a = bc.own, top;
+
+    if (cm5i_msync_top(&top) && top < a)
+        a = top;
+    return a > x ? a : x;
 }
 
 /* After a packet's turn: the receipt under way runs to its end, a packet
@@ -626,13 +675,25 @@ static void model_bc_run(void)
         return;
     bc.active = 1;
     x = model.v.clock > bc.x0 ? model.v.clock : bc.x0;
+    model_bc_reown(x);
     while (bc.n) {
         model.v.clock = x;
         if (h < x)
             h = cm5i_msync_horizon();
         if (h < x) { /* something due by x may still come */
-            cm5i_msync_bc_wait(x, &spins);
-            continue;
+            /* What it does before its next act (a message ends, a
+             * packet it holds runs) the others do not see (its bound
+             * stays): it waits until they pass that act, then runs to
+             * it at once, rather than a packet at a time. */
+            uint64_t goal = model_bc_goal(x), g;
+
+            do {
+                cm5i_msync_bc_wait(goal, &spins);
+                h = cm5i_msync_horizon();
+                g = model_bc_goal(x); /* (a packet came: it may be sooner) */
+                if (g < goal)
+                    goal = g;
+            } while (h < goal);
         }
         spins = 0;
         if (cm5i_msync_top(&top) && top <= x) {
@@ -643,6 +704,7 @@ static void model_bc_run(void)
             continue;
         }
         if (model_bc_packet(&x)) {
+            model_bc_reown(x);
             cm5i_progress_run_deferred(); /* its acknowledgement */
             h = 0;
         }
@@ -651,6 +713,7 @@ static void model_bc_run(void)
     }
     model.v.clock = x;
     bc.active = 0;
+    cm5i_msync_bc_own(0);
 }
 
 /* Synchronised: the node's processor takes a receipt whose data's

@@ -100,7 +100,8 @@ static struct {
     uint32_t cn_ops; /* the operation cn_entry is of */
     int cn_begun;
     int in_dispatch, done, said;
-    int irq_wait; /* the program, outside the runtime, waits by rule */
+    int irq_wait;    /* the program, outside the runtime, waits by rule */
+    uint64_t bc_own; /* a receipt beside the clock: its first end (0: none) */
 } ms;
 
 static void ms_violation(const char *what, int node, uint64_t due,
@@ -563,9 +564,21 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
 
     if (ms.done)
         return MS_INF;
-    if ((mode == MS_JUMP || mode == MS_CN) && ms_own_work())
-        mode = MS_RUN;
-    if (mode == MS_JUMP || mode == MS_CN) {
+    if (ms.bc_own && mode != MS_CN && mode != MS_FROZEN) {
+        /* In a receipt beside the clock the node sends nothing of its
+         * own before the first of its messages ends (an acknowledgement,
+         * the user's callback: cm5i_msync_bc_own) or a packet it holds
+         * runs: its deferred work runs then, its user's work after the
+         * receipt; what reaches it later its sender's value covers
+         * (ms_safe). */
+        uint64_t lo = ms.bc_own;
+
+        if (ms.nheap && ms.heap[0].due < lo)
+            lo = ms.heap[0].due;
+        if (lo > own)
+            own = lo;
+    } else if ((mode == MS_JUMP || mode == MS_CN) && !ms_own_work()) {
+        /* (its own work queued: it runs, at its clock) */
         uint64_t lo = ms.nheap ? ms.heap[0].due : MS_INF;
 
         if (mode == MS_CN) {
@@ -1008,6 +1021,8 @@ void cm5i_msync_run_top(void)
 }
 
 void cm5i_msync_bc_publish(void) { ms_publish_mode(MS_RUN); }
+
+void cm5i_msync_bc_own(uint64_t own) { ms.bc_own = own; }
 
 void cm5i_msync_bc_wait(uint64_t want, unsigned *spins)
 {

@@ -68,6 +68,9 @@ int cm5i_msync_top(uint64_t *due);
 void cm5i_msync_run_top(void);
 void cm5i_msync_bc_wait(uint64_t want, unsigned *spins);
 void cm5i_msync_bc_publish(void); /* the node runs at its clock */
+/* ... the earliest time a message of the receipt under way ends, as it
+ * stands (0: none under way): the node's bound while it runs. */
+void cm5i_msync_bc_own(uint64_t own);
 void cm5i_msync_peek(uint64_t c,
                      void (*fn)(const cm5i_pkt_t *pkt, uint64_t due,
                                 uint32_t src, uint32_t ch, uint32_t place,
