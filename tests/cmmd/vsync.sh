@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=48
+PLAN=49
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -432,6 +432,23 @@ check "cm5sched --alg all as wang1993 ran (interrupts, irq, mx, DRS_N's data by 
     '[ "$wang_rc" -eq 0 ] && [ "$rc" -eq 0 ] && grep -q "drsn" wang.1 &&
      cmp -s wang.1 wang.2 && ! cmp -s wang.1 irqs.1 &&
      [ "$(broken)" -eq 0 ]'
+
+# receipt beside the clock under every algorithm (its lookahead of a
+# message: doc/model.md): the same table twice, beside two CPU hogs and
+# over udp
+CM5_MODEL=cm5:bc=1
+sched "" bcall.1 "--interrupts -o drs_data=cmmd"
+bc_rc=$rc bc_broken=$(broken)
+hogs_on
+sched "" bcall.2 "--interrupts -o drs_data=cmmd"
+hogs_off
+bc_rc2=$rc
+sched "--provider udp" bcall.3 "--interrupts -o drs_data=cmmd"
+CM5_MODEL=cm5
+check "bc=1: cm5sched --alg all (interrupts, DRS_N's data by CMMD): the same table twice, once beside two CPU hogs, and over udp (exit $bc_rc, $bc_rc2, $rc; $bc_broken, $(broken) broken bounds)" \
+    '[ "$bc_rc" -eq 0 ] && [ "$bc_rc2" -eq 0 ] && [ "$rc" -eq 0 ] &&
+     grep -q "drsn" bcall.1 && cmp -s bcall.1 bcall.2 &&
+     cmp -s bcall.1 bcall.3 && [ "$bc_broken" -eq 0 ] && [ "$(broken)" -eq 0 ]'
 
 # quickstart.sh demo's virtual-time table (wang1993 Table 4, d = 31, as
 # the paper ran it): LP best at 16 and 4096 B, the order of the CM-5's
