@@ -549,7 +549,6 @@ static struct {
     size_t n, cap, next; /* next: the job whose packet is next */
     int active;          /* running (model_bc_run) */
     uint64_t x0;         /* when the first of them could begin */
-    uint64_t own;        /* when the first of them can end (model_bc_reown) */
 } bc;
 
 /* The receipt under way, its next packet taken at x: tell the
@@ -581,8 +580,7 @@ static void model_bc_reown(uint64_t x)
         if (t < first)
             first = t;
     }
-    bc.own = bc.n ? first : 0;
-    cm5i_msync_bc_own(bc.active ? bc.own : 0);
+    cm5i_msync_bc_own(bc.n ? first : 0);
 }
 
 static void model_bc_add(int src, size_t len, int cmmd, void *ref)
@@ -627,8 +625,6 @@ static int model_bc_packet(uint64_t *x)
 
 static void model_bc_free(void)
 {
-    if (bc.n)
-        cm5i_msync_bc_own(0);
     free(bc.v);
     memset(&bc, 0, sizeof(bc));
 }
@@ -646,7 +642,8 @@ static uint64_t model_bc_take(int src, uint64_t start, size_t len, int cmmd,
         bc.x0 = model.v.clock > due ? model.v.clock : due;
     }
     model_bc_add(src, len, cmmd, ref);
-    model_bc_reown(model.v.clock > bc.x0 ? model.v.clock : bc.x0);
+    if (bc.active) /* (else model_bc_run computes it as it begins) */
+        model_bc_reown(model.v.clock);
     *end = CM5I_VT_NONE;
     return CM5I_VT_NONE;
 }
@@ -656,10 +653,8 @@ static uint64_t model_bc_take(int src, uint64_t start, size_t len, int cmmd,
  * x. */
 static uint64_t model_bc_goal(uint64_t x)
 {
-    uint64_t a = bc.own, top;
+    uint64_t a = cm5i_msync_bc_next();
 
-    if (cm5i_msync_top(&top) && top < a)
-        a = top;
     return a > x ? a : x;
 }
 
@@ -671,7 +666,10 @@ static void model_bc_run(void)
     uint64_t x, h = 0, top;
     unsigned spins = 0;
 
-    if (!bc.n || bc.active)
+    /* (Not inside a handler, where its acknowledgements could not be
+     * sent and its wait for the others might not end: the next dispatch
+     * outside runs it.) */
+    if (!bc.n || bc.active || cm5i_depth.in_handler)
         return;
     bc.active = 1;
     x = model.v.clock > bc.x0 ? model.v.clock : bc.x0;

@@ -571,10 +571,8 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
          * runs: its deferred work runs then, its user's work after the
          * receipt; what reaches it later its sender's value covers
          * (ms_safe). */
-        uint64_t lo = ms.bc_own;
+        uint64_t lo = cm5i_msync_bc_next();
 
-        if (ms.nheap && ms.heap[0].due < lo)
-            lo = ms.heap[0].due;
         if (lo > own)
             own = lo;
     } else if ((mode == MS_JUMP || mode == MS_CN) && !ms_own_work()) {
@@ -970,6 +968,10 @@ int cm5i_msync_dispatch(void)
         return 0;
     }
     ms.in_dispatch = 1;
+    /* A receipt that could not run where its notice was taken (inside a
+     * handler: model_bc_run) runs now, before anything later. */
+    if (ms_after && !cm5i_depth.in_handler)
+        ms_after();
     n = mode == MS_RUN ? ms_dispatch_run() : ms_dispatch_jump(mode);
     ms.in_dispatch = 0;
     return n;
@@ -1023,6 +1025,15 @@ void cm5i_msync_run_top(void)
 void cm5i_msync_bc_publish(void) { ms_publish_mode(MS_RUN); }
 
 void cm5i_msync_bc_own(uint64_t own) { ms.bc_own = own; }
+
+uint64_t cm5i_msync_bc_next(void)
+{
+    uint64_t a = ms.bc_own;
+
+    if (ms.nheap && ms.heap[0].due < a)
+        a = ms.heap[0].due;
+    return a;
+}
 
 void cm5i_msync_bc_wait(uint64_t want, unsigned *spins)
 {

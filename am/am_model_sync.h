@@ -71,6 +71,10 @@ void cm5i_msync_bc_publish(void); /* the node runs at its clock */
 /* ... the earliest time a message of the receipt under way ends, as it
  * stands (0: none under way): the node's bound while it runs. */
 void cm5i_msync_bc_own(uint64_t own);
+/* The next act of a node in a receipt beside the clock: the first end of
+ * a message (as published by cm5i_msync_bc_own) or the first packet it
+ * holds, whichever is sooner; its bound is that plus L. */
+uint64_t cm5i_msync_bc_next(void);
 void cm5i_msync_peek(uint64_t c,
                      void (*fn)(const cm5i_pkt_t *pkt, uint64_t due,
                                 uint32_t src, uint32_t ch, uint32_t place,
