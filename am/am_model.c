@@ -541,6 +541,7 @@ static int model_batch_cmp(const void *pa, const void *pb)
 typedef struct {
     cm5i_take_job_t j;
     uint64_t rem; /* packets left */
+    uint64_t arr; /* when its first packet came (its notice's start + L) */
     void *ref;    /* the message */
 } model_bc_job_t;
 
@@ -549,6 +550,7 @@ static struct {
     size_t n, cap, next; /* next: the job whose packet is next */
     int active;          /* running (model_bc_run) */
     uint64_t x0;         /* when the first of them could begin */
+    uint64_t y;          /* where it would be had nothing else run */
 } bc;
 
 /* The receipt under way, its next packet taken at x: tell the
@@ -583,7 +585,7 @@ static void model_bc_reown(uint64_t x)
     cm5i_msync_bc_own(bc.n ? first : 0);
 }
 
-static void model_bc_add(int src, size_t len, int cmmd, void *ref)
+static void model_bc_add(int src, uint64_t arr, size_t len, int cmmd, void *ref)
 {
     model_bc_job_t *b;
 
@@ -594,6 +596,7 @@ static void model_bc_add(int src, size_t len, int cmmd, void *ref)
     batch.mx = model_mx(1);
     model_batch_job(src, len, cmmd, &b->j);
     b->rem = b->j.npk ? b->j.npk : 1;
+    b->arr = arr;
     b->ref = ref;
 }
 
@@ -641,7 +644,7 @@ static uint64_t model_bc_take(int src, uint64_t start, size_t len, int cmmd,
         bc.next = 0;
         bc.x0 = model.v.clock > due ? model.v.clock : due;
     }
-    model_bc_add(src, len, cmmd, ref);
+    model_bc_add(src, due, len, cmmd, ref);
     if (bc.active) /* (else model_bc_run computes it as it begins) */
         model_bc_reown(model.v.clock);
     *end = CM5I_VT_NONE;
@@ -658,13 +661,32 @@ static uint64_t model_bc_goal(uint64_t x)
     return a > x ? a : x;
 }
 
+/* When the next packet of the receipt came to the node's input: no
+ * sooner than its sender's data could (from its notice's start, a
+ * packet every q), and as the receipt takes them, since the network
+ * holds the rest back: where the receipt would be had the node run
+ * nothing else between its packets (bc.y; what it ran pushed its clock
+ * on, not the packets' places). */
+static uint64_t model_bc_arrival(void)
+{
+    const model_bc_job_t *b = &bc.v[bc.next];
+    uint64_t tot = b->j.npk ? b->j.npk : 1;
+    uint64_t a = b->arr + (tot - b->rem) * b->j.q;
+
+    return a > bc.y ? a : bc.y;
+}
+
 /* After a packet's turn: the receipt under way runs to its end, a packet
  * at a time, taking between two what came due by then (which may join
- * it), each packet once nothing due by its start can still come. */
+ * it), each packet once nothing that came before it can still come.
+ * The node's input is in order of arrival: a packet that came at a,
+ * taken at x > a (the processor was busy), goes before what came after
+ * a (before x), and needs only what is due before a to be in. */
 static void model_bc_run(void)
 {
     uint64_t x, h = 0, top;
     unsigned spins = 0;
+    int end;
 
     /* (Not inside a handler, where its acknowledgements could not be
      * sent and its wait for the others might not end: the next dispatch
@@ -673,35 +695,42 @@ static void model_bc_run(void)
         return;
     bc.active = 1;
     x = model.v.clock > bc.x0 ? model.v.clock : bc.x0;
+    bc.y = x;
     model_bc_reown(x);
     while (bc.n) {
+        uint64_t a = model_bc_arrival(), need = a < x ? a : x;
+
         model.v.clock = x;
-        if (h < x)
+        if (h < need)
             h = cm5i_msync_horizon();
-        if (h < x) { /* something due by x may still come */
+        if (h < need) { /* something due before the packet may still come */
             /* What it does before its next act (a message ends, a
              * packet it holds runs) the others do not see (its bound
              * stays): it waits until they pass that act, then runs to
-             * it at once, rather than a packet at a time. */
-            uint64_t goal = model_bc_goal(x), g;
+             * it at once, rather than a packet at a time.  (A packet
+             * that came before x needs only what came before it.) */
+            uint64_t goal = need < x ? need : model_bc_goal(x), g;
 
             do {
                 cm5i_msync_bc_wait(goal, &spins);
                 h = cm5i_msync_horizon();
-                g = model_bc_goal(x); /* (a packet came: it may be sooner) */
+                g = need < x ? need : model_bc_goal(x); /* (a packet came) */
                 if (g < goal)
                     goal = g;
             } while (h < goal);
         }
         spins = 0;
-        if (cm5i_msync_top(&top) && top <= x) {
+        if (cm5i_msync_top(&top) && top <= x && (a >= x || top < a)) {
             cm5i_msync_run_top(); /* between two packets */
             if (model.v.clock > x)
                 x = model.v.clock;
             h = 0; /* what it sent comes back: ask again */
             continue;
         }
-        if (model_bc_packet(&x)) {
+        top = x; /* (the packet's time, for bc.y) */
+        end = model_bc_packet(&x);
+        bc.y += x - top;
+        if (end) {
             model_bc_reown(x);
             cm5i_progress_run_deferred(); /* its acknowledgement */
             h = 0;
