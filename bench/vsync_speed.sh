@@ -6,11 +6,15 @@
 # in alternating rounds so that all three see the same load; prints each
 # round's wall times, the medians and the ratio synchronised / real.
 #
-#   bench/vsync_speed.sh [BUILD [ROUNDS [NODES]]]
+#   bench/vsync_speed.sh [BUILD [ROUNDS [NODES [MODEL]]]]
+#
+# MODEL: the virtual-time model (cm5run --model; default cm5), e.g.
+# cm5:bc=1 for receipt beside the clock.
 
 build=${1:-.}
 rounds=${2:-5}
 nodes=${3:-32}
+model=${4:-cm5}
 out=$(mktemp -d "${TMPDIR:-/tmp}/cm5-vsync.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT
 
@@ -27,12 +31,12 @@ row() {
     echo $(($(now_ms) - t0))
 }
 
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $nodes nodes, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $nodes nodes, model $model, load $(cut -d' ' -f1-3 /proc/loadavg)"
 r=1
 while [ $r -le "$rounds" ]; do
     real=$(row)
-    off=$(CM5_MODEL_CPU_SCALE=0 CM5_MODEL_SYNC=off row --model cm5)
-    on=$(CM5_MODEL_CPU_SCALE=0 CM5_MODEL_SYNC=on row --model cm5)
+    off=$(CM5_MODEL_CPU_SCALE=0 CM5_MODEL_SYNC=off row --model "$model")
+    on=$(CM5_MODEL_CPU_SCALE=0 CM5_MODEL_SYNC=on row --model "$model")
     echo "round $r real_ms $real virtual_ms $off synchronised_ms $on"
     echo "$real" >>"$out/real"
     echo "$off" >>"$out/off"
