@@ -722,8 +722,10 @@ static void model_bc_run(void)
         spins = 0;
         if (cm5i_msync_top(&top) && top <= x && (a >= x || top < a)) {
             cm5i_msync_run_top(); /* between two packets */
-            if (model.v.clock > x)
+            if (model.v.clock > x) {
                 x = model.v.clock;
+                model_bc_reown(x); /* (its messages end later) */
+            }
             h = 0; /* what it sent comes back: ask again */
             continue;
         }
