@@ -600,21 +600,23 @@ static void model_bc_add(int src, uint64_t arr, size_t len, int cmmd, void *ref)
     b->ref = ref;
 }
 
-/* The next packet, taken from x on: its job's last one ends the job,
- * which is acknowledged with the time it was taken plus L (the node
- * published no more than that: a latency past its clock, which is at
- * most x); the acknowledgement is promised now, sent by its message. */
+/* The next packet, taken from x on (bc.y moves with it): its job's last one
+ * ends the job, which is acknowledged with the time it was taken plus L (the
+ * node published no more than that: a latency past its clock, which is at most
+ * x); the acknowledgement is promised now, sent by its message. */
 static int model_bc_packet(uint64_t *x)
 {
     model_bc_job_t *b = &bc.v[bc.next];
     uint64_t t = *x;
 
     *x += b->j.q;
+    bc.y += b->j.q;
     if (--b->rem) {
         bc.next = (bc.next + 1) % bc.n;
         return 0;
     }
     *x += b->j.extra;
+    bc.y += b->j.extra;
     b->j.ack = t + (uint64_t)model.p.L;
     b->j.end = *x;
     cm5i_msync_promise(b->j.ack);
@@ -651,13 +653,16 @@ static uint64_t model_bc_take(int src, uint64_t start, size_t len, int cmmd,
     return CM5I_VT_NONE;
 }
 
-/* The next act of a node whose receipt's next packet is taken at x: the
- * first end of a message, or the packet it holds first, if later than
- * x. */
-static uint64_t model_bc_goal(uint64_t x)
+/* What the others must pass before a receipt's next packet, taken at x,
+ * which came at need (<= x): need itself if sooner than x; else the
+ * node's next act (the first end of a message, or the packet it holds
+ * first), if later than x. */
+static uint64_t model_bc_goal(uint64_t x, uint64_t need)
 {
     uint64_t a = cm5i_msync_bc_next();
 
+    if (need < x)
+        return need;
     return a > x ? a : x;
 }
 
@@ -686,7 +691,6 @@ static void model_bc_run(void)
 {
     uint64_t x, h = 0, top;
     unsigned spins = 0;
-    int end;
 
     /* (Not inside a handler, where its acknowledgements could not be
      * sent and its wait for the others might not end: the next dispatch
@@ -709,12 +713,12 @@ static void model_bc_run(void)
              * stays): it waits until they pass that act, then runs to
              * it at once, rather than a packet at a time.  (A packet
              * that came before x needs only what came before it.) */
-            uint64_t goal = need < x ? need : model_bc_goal(x), g;
+            uint64_t goal = model_bc_goal(x, need), g;
 
             do {
                 cm5i_msync_bc_wait(goal, &spins);
                 h = cm5i_msync_horizon();
-                g = need < x ? need : model_bc_goal(x); /* (a packet came) */
+                g = model_bc_goal(x, need); /* (a packet came) */
                 if (g < goal)
                     goal = g;
             } while (h < goal);
@@ -729,10 +733,7 @@ static void model_bc_run(void)
             h = 0; /* what it sent comes back: ask again */
             continue;
         }
-        top = x; /* (the packet's time, for bc.y) */
-        end = model_bc_packet(&x);
-        bc.y += x - top;
-        if (end) {
+        if (model_bc_packet(&x)) {
             model_bc_reown(x);
             cm5i_progress_run_deferred(); /* its acknowledgement */
             h = 0;
