@@ -77,8 +77,10 @@ Rerun the papers' experiments with cm5sched and write doc/reproduction.md.
   --matrices M       matrices per point (default: $MATRICES; wang1993 used 50)
   --reps N           timed runs per point (default: $REPS)
   --seed S           first matrix seed (default: $SEED)
-  --table3-nodes L   larger partitions for wang1993 Table 3, d = 4 and 16
-                     (default: "$T3_NODES"; "" for none; --quick: none)
+  --table3-nodes L   larger partitions for wang1993 Table 3, its rows
+                     d = 4, 8, 16, ... and n - 1 (concatenate at d = 4
+                     and 16) (default: "$T3_NODES"; "" for none; --quick:
+                     none)
   --t3-provider NAME provider of those jobs (default: --provider's; on
                      one host auto takes up to 1024 nodes)
   --recv-modes L     recvcounts of Tables 4-6: given (recv=given) and/or am
@@ -361,9 +363,24 @@ if want t2 && [ -n "$algs" ] && has_wl contention:k=2; then
 fi
 
 # wang1993 Table 3: recvl generation (recv_s in the CSV).
+# Its densities: 4, 8, 16, ... as the paper's rows, the last one n - 1 (the
+# paper's row "d = n", every other node); concatenate is flat in d, so the
+# larger partitions run it at d = 4 and 16 only.
+t3_dens() {
+    if [ $QUICK = 1 ]; then
+        echo "$DENS"
+        return
+    fi
+    td=4
+    while [ "$td" -lt "$1" ]; do
+        echo "$td"
+        td=$((td * 2))
+    done
+    echo $(($1 - 1))
+}
 algs=$(keep lp)
 if [ -n "$algs" ] && has_wl density:d=2; then
-    want t3 && for d in $DENS; do
+    want t3 && for d in $(t3_dens "$NODES"); do
         [ "$d" -lt "$NODES" ] || continue
         for r in am concat; do
             section "wang1993 Table 3: recvl by $r, d = $d" \
@@ -376,11 +393,12 @@ if [ -n "$algs" ] && has_wl density:d=2; then
     main_provider=$PROVIDER
     PROVIDER=${T3_PROVIDER:-$PROVIDER}
     want t3n && for n in $T3_NODES; do
-        for d in 4 16; do
+        for d in $(t3_dens "$n"); do
             [ "$d" -lt "$n" ] || continue
             for r in am concat; do
+                [ $r = am ] || [ "$d" = 4 ] || [ "$d" = 16 ] || continue
                 section "wang1993 Table 3 at n = $n: recvl by $r, d = $d" \
-                    "wang1993 Table 3 (concatenate 106.8 / 424.8 ms at n = 128 / 256; AM 1.40 / 2.67 ms at d = 4)." \
+                    "wang1993 Table 3 (concatenate 106.8 / 424.8 ms at n = 128 / 256; AM 1.40 -> 5.12 ms at n = 128, 2.67 -> 11.64 at n = 256, d = 4 -> n - 1)." \
                     "t3_n${n}_${r}_d$d" "$n" --alg "$algs" \
                     --workload "density:d=$d" --sizes 16 --recv $r $WANG_FLAGS
             done
