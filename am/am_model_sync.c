@@ -102,6 +102,8 @@ static struct {
     int in_dispatch, done, said;
     int irq_wait;    /* the program, outside the runtime, waits by rule */
     uint64_t bc_own; /* a receipt beside the clock: its first end (0: none) */
+    uint64_t lo, lo2; /* ms_least_two */
+    int lo_who;
 } ms;
 
 static void ms_violation(const char *what, int node, uint64_t due,
@@ -601,6 +603,31 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
     return fl < own ? fl : own;
 }
 
+/* The least and second least of the other nodes' values, each the
+ * larger of its bound and its reach (what may let a waiter pass it), and
+ * which node holds the least. */
+static void ms_least_two(void)
+{
+    ms.lo = ms.lo2 = MS_INF;
+    ms.lo_who = -1;
+    for (int k = 0; k < ms.n; k++) {
+        uint64_t u, x;
+
+        if (k == ms.me)
+            continue;
+        u = atomic_load_explicit(&ms.rec[k].bound, memory_order_acquire);
+        x = atomic_load_explicit(&ms.rec[k].reach, memory_order_acquire);
+        if (x > u)
+            u = x;
+        if (u < ms.lo) {
+            ms.lo2 = ms.lo;
+            ms.lo = u;
+            ms.lo_who = k;
+        } else if (u < ms.lo2)
+            ms.lo2 = u;
+    }
+}
+
 static void ms_publish_mode(int mode)
 {
     uint64_t b, r, v[ms.n > 0 ? ms.n : 1];
@@ -627,15 +654,26 @@ static void ms_publish_mode(int mode)
     }
     ms.published = b;
     /* Wake the nodes that sleep until a value passes what they want (a
-     * node in the same call reads the reach). */
-    for (int j = 0; j < ms.n; j++) {
+     * node in the same call reads the reach), but not one that a third
+     * node still holds back for sure (its value and its reach both below
+     * the want): that node wakes it when it passes.  (The count bumped
+     * above orders two publishers: the later one reads the other's new
+     * value, so the last to pass wakes the sleeper.) */
+    for (int j = 0, least = 0; j < ms.n; j++) {
         uint64_t w;
 
         if (j == ms.me)
             continue;
         w = atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed);
-        if (w < b || (rose && w < r))
-            cm5i_doorbell_ring(j);
+        if (!(w < b || (rose && w < r)))
+            continue;
+        if (!least) {
+            ms_least_two();
+            least = 1;
+        }
+        if ((ms.lo_who == j ? ms.lo2 : ms.lo) < w)
+            continue;
+        cm5i_doorbell_ring(j);
     }
 }
 
