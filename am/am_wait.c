@@ -93,6 +93,8 @@ void cm5i_wait_sleep_cap(int ms)
         waits.sleep_ms = ms;
 }
 
+int cm5i_wait_spins(void) { return waits.spin_s > 0; }
+
 cm5_doorbell_job_t *cm5i_wait_job(void)
 {
     return waits.doorbell ? (cm5_doorbell_job_t *)cm5i_wait_area() : NULL;

@@ -87,6 +87,9 @@ int cm5i_wait_peer_pid(int node);
 /* Sleep at most ms at a time (virtual time's synchronisation: a bound
  * that moves rings no doorbell it does not know of). */
 void cm5i_wait_sleep_cap(int ms);
+/* Whether waits spin before they sleep: not when the job has more nodes
+ * than the host has CPUs (CM5_SPIN_US=auto), or CM5_SPIN_US=0. */
+int cm5i_wait_spins(void);
 /* Waits sleep on the job's doorbell even where the provider has wait
  * objects (set before cm5i_wait_setup, on every node alike: senders ring
  * a doorbell only when the job's waits sleep on it). */
