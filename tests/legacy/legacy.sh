@@ -184,8 +184,10 @@ check "without cm5run's randomization off: one line says the addresses differ" \
 
 # A libtool wrapper (a script) and a PIE: -R turns randomization off.
 # (The 32-bit build's wrapper links its program on first use: once here,
-# not in eight nodes at once, where a node found the library missing
-# while another linked: exit 127, once in a clean-clone run.)
+# not in eight nodes at once.  A node that found libcm5sched.so.0
+# missing, exit 127, twice in clean-clone runs, met install.sh's `make
+# install` relinking the library in place: install.sh now runs after
+# this test, legacy/Makefile.inc.)
 "$top/legacy32/tools/cm5sched" --help >/dev/null 2>&1
 RUNOPTS=-R
 run 300 8 shm "$top/legacy32/tools/cm5sched" --alg all \
