@@ -100,10 +100,8 @@ static struct {
     uint32_t cn_ops; /* the operation cn_entry is of */
     int cn_begun;
     int in_dispatch, done, said;
-    int irq_wait;     /* the program, outside the runtime, waits by rule */
-    uint64_t bc_own;  /* a receipt beside the clock: its first end (0: none) */
-    uint64_t lo, lo2; /* ms_least_two */
-    int lo_who;
+    int irq_wait;    /* the program, outside the runtime, waits by rule */
+    uint64_t bc_own; /* a receipt beside the clock: its first end (0: none) */
 } ms;
 
 static void ms_violation(const char *what, int node, uint64_t due,
@@ -603,13 +601,15 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
     return fl < own ? fl : own;
 }
 
-/* The least and second least of the other nodes' values, each the
- * larger of its bound and its reach (what may let a waiter pass it), and
- * which node holds the least. */
-static void ms_least_two(void)
+/* The least of the other nodes' values, each the larger of its bound
+ * and its reach (what may let a waiter pass it); which node holds it
+ * (*who), and the least of the rest (*second). */
+static uint64_t ms_least_two(int *who, uint64_t *second)
 {
-    ms.lo = ms.lo2 = MS_INF;
-    ms.lo_who = -1;
+    uint64_t lo = MS_INF;
+
+    *second = MS_INF;
+    *who = -1;
     for (int k = 0; k < ms.n; k++) {
         uint64_t u, x;
 
@@ -619,18 +619,19 @@ static void ms_least_two(void)
         x = atomic_load_explicit(&ms.rec[k].reach, memory_order_acquire);
         if (x > u)
             u = x;
-        if (u < ms.lo) {
-            ms.lo2 = ms.lo;
-            ms.lo = u;
-            ms.lo_who = k;
-        } else if (u < ms.lo2)
-            ms.lo2 = u;
+        if (u < lo) {
+            *second = lo;
+            lo = u;
+            *who = k;
+        } else if (u < *second)
+            *second = u;
     }
+    return lo;
 }
 
 static void ms_publish_mode(int mode)
 {
-    uint64_t b, r, v[ms.n > 0 ? ms.n : 1];
+    uint64_t b, r, lo = MS_INF, lo2 = MS_INF, v[ms.n > 0 ? ms.n : 1];
     int rose;
 
     if (!ms.rec)
@@ -659,7 +660,7 @@ static void ms_publish_mode(int mode)
      * the want): that node wakes it when it passes.  (The count bumped
      * above orders two publishers: the later one reads the other's new
      * value, so the last to pass wakes the sleeper.) */
-    for (int j = 0, least = 0; j < ms.n; j++) {
+    for (int j = 0, who = -2; j < ms.n; j++) {
         uint64_t w;
 
         if (j == ms.me)
@@ -667,11 +668,9 @@ static void ms_publish_mode(int mode)
         w = atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed);
         if (!(w < b || (rose && w < r)))
             continue;
-        if (!least) {
-            ms_least_two();
-            least = 1;
-        }
-        if ((ms.lo_who == j ? ms.lo2 : ms.lo) < w)
+        if (who == -2) /* (read once, for the first such node) */
+            lo = ms_least_two(&who, &lo2);
+        if ((who == j ? lo2 : lo) < w)
             continue;
         cm5i_doorbell_ring(j);
     }

@@ -153,8 +153,8 @@ def t3_256():
                 "36-159x over d; provider %s)" % (d, c[0]["provider"]),
                 "AM %s, concat %s ms" % (ms(am), ms(cc)), am < cc)
     for n in (128, 256):
-        am = {d: mean(load("t3_n%d_am_d%d" % (n, d)), "recv_s")
-              for d in T3_AM[n] if load("t3_n%d_am_d%d" % (n, d))}
+        runs = {d: load("t3_n%d_am_d%d" % (n, d)) for d in T3_AM[n]}
+        am = {d: mean(r, "recv_s") for d, r in runs.items() if r}
         ds = sorted(am)
         if len(ds) > 2:
             verdict(p, "AM grows with d at n = %d (paper %s -> %s ms)" % (
