@@ -186,8 +186,8 @@ check "without cm5run's randomization off: one line says the addresses differ" \
 # (The 32-bit build's wrapper links its program on first use: once here,
 # not in eight nodes at once.  A node that found libcm5sched.so.0
 # missing, exit 127, twice in clean-clone runs, met install.sh's `make
-# install` relinking the library in place: install.sh now runs after
-# this test, legacy/Makefile.inc.)
+# install` relinking the library in place: that test, now install.test,
+# runs alone after every other, legacy/Makefile.inc.)
 "$top/legacy32/tools/cm5sched" --help >/dev/null 2>&1
 RUNOPTS=-R
 run 300 8 shm "$top/legacy32/tools/cm5sched" --alg all \
