@@ -489,6 +489,19 @@ static uint64_t ms_cn_reach(void)
     return fl < r ? fl : r;
 }
 
+/* Node j's value w, offered: keep the least (*lo, at node *who) and the
+ * least of the others (*lo2). */
+static void ms_keep_least(uint64_t w, int j, uint64_t *lo, uint64_t *lo2,
+                          int *who)
+{
+    if (w < *lo) {
+        *lo2 = *lo;
+        *lo = w;
+        *who = j;
+    } else if (w < *lo2)
+        *lo2 = w;
+}
+
 /* The least time the control-network operation under way can end: the
  * latest entry clock (a node not yet in it enters when it acts next: no
  * earlier than its own value or anything that can reach it) plus a
@@ -525,12 +538,7 @@ static uint64_t ms_cn_least(const uint64_t *v)
                 w = atomic_load_explicit(&ms.rec[j].reach,
                                          memory_order_acquire);
         }
-        if (w < lo) {
-            lo2 = lo;
-            lo = w;
-            who = j;
-        } else if (w < lo2)
-            lo2 = w;
+        ms_keep_least(w, j, &lo, &lo2, &who);
     }
     for (int j = 0; j < ms.n; j++) {
         uint64_t ej = e[j];
@@ -617,14 +625,7 @@ static uint64_t ms_least_two(int *who, uint64_t *second)
             continue;
         u = atomic_load_explicit(&ms.rec[k].bound, memory_order_acquire);
         x = atomic_load_explicit(&ms.rec[k].reach, memory_order_acquire);
-        if (x > u)
-            u = x;
-        if (u < lo) {
-            *second = lo;
-            lo = u;
-            *who = k;
-        } else if (u < *second)
-            *second = u;
+        ms_keep_least(x > u ? x : u, k, &lo, second, who);
     }
     return lo;
 }
