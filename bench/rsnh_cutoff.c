@@ -8,8 +8,8 @@
  * synchronous communication (the sum over phases of the largest piece
  * sent, in units, plus one unit a phase for its start), and RS_NH's
  * counted planning cost (what virtual time charges, plan_rsn.h).
- * Prints a Markdown table (doc/bench.md, "RS_NH's cutoff").  Pure
- * computation: no nodes.
+ * Prints a Markdown table (doc/bench.md, "RS_NH's cutoff against the
+ * paper's phase counts").  Pure computation: no nodes.
  *
  *   bench/rsnh_cutoff [MATRICES]
  *
