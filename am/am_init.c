@@ -30,6 +30,7 @@
 #include "am_irq.h"
 #include "am_legacy.h"
 #include "am_model.h"
+#include "am_model_sync.h"
 #include "am_msg.h"
 #include "am_packet.h"
 #include "am_poll.h"
@@ -365,6 +366,7 @@ static cm5_status_t ctx_start(const char *provider)
         (st = cm5i_flow_setup()) != CM5_OK ||
         (st = cm5i_poll_setup()) != CM5_OK || (st = cm5i_pkt_setup()) != CM5_OK)
         goto err_flow;
+    cm5i_msync_attach(); /* (virtual time: its packets before the exchange) */
     if ((st = cm5i_alive_open()) != CM5_OK)
         goto err_alive;
     cm5i_fab_drop_foreign_crash_handlers(); /* installed by fi_getinfo */
@@ -489,6 +491,15 @@ void cm5_finalize(void)
             cm5_host_barrier();
         else
             cm5_barrier();
+        /* Virtual time's records as messages: the last ones were sent
+         * after that barrier; one more, so that every node has taken
+         * them before any leaves (am_model_sync.c). */
+        if (cm5i_msync_net_closed()) {
+            if (cm5i_ctx.host >= 0)
+                cm5_host_barrier();
+            else
+                cm5_barrier();
+        }
         /* Every node is in the barrier or past it: nobody to watch. */
         cm5i_alive_quiet();
         cm5i_waiter_start(&w, CM5I_WAIT_SHUTDOWN);

@@ -167,9 +167,12 @@ cm5_status_t cm5i_model_setup(void)
         want = 1;
     else if (strcmp(sync, "off") == 0)
         want = 0;
+    else if (strcmp(sync, "net") == 0)
+        want = 2; /* on, the records as messages even on one host */
     else {
-        cm5i_log(CM5I_LOG_ERROR, "model", "%s=%s: expected auto, on or off",
-                 CM5_ENV_MODEL_SYNC, sync);
+        cm5i_log(CM5I_LOG_ERROR, "model",
+                 "%s=%s: expected auto, on, net or off", CM5_ENV_MODEL_SYNC,
+                 sync);
         return CM5_ERR_INVALID;
     }
     if (!on)
@@ -974,6 +977,9 @@ static void model_barrier_round(uint32_t epoch, int round)
 static void model_barrier_done(void)
 {
     uint64_t end = model.bar_val + model.bar_cost;
+
+    if (cm5i_msync_on && cm5i_msync_is_done())
+        return; /* (records as messages: the barrier after the last) */
 
     /* Synchronised, a split-phase barrier that a test saw end is seen
      * in its turn (model_split_turn). */

@@ -33,6 +33,20 @@
  * never waits on itself unless every node waits with nothing to take
  * (a deadlock: cm5run's check reports it).  The order of what a node
  * takes, and so every virtual time, is the same on every run.
+ *
+ * Records as messages (nodes on several hosts, or CM5_MODEL_SYNC=net):
+ * each node keeps its own copy of the others' records, which they send
+ * it as small packets (CM5I_PKT_VSYNC: a record and the count of what
+ * the sender took from the receiver) when it matters to the receiver:
+ * the sender's value passes a want the receiver sent it, the count of
+ * what it took from the receiver moved, it began a control-network
+ * operation; a waiter sends its new want to the nodes whose copied
+ * value has not passed it.  A copy lags: it holds a value the node did
+ * publish, and what a node published stays true (its bound only grows,
+ * and its count and the value that covers what it counted travel in
+ * one packet), so a copy only makes a node wait longer: the order of
+ * what it takes is the same as through shared memory.  They are sent
+ * outside handlers and send waits (a progress hook, and the waits).
  */
 #include "am_model_sync.h"
 
@@ -102,7 +116,37 @@ static struct {
     int in_dispatch, done, said;
     int irq_wait;    /* the program, outside the runtime, waits by rule */
     uint64_t bc_own; /* a receipt beside the clock: its first end (0: none) */
+    /* Records as messages (ms.net): the copies, what was last sent to
+     * each peer and taken from it. */
+    int net, flushing, closed;
+    size_t ndirty;
+    cm5_vsync_rec_t *net_rec;
+    _Atomic uint32_t *net_count;
+    _Atomic uint32_t net_gen;
+    uint32_t *net_seq; /* [n]: the number of each record held */
+    struct ms_peer *peer;
 } ms;
+
+/* A peer: what it was last sent of this node's record and of each
+ * node's (the numbers), the records it sent that wait for its last
+ * packet. */
+struct ms_peer {
+    /* the least of this node's values since it last sent the peer its
+     * record: the peer may hold any of them (forwarded by others) */
+    uint64_t bound, reach, want;
+    uint32_t *sent; /* [n] */
+    char *stage;
+    size_t nstage, capstage;
+    int dirty; /* to send */
+};
+
+static void ms_net_mark(int j)
+{
+    if (!ms.peer[j].dirty) {
+        ms.peer[j].dirty = 1;
+        ms.ndirty++;
+    }
+}
 
 static void ms_violation(const char *what, int node, uint64_t due,
                          uint64_t bound)
@@ -135,6 +179,8 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
     cm5i_msync_on = 0;
     if (want == 0)
         return 0;
+    /* 2: records as messages on one host too (tests, CM5_MODEL_SYNC=net) */
+    ms.net = want == 2 || !can;
     if (p->L <= 0) {
         if (want > 0) {
             cm5i_log(CM5I_LOG_ERROR, "model",
@@ -144,24 +190,11 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
         }
         return 0;
     }
-    if (!can) {
-        if (want > 0) {
-            cm5i_log(CM5I_LOG_ERROR, "model",
-                     "%s=on needs the nodes on one host, sharing memory "
-                     "(cm5run, or a PMIx launcher with every node on one "
-                     "host); %s",
-                     CM5_ENV_MODEL_SYNC, why);
-            return -1;
-        }
-        if (cm5i_ctx.rank == 0) /* auto, the default: say it once */
-            cm5i_log(CM5I_LOG_WARN, "model",
-                     "virtual time without synchronisation (%s): the times "
-                     "of active messages follow the hosts' interleaving and "
-                     "may differ from run to run (%s=off: the same without "
-                     "this line)",
-                     why, CM5_ENV_MODEL_SYNC);
-        return 0;
-    }
+    if (ms.net && cm5i_ctx.rank == 0)
+        cm5i_log(CM5I_LOG_INFO, "model",
+                 "synchronised through messages: every node sends its "
+                 "record to the others as packets (%s)",
+                 can ? CM5_ENV_MODEL_SYNC "=net" : why);
     ms.p = p;
     ms.v = v;
     ms.L = (uint64_t)p->L;
@@ -169,6 +202,8 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
     cm5i_msync_on = 1;
     return 0;
 }
+
+static void ms_net_bump(void);
 
 /* The shared area is mapped by am_wait.c after the start-up exchange;
  * what this node counted before is written once it is there. */
@@ -190,10 +225,27 @@ static void ms_ready(void)
             cm5_fatal("cm5fab", "virtual time: out of memory");
         ms.ready = 1;
     }
+    n = (size_t)ms.n;
+    if (ms.net) {
+        /* (the copies exist since cm5i_msync_attach; in use once the
+         * job has started, when every peer can be sent to) */
+        if (!ms.net_rec || !cm5i_ctx.ready)
+            return;
+        ms.gen = &ms.net_gen;
+        ms.count = ms.net_count;
+        for (size_t k = 0; k < n; k++)
+            atomic_store(&ms.count[(size_t)ms.me * n + k], ms.taken[k]);
+        atomic_store(&ms.net_rec[ms.me].want, MS_INF);
+        ms.rec = ms.net_rec;
+        ms_net_bump();
+        for (int j = 0; j < ms.n; j++)
+            if (j != ms.me)
+                ms_net_mark(j); /* (what it took from each so far) */
+        return;
+    }
     base = cm5i_wait_area();
     if (!base)
         return;
-    n = (size_t)ms.n;
     ms.gen = &((cm5_doorbell_slot_t *)base)[0].seq;
     ms.count = (_Atomic uint32_t *)(base + CM5_VSYNC_COUNTS(n));
     for (size_t k = 0; k < n; k++)
@@ -201,6 +253,296 @@ static void ms_ready(void)
     atomic_store(&((cm5_vsync_rec_t *)(base + CM5_VSYNC_RECS(n)))[ms.me].want,
                  MS_INF);
     ms.rec = (cm5_vsync_rec_t *)(base + CM5_VSYNC_RECS(n));
+}
+
+/* ---- records as messages ---- */
+
+/* One record in a packet: node k's, its number, its count row (n). */
+typedef struct {
+    uint32_t k, seq;
+    uint64_t bound, reach, want, cn_entry;
+    uint32_t cn_ops, pad;
+    uint32_t count[];
+} ms_entry_t;
+
+static size_t ms_entry_size(void)
+{
+    return sizeof(ms_entry_t) + (size_t)ms.n * sizeof(uint32_t);
+}
+
+/* This node's record changed (its number moves: the peers' copies of it
+ * are older). */
+static void ms_net_bump(void)
+{
+    if (ms.net && ms.net_seq)
+        ms.net_seq[ms.me]++;
+}
+
+static void ms_entry_fill(ms_entry_t *e, int k)
+{
+    size_t n = (size_t)ms.n;
+
+    memset(e, 0, sizeof(*e));
+    e->k = (uint32_t)k;
+    e->seq = ms.net_seq[k];
+    e->bound = atomic_load(&ms.net_rec[k].bound);
+    e->reach = atomic_load(&ms.net_rec[k].reach);
+    e->want = atomic_load(&ms.net_rec[k].want);
+    e->cn_entry = atomic_load(&ms.net_rec[k].cn_entry);
+    e->cn_ops = atomic_load(&ms.net_rec[k].cn_ops);
+    for (size_t m = 0; m < n; m++)
+        e->count[m] = atomic_load(&ms.net_count[(size_t)k * n + m]);
+}
+
+/* Send peer j every record newer than its copy (this node's and the
+ * others' it holds: a record here may follow from another's, which
+ * must reach j with it), in packets of at most CM5I_PKT_BODY_MAX; the
+ * last packet says so (arg[2]), and j takes them all at once. */
+static void ms_net_send(int j, int last_words)
+{
+    char body[CM5I_PKT_BODY_MAX];
+    size_t es = ms_entry_size(), n = (size_t)ms.n, at = 0;
+    struct ms_peer *q = &ms.peer[j];
+    int k = 0;
+
+    for (;;) {
+        int last;
+
+        while (k < ms.n &&
+               (k == j || ms.net_seq[k] == q->sent[k] || ms.net_seq[k] == 0))
+            k++;
+        last = k >= ms.n;
+        if (!last && at + es <= sizeof(body)) {
+            ms_entry_fill((ms_entry_t *)(void *)(body + at), k);
+            q->sent[k] = ms.net_seq[k];
+            at += es;
+            k++;
+            continue;
+        }
+        {
+            cm5i_pkt_t pkt = {.type = CM5I_PKT_VSYNC, .vt = CM5I_VT_NONE};
+            cm5_status_t st;
+
+            pkt.arg[2] = (uint32_t)last;
+            if (last_words) { /* (j may have gone: once, no wait) */
+                if (cm5i_am_try_send_body(CM5I_CH_REP, j, &pkt, body, at) !=
+                    CM5_OK)
+                    return;
+                st = CM5_OK;
+            } else {
+                st = cm5i_am_send_body(CM5I_CH_REP, j, &pkt, body, at);
+            }
+            if (st != CM5_OK)
+                cm5_fatal("cm5fab",
+                          "virtual time: node %d could not send its record "
+                          "to node %d (%s)",
+                          ms.me, j, cm5_status_string(st));
+        }
+        at = 0;
+        if (last)
+            break;
+    }
+    q->bound = atomic_load(&ms.net_rec[ms.me].bound);
+    q->reach = atomic_load(&ms.net_rec[ms.me].reach);
+    q->want = atomic_load(&ms.net_rec[ms.me].want);
+    (void)n;
+}
+
+/* Send the peers marked their copies, outside handlers and send waits
+ * (a progress hook, and the waits). */
+static int ms_net_flush(int arg)
+{
+    int sent = 0;
+
+    (void)arg;
+    if (!ms.net || !ms.rec || !ms.ndirty || ms.flushing || ms.closed ||
+        !cm5i_progress_may_send())
+        return 0;
+    ms.flushing = 1;
+    /* (a send that waits for credits polls: a packet taken meanwhile may
+     * mark a peer again; the next flush sends it) */
+    for (int j = 0; j < ms.n && ms.ndirty; j++) {
+        if (!ms.peer[j].dirty)
+            continue;
+        ms.peer[j].dirty = 0;
+        ms.ndirty--;
+        ms_net_send(j, 0);
+        sent++;
+    }
+    ms.flushing = 0;
+    return sent;
+}
+
+/* Take one record (newer ones only); a peer that waits for a value this
+ * node has passed already is sent this node's. */
+static void ms_net_take(const ms_entry_t *e)
+{
+    size_t n = (size_t)ms.n;
+    int k = (int)e->k;
+
+    if (k == ms.me || (int32_t)(e->seq - ms.net_seq[k]) <= 0)
+        return;
+    ms.net_seq[k] = e->seq;
+    atomic_store(&ms.net_rec[k].cn_entry, e->cn_entry);
+    atomic_store(&ms.net_rec[k].cn_ops, e->cn_ops);
+    atomic_store(&ms.net_rec[k].reach, e->reach);
+    atomic_store(&ms.net_rec[k].want, e->want);
+    for (size_t m = 0; m < n; m++)
+        atomic_store(&ms.net_count[(size_t)k * n + m], e->count[m]);
+    atomic_store(&ms.net_rec[k].bound, e->bound);
+    if (ms.rec && e->want != MS_INF &&
+        ((e->want < ms.published && ms.peer[k].bound <= e->want) ||
+         (e->want < ms.reach && ms.peer[k].reach <= e->want)))
+        ms_net_mark(k);
+    /* k holds this node back (a record forwarded by a third, maybe newer
+     * than when this node sent its want): k must know the want */
+    if (ms.rec) {
+        uint64_t w = atomic_load(&ms.net_rec[ms.me].want);
+
+        if (w != MS_INF && e->bound <= w)
+            ms_net_mark(k);
+    }
+}
+
+/* Records from a peer: kept until its last packet, then taken together
+ * (they are a view that holds together: a record and those it follows
+ * from). */
+static int ms_net_packet(int ch, const cm5i_pkt_t *pkt)
+{
+    size_t len, es = ms_entry_size();
+    const char *b = cm5i_pkt_body(&len);
+    int src = pkt->src;
+    struct ms_peer *q;
+
+    (void)ch;
+    if (!ms.net || !ms.net_rec || src == ms.me || src >= ms.n || len % es)
+        return 1;
+    q = &ms.peer[src];
+    if (q->nstage + len > q->capstage) {
+        size_t cap = q->capstage ? 2 * q->capstage : 2 * CM5I_PKT_BODY_MAX;
+
+        while (cap < q->nstage + len)
+            cap *= 2;
+        q->stage = realloc(q->stage, cap);
+        if (!q->stage)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+        q->capstage = cap;
+    }
+    memcpy(q->stage + q->nstage, b, len);
+    q->nstage += len;
+    if (!pkt->arg[2])
+        return 1;
+    for (size_t at = 0; at < q->nstage; at += es)
+        ms_net_take((const ms_entry_t *)(void *)(q->stage + at));
+    q->nstage = 0;
+    atomic_fetch_add(&ms.net_gen, 1);
+    return 1;
+}
+
+/* The node left the exit barrier, its value infinite: every peer gets
+ * it (one still in the barrier's last turns may wait for it), and the
+ * node leaves once every peer's is infinite too: none will need its
+ * record any more, and none has gone while it sent its own. */
+static void ms_net_close(void)
+{
+    unsigned spins = 0;
+
+    if (!cm5i_progress_may_send()) { /* (not from a handler) */
+        cm5i_log(CM5I_LOG_WARN, "model",
+                 "synchronisation: the exit barrier ended where this node "
+                 "cannot send its last record");
+        return;
+    }
+    for (int j = 0; j < ms.n; j++)
+        if (j != ms.me)
+            ms_net_mark(j);
+    for (;;) {
+        int open = 0;
+
+        ms_net_flush(0);
+        for (int j = 0; j < ms.n; j++)
+            if (j != ms.me && atomic_load(&ms.net_rec[j].bound) != MS_INF)
+                open++;
+        if (!open && !ms.ndirty)
+            break;
+        cm5i_progress_pull_step(&spins);
+    }
+    ms.closed = 1;
+}
+
+void cm5i_msync_attach(void)
+{
+    size_t n;
+
+    if (!cm5i_msync_on || !ms.net || ms.net_rec)
+        return;
+    n = (size_t)cm5i_ctx.nep;
+    ms.n = (int)n;
+    ms.me = cm5i_ctx.rank;
+    ms.net_rec = calloc(n, sizeof(*ms.net_rec));
+    ms.net_count = calloc(n * n, sizeof(*ms.net_count));
+    ms.net_seq = calloc(n, sizeof(*ms.net_seq));
+    ms.peer = calloc(n, sizeof(*ms.peer));
+    if (!ms.net_rec || !ms.net_count || !ms.net_seq || !ms.peer)
+        cm5_fatal("cm5fab", "virtual time: out of memory");
+    for (size_t j = 0; j < n; j++) {
+        atomic_store(&ms.net_rec[j].want, MS_INF);
+        ms.peer[j].want = MS_INF;
+        ms.peer[j].sent = calloc(n, sizeof(uint32_t));
+        if (!ms.peer[j].sent)
+            cm5_fatal("cm5fab", "virtual time: out of memory");
+    }
+    cm5i_pkt_register_body(CM5I_PKT_VSYNC, ms_net_packet);
+    cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, ms_net_flush);
+}
+
+/* This node published b and r: each peer may hold them from now on (a
+ * record forwarded by another node); those whose want they pass get
+ * this node's record. */
+static void ms_net_published(uint64_t b, uint64_t r)
+{
+    ms_net_bump();
+    for (int j = 0; j < ms.n; j++) {
+        struct ms_peer *q = &ms.peer[j];
+        uint64_t w;
+
+        if (j == ms.me)
+            continue;
+        w = atomic_load_explicit(&ms.rec[j].want, memory_order_relaxed);
+        if ((w < b && q->bound <= w) || (w < r && q->reach <= w))
+            ms_net_mark(j);
+        if (b < q->bound)
+            q->bound = b;
+        if (r < q->reach)
+            q->reach = r;
+    }
+}
+
+/* This node's want (MS_INF: none).  As messages, a new want goes to the
+ * peers whose copied value has not passed it (the others need not wake
+ * it), each time it changes: a peer may hold another want of this
+ * node's, forwarded by a third; none is not sent (a peer then sends once
+ * more, harmlessly). */
+static void ms_set_want(uint64_t w)
+{
+    if (atomic_load(&ms.rec[ms.me].want) == w)
+        return;
+    atomic_store(&ms.rec[ms.me].want, w);
+    if (!ms.net)
+        return;
+    ms_net_bump();
+    if (w == MS_INF)
+        return;
+    for (int j = 0; j < ms.n; j++) {
+        uint64_t b, r;
+
+        if (j == ms.me)
+            continue;
+        b = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
+        r = atomic_load_explicit(&ms.rec[j].reach, memory_order_acquire);
+        if (b <= w || r <= w)
+            ms_net_mark(j);
+    }
 }
 
 void cm5i_msync_teardown(void)
@@ -213,6 +555,14 @@ void cm5i_msync_teardown(void)
     free(ms.sent);
     free(ms.taken);
     free(ms.places);
+    for (int j = 0; ms.peer && j < ms.n; j++) {
+        free(ms.peer[j].sent);
+        free(ms.peer[j].stage);
+    }
+    free(ms.net_rec);
+    free((void *)ms.net_count);
+    free(ms.net_seq);
+    free(ms.peer);
     memset(&ms, 0, sizeof(ms));
     cm5i_msync_on = 0;
 }
@@ -420,6 +770,12 @@ int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body, size_t len)
     if (ms.count)
         atomic_store_explicit(&ms.count[ms.me * ms.n + (int)src],
                               ++ms.taken[src], memory_order_release);
+    else
+        ms.taken[src]++;
+    if (ms.net && ms.rec) { /* (its sender may forget the packet) */
+        ms_net_bump();
+        ms_net_mark((int)src);
+    }
     return 1;
 }
 
@@ -649,6 +1005,11 @@ static void ms_publish_mode(int mode)
     atomic_store_explicit(&ms.rec[ms.me].reach, r, memory_order_release);
     atomic_store_explicit(&ms.rec[ms.me].bound, b, memory_order_release);
     atomic_fetch_add_explicit(ms.gen, 1, memory_order_acq_rel);
+    if (ms.net) {
+        ms_net_published(b, r);
+        ms.published = b;
+        return;
+    }
     if (b <= ms.published) {
         ms.published = b;
         if (!rose)
@@ -703,6 +1064,10 @@ void cm5i_msync_cn_enter(void)
                           memory_order_release);
     atomic_store_explicit(&ms.rec[ms.me].cn_ops, cm5i_cn_ops,
                           memory_order_release);
+    ms_net_bump();
+    for (int j = 0; ms.net && j < ms.n; j++) /* (read by ms_cn_least) */
+        if (j != ms.me)
+            ms_net_mark(j);
 }
 
 int cm5i_msync_cn_after(uint64_t c)
@@ -715,12 +1080,18 @@ int cm5i_msync_cn_after(uint64_t c)
     return ms_cn_least(v) > c;
 }
 
+int cm5i_msync_net_closed(void) { return ms.closed; }
+
+int cm5i_msync_is_done(void) { return ms.done; }
+
 void cm5i_msync_done(void)
 {
-    if (!cm5i_msync_on || !ms.ready)
+    if (!cm5i_msync_on || !ms.ready || ms.done)
         return;
     ms.done = 1;
     ms_publish_mode(MS_FROZEN);
+    if (ms.net && ms.rec)
+        ms_net_close();
 }
 
 /* ---- waiting for the others ---- */
@@ -787,12 +1158,26 @@ static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
         sched_yield();
         return;
     }
-    atomic_store(&ms.rec[ms.me].want, want);
+    ms_set_want(want);
+    if (ms.net && !cm5i_wait_doorbell()) {
+        /* (nodes on several hosts: a record comes as a packet, which the
+         * provider's wait or a short sleep sees) */
+        struct timespec ts = {0, 100000};
+
+        ms_publish_mode(mode);
+        ms_net_flush(0);
+        if (cm5i_progress_pull() == 0 && !ms_safe(want, NULL))
+            nanosleep(&ts, NULL);
+        return; /* (the want stays: set again, it would go again) */
+    }
     seq = cm5i_doorbell_arm();
     cm5i_progress_pull(); /* (a sender that saw no sleeper delivered) */
     ms_publish_mode(mode);
+    ms_net_flush(0); /* (as messages: the peer's doorbell rings with it) */
     cm5i_doorbell_sleep(seq, ms_safe(want, NULL) ? 0 : 1);
-    atomic_store(&ms.rec[ms.me].want, MS_INF);
+    if (!ms.net) /* (as messages the want stays: set again, it would go
+                  * again) */
+        ms_set_want(MS_INF);
 }
 
 /* ---- interleaved receipt ---- */
@@ -928,6 +1313,23 @@ static uint64_t ms_cn_want(const uint64_t *v)
     return ms_add(lo, (uint64_t)ms.p->bar);
 }
 
+/* Records as messages, a program waiting for its interrupt by rule: its
+ * value follows from the others' (ms_bound), so it wants their records
+ * as they pass the least of them, or due if sooner. */
+static uint64_t ms_irq_want(uint64_t due)
+{
+    for (int j = 0; j < ms.n; j++) {
+        uint64_t b;
+
+        if (j == ms.me)
+            continue;
+        b = atomic_load_explicit(&ms.rec[j].bound, memory_order_acquire);
+        if (b < due)
+            due = b;
+    }
+    return due;
+}
+
 /* A node in a blocking wait takes the next packet once it is safe. */
 static int ms_dispatch_jump(int mode)
 {
@@ -939,25 +1341,29 @@ static int ms_dispatch_jump(int mode)
 
         ms_snapshot(v);
         if (!ms.nheap || ms.heap[0].due > ms_cn_least(v)) {
-            atomic_store(&ms.rec[ms.me].want, ms_cn_want(v));
+            ms_set_want(ms_cn_want(v));
             return 0;
         }
     }
-    if (!ms.nheap)
+    if (!ms.nheap) {
+        if (ms.net && ms.irq_wait)
+            ms_set_want(ms_irq_want(MS_INF));
         return 0;
+    }
     if (!ms_safe(ms.heap[0].due, &ms.heap[0])) {
-        atomic_store(&ms.rec[ms.me].want, ms.heap[0].due);
+        ms_set_want(ms.net && ms.irq_wait ? ms_irq_want(ms.heap[0].due)
+                                          : ms.heap[0].due);
         return 0;
     }
     {
         uint64_t want;
 
         if (!ms_notice_ready(&ms.heap[0], &want)) {
-            atomic_store(&ms.rec[ms.me].want, want);
+            ms_set_want(want);
             return 0;
         }
     }
-    atomic_store(&ms.rec[ms.me].want, MS_INF);
+    ms_set_want(MS_INF);
     ms_pop(&e);
     if (ms.v->clock < e.due)
         ms.v->clock = e.due;

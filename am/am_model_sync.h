@@ -26,6 +26,10 @@ extern int cm5i_msync_on;
  * launcher: 0 (cm5i_msync_on says which), or -1 with one line said. */
 int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want);
 void cm5i_msync_teardown(void);
+/* After the packet layer's setup, before the start-up exchange: records
+ * as messages (nodes on several hosts, CM5_MODEL_SYNC=net) register
+ * their packet type and the progress hook that sends them. */
+void cm5i_msync_attach(void);
 
 /* Is a packet of pkt's kind taken in virtual-time order when it carries
  * a word (not the control network's own, nor credits)? */
@@ -97,6 +101,11 @@ int cm5i_msync_cn_after(uint64_t c);
 void cm5i_msync_drain(uint64_t t);
 /* This node sends nothing more (it left the exit barrier). */
 void cm5i_msync_done(void);
+int cm5i_msync_is_done(void);
+/* Records as messages: the node sent its last record and has every
+ * peer's (cm5_finalize then waits in one more barrier, so that no node
+ * leaves before the others have taken what it sent). */
+int cm5i_msync_net_closed(void);
 
 /* Interrupts under synchronisation (doc/model.md, "Interrupts").  The
  * interrupt thread, owning the runtime while the program computes

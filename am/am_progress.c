@@ -157,6 +157,11 @@ int cm5i_defer_run_held(void)
 
 void cm5i_progress_poll_only(int delta) { prog.poll_only += delta; }
 
+int cm5i_progress_may_send(void)
+{
+    return !cm5i_depth.in_handler && !prog.poll_only && !cm5i_irq_in_signal;
+}
+
 /* Forget the queued work (finalize: the modules free their own). */
 cm5_status_t cm5i_progress_setup(void)
 {

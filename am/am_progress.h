@@ -38,6 +38,9 @@ void cm5i_progress_teardown(void);
  * channels (handlers run, credits return, RPCs run unless one is
  * running) but runs no deferred work and sends no queued RTS. */
 void cm5i_progress_poll_only(int delta);
+/* May the runtime send (and wait for credits) here: not in a handler,
+ * nor inside a send's wait, nor in the signal handler? */
+int cm5i_progress_may_send(void);
 
 /* The decoder of every packet the channels deliver (the packet layer's,
  * registered by its setup). */

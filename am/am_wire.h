@@ -18,7 +18,10 @@ enum {
     CM5I_PKT_RPC = 5,      /* user handler run outside handlers; counted */
     CM5I_PKT_EAGER = 6,    /* a message with its data as the body; counted */
     CM5I_PKT_CMA = 7,      /* a message to read by single copy; counted */
-    CM5I_PKT_MAX = 8
+    CM5I_PKT_VSYNC = 8,    /* virtual time's synchronisation: a node's
+                              record, as a message (am_model_sync.c); its
+                              body; counted */
+    CM5I_PKT_MAX = 9
 };
 
 /* The wire format of an active message: 56 bytes (the same-host rings

@@ -70,8 +70,8 @@ void cr_check_model(const struct opts *o)
         exit(EXIT_USAGE);
     }
     if (sync && strcmp(sync, "auto") != 0 && strcmp(sync, "on") != 0 &&
-        strcmp(sync, "off") != 0) {
-        fprintf(stderr, "cm5run: %s=%s: expected auto, on or off\n",
+        strcmp(sync, "net") != 0 && strcmp(sync, "off") != 0) {
+        fprintf(stderr, "cm5run: %s=%s: expected auto, on, net or off\n",
                 CM5_ENV_MODEL_SYNC, sync);
         exit(EXIT_USAGE);
     }
