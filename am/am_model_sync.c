@@ -119,6 +119,7 @@ static struct {
     /* Records as messages (ms.net): the copies, what was last sent to
      * each peer and taken from it. */
     int net, flushing, closed;
+    int draining; /* cm5i_msync_drain */
     size_t ndirty;
     cm5_vsync_rec_t *net_rec;
     _Atomic uint32_t *net_count;
@@ -828,6 +829,14 @@ static void ms_snapshot(uint64_t *v)
  * send at its clock, whatever it waits for. */
 static int ms_own_work(void)
 {
+    /* Taking what came during a control-network call that has ended
+     * (cm5i_msync_drain), the node runs its work only after a packet it
+     * takes (at that packet's time, ms_take_through) or after the call:
+     * no earlier than the packets it may take.  (Counted as work at its
+     * clock there, two nodes with a scopy's handler each held would
+     * wait for each other's value for ever.) */
+    if (ms.draining)
+        return 0;
     return cm5i_am_work_pending() || cm5i_parked[CM5I_CH_REQ] ||
            cm5i_parked[CM5I_CH_REP];
 }
@@ -1529,6 +1538,8 @@ void cm5i_msync_drain(uint64_t t)
         return;
     ms.in_dispatch = 1;
     ms.cn_end = t; /* (its least end is now its end) */
+    ms.draining = 1;
     ms_take_through(MS_CN, t, 0, 1);
+    ms.draining = 0;
     ms.in_dispatch = 0;
 }

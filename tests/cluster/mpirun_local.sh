@@ -146,7 +146,7 @@ m=$(printf '%s\n' "$out" | grep -c '^cm5\[')
 # a storm of active messages (prog_vsync, 8 nodes, 40 requests each to
 # pseudo-random nodes, computation free) gives the very lines cm5run's
 # job gives, twice, and no node says it runs unsynchronised.  (A PMIx
-# job on several hosts stays unsynchronised, node 0 saying so:
+# job on several hosts is synchronised through messages:
 # tests/cluster/netns.sh.)
 P=$abs_top_builddir/tests/cmmd
 vlines() { grep '^prog_vsync: node [0-9]* clock' | sort -k3,3n; }

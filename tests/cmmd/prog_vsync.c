@@ -403,6 +403,19 @@ static void irq_compute(int k, int ms)
     report();
 }
 
+/* argv[i] as a number, or def when it is absent or not a number (the
+ * test scripts append a word of their own to every job: lib.sh's mark) */
+static int num_arg(int argc, char **argv, int i, int def)
+{
+    char *end;
+    long v;
+
+    if (argc <= i)
+        return def;
+    v = strtol(argv[i], &end, 10);
+    return end != argv[i] && *end == '\0' ? (int)v : def;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -420,13 +433,13 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "order") == 0)
         lane_order(arg);
     else if (strcmp(mode, "held") == 0)
-        held(arg, argc > 3 ? atoi(argv[3]) : 0);
+        held(arg, num_arg(argc, argv, 3, 0));
     else if (strcmp(mode, "irq") == 0)
         irq_wait(arg);
     else if (strcmp(mode, "irqcomp") == 0)
-        irq_compute(arg, argc > 3 ? atoi(argv[3]) : 20);
+        irq_compute(arg, num_arg(argc, argv, 3, 20));
     else if (strcmp(mode, "mixed") == 0)
-        mixed(arg, argc > 3 ? atoi(argv[3]) : 3);
+        mixed(arg, num_arg(argc, argv, 3, 3));
     else
         T_CHECK(0, "unknown mode '%s'", mode);
     CMMD_sync_with_nodes();
