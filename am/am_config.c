@@ -114,13 +114,13 @@ static const cm5_config_var_t config_table[] = {
      "program that computes outside "
      "the runtime for 50 ms of CPU (" CM5_ENV_MODEL_CPU_FLOOR " if larger; "
      "after an interrupt in such a wait, for " CM5_ENV_MODEL_CPU_FLOOR
-     ") waits for its next handler, which interrupts it in turn; on: for "
-     "nodes that share memory on one host (a cm5run job, or a PMIx job "
-     "whose nodes are all on one host; a job on several hosts is "
-     "refused); auto (the default): on where it can be, off on several "
-     "hosts (node 0 says so in one line); off: packets are taken "
-     "as they land, the first model (the times of active messages then "
-     "follow the host's interleaving)"},
+     ") waits for its next handler, which interrupts it in turn; auto "
+     "(the default) and on: the nodes' records through the memory they "
+     "share on one host (a cm5run job, or a PMIx job whose nodes are all "
+     "on one host), as packets between hosts (doc/model.md, \"Across "
+     "hosts\"); net: as packets on one host too (the same times); off: "
+     "packets are taken as they land, the first model (the times of "
+     "active messages then follow the host's interleaving)"},
     {CM5_ENV_CMA, "auto",
      "single copy between nodes of one host on the fast path: point-to-point "
      "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "

@@ -197,7 +197,7 @@ static int ctx_use_cma(void)
 static cm5_status_t ctx_open_fabric(const char *provider)
 {
     cm5i_fab_params_t p = {.provider = ctx_pick_provider(provider),
-                           .msg_size = cm5i_msg_packet_max()};
+                           .msg_size = cm5i_msync_packet_max()};
     char tag[64];
 
     if (ctx_use_rings(provider)) {

@@ -61,6 +61,7 @@
 #include "am_ctx.h"
 #include "am_guard.h"
 #include "am_irq.h"
+#include "am_msg.h"
 #include "am_packet.h"
 #include "am_progress.h"
 #include "am_util.h"
@@ -302,7 +303,8 @@ static void ms_entry_fill(ms_entry_t *e, int k)
 static void ms_net_send(int j, int last_words)
 {
     char body[CM5I_PKT_BODY_MAX];
-    size_t es = ms_entry_size(), n = (size_t)ms.n, at = 0;
+    size_t es = ms_entry_size(), n = (size_t)ms.n, at = 0,
+           room = cm5i_msync_packet_max() - sizeof(cm5i_pkt_t);
     struct ms_peer *q = &ms.peer[j];
     int k = 0;
 
@@ -313,7 +315,9 @@ static void ms_net_send(int j, int last_words)
                (k == j || ms.net_seq[k] == q->sent[k] || ms.net_seq[k] == 0))
             k++;
         last = k >= ms.n;
-        if (!last && at + es <= sizeof(body)) {
+        if (room > sizeof(body))
+            room = sizeof(body);
+        if (!last && at + es <= room) {
             ms_entry_fill((ms_entry_t *)(void *)(body + at), k);
             q->sent[k] = ms.net_seq[k];
             at += es;
@@ -469,6 +473,15 @@ static void ms_net_close(void)
         cm5i_progress_pull_step(&spins);
     }
     ms.closed = 1;
+}
+
+size_t cm5i_msync_packet_max(void)
+{
+    size_t m = cm5i_msg_packet_max(),
+           one = sizeof(cm5i_pkt_t) + sizeof(ms_entry_t) +
+                 (size_t)cm5i_ctx.nep * sizeof(uint32_t);
+
+    return cm5i_msync_on && ms.net && one > m ? one : m;
 }
 
 void cm5i_msync_attach(void)

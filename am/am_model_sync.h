@@ -30,6 +30,9 @@ void cm5i_msync_teardown(void);
  * as messages (nodes on several hosts, CM5_MODEL_SYNC=net) register
  * their packet type and the progress hook that sends them. */
 void cm5i_msync_attach(void);
+/* The largest packet the job sends: the messages' (cm5i_msg_packet_max),
+ * or, records as messages, one with a record if that is larger. */
+size_t cm5i_msync_packet_max(void);
 
 /* Is a packet of pkt's kind taken in virtual-time order when it carries
  * a word (not the control network's own, nor credits)? */
