@@ -300,10 +300,10 @@ static void ms_entry_fill(ms_entry_t *e, int k)
  * others' it holds: a record here may follow from another's, which
  * must reach j with it), in packets of at most CM5I_PKT_BODY_MAX; the
  * last packet says so (arg[2]), and j takes them all at once. */
-static void ms_net_send(int j, int last_words)
+static void ms_net_send(int j)
 {
     char body[CM5I_PKT_BODY_MAX];
-    size_t es = ms_entry_size(), n = (size_t)ms.n, at = 0,
+    size_t es = ms_entry_size(), at = 0,
            room = cm5i_msync_packet_max() - sizeof(cm5i_pkt_t);
     struct ms_peer *q = &ms.peer[j];
     int k = 0;
@@ -320,6 +320,11 @@ static void ms_net_send(int j, int last_words)
         if (!last && at + es <= room) {
             ms_entry_fill((ms_entry_t *)(void *)(body + at), k);
             q->sent[k] = ms.net_seq[k];
+            if (k == ms.me) { /* (what it publishes meanwhile lowers them) */
+                q->bound = ((ms_entry_t *)(void *)(body + at))->bound;
+                q->reach = ((ms_entry_t *)(void *)(body + at))->reach;
+                q->want = ((ms_entry_t *)(void *)(body + at))->want;
+            }
             at += es;
             k++;
             continue;
@@ -329,14 +334,7 @@ static void ms_net_send(int j, int last_words)
             cm5_status_t st;
 
             pkt.arg[2] = (uint32_t)last;
-            if (last_words) { /* (j may have gone: once, no wait) */
-                if (cm5i_am_try_send_body(CM5I_CH_REP, j, &pkt, body, at) !=
-                    CM5_OK)
-                    return;
-                st = CM5_OK;
-            } else {
-                st = cm5i_am_send_body(CM5I_CH_REP, j, &pkt, body, at);
-            }
+            st = cm5i_am_send_body(CM5I_CH_REP, j, &pkt, body, at);
             if (st != CM5_OK)
                 cm5_fatal("cm5fab",
                           "virtual time: node %d could not send its record "
@@ -347,10 +345,6 @@ static void ms_net_send(int j, int last_words)
         if (last)
             break;
     }
-    q->bound = atomic_load(&ms.net_rec[ms.me].bound);
-    q->reach = atomic_load(&ms.net_rec[ms.me].reach);
-    q->want = atomic_load(&ms.net_rec[ms.me].want);
-    (void)n;
 }
 
 /* Send the peers marked their copies, outside handlers and send waits
@@ -371,7 +365,7 @@ static int ms_net_flush(int arg)
             continue;
         ms.peer[j].dirty = 0;
         ms.ndirty--;
-        ms_net_send(j, 0);
+        ms_net_send(j);
         sent++;
     }
     ms.flushing = 0;

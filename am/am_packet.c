@@ -508,18 +508,8 @@ static void am_send_wait(cm5i_waiter_t *w)
 
 /* Send pkt, or with out: pkt followed by the len bytes of body already
  * behind its place in out. */
-static cm5_status_t am_send_how(int ch, int node, cm5i_pkt_t *pkt, size_t len,
-                                char *out, int try);
-
 static cm5_status_t am_send(int ch, int node, cm5i_pkt_t *pkt, size_t len,
                             char *out)
-{
-    return am_send_how(ch, node, pkt, len, out, 0);
-}
-
-/* try: return CM5_ERR_AGAIN rather than wait for a credit or room. */
-static cm5_status_t am_send_how(int ch, int node, cm5i_pkt_t *pkt, size_t len,
-                                char *out, int try)
 {
     int counted = am_counted(pkt->type);
     cm5i_waiter_t w;
@@ -540,8 +530,6 @@ static cm5_status_t am_send_how(int ch, int node, cm5i_pkt_t *pkt, size_t len,
             am_send_wait(&w);
         cm5i_waiter_end(&w);
     }
-    if (try && counted && !cm5i_flow_has(ch, node))
-        return CM5_ERR_AGAIN;
     if (counted && CM5I_UNLIKELY(!cm5i_flow_has(ch, node))) {
         packet_count.credit_waits++;
         cm5i_waiter_start(&w, CM5I_WAIT_CREDITS);
@@ -562,7 +550,7 @@ static cm5_status_t am_send_how(int ch, int node, cm5i_pkt_t *pkt, size_t len,
         if (CM5I_LIKELY(st == CM5_OK))
             break;
         cm5i_flow_unpiggyback(node, pkt);
-        if (st != CM5_ERR_AGAIN || try) {
+        if (st != CM5_ERR_AGAIN) {
             if (wp)
                 cm5i_waiter_end(wp);
             return st;
@@ -598,19 +586,6 @@ cm5_status_t cm5i_am_send_body(int ch, int node, cm5i_pkt_t *pkt,
     if (len)
         memcpy(out + sizeof(*pkt), body, len);
     return am_send(ch, node, pkt, len, out);
-}
-
-cm5_status_t cm5i_am_try_send_body(int ch, int node, cm5i_pkt_t *pkt,
-                                   const void *body, size_t len)
-{
-    char out[sizeof(cm5i_pkt_t) + CM5I_PKT_BODY_MAX];
-
-    if (len > CM5I_PKT_BODY_MAX || cm5i_irq_in_signal)
-        return CM5_ERR_INVALID;
-    pkt->arg[1] = (uint32_t)len;
-    if (len)
-        memcpy(out + sizeof(*pkt), body, len);
-    return am_send_how(ch, node, pkt, len, out, 1);
 }
 
 void cm5i_am_deliver(int ch, const cm5i_pkt_t *pkt)

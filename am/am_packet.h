@@ -66,10 +66,6 @@ cm5_status_t cm5i_am_send(int ch, int node, cm5i_pkt_t *pkt);
  * in signal context, whose send queue holds bare packets). */
 cm5_status_t cm5i_am_send_body(int ch, int node, cm5i_pkt_t *pkt,
                                const void *body, size_t len);
-/* The same, once, without waiting: CM5_ERR_AGAIN when no credit or no
- * room (virtual time's last record, sent to nodes that may have gone). */
-cm5_status_t cm5i_am_try_send_body(int ch, int node, cm5i_pkt_t *pkt,
-                                   const void *body, size_t len);
 /* Send an internal (runtime) message to node on channel ch. */
 cm5_status_t cm5i_am_internal(int ch, int node, int index,
                               const uint32_t arg[4]);
