@@ -34,6 +34,23 @@ TAP_TAIL=15
 tap_begin cm5cmmd "$PLAN"
 jobno=0
 
+# hogs_on, hogs_off: two CPU hogs (yes(1)) beside the jobs between them;
+# a script that uses them stops them at exit as it removes its scratch
+# directory (trap 'hogs_off; cd / && rm -rf "$scratch"' EXIT).
+hog1= hog2=
+hogs_on() {
+    yes >/dev/null &
+    hog1=$!
+    yes >/dev/null &
+    hog2=$!
+}
+hogs_off() {
+    [ -n "$hog1" ] || return 0
+    kill "$hog1" "$hog2" 2>/dev/null
+    wait "$hog1" "$hog2" 2>/dev/null
+    hog1= hog2=
+}
+
 shm_list() {
     ls /dev/shm 2>/dev/null | grep '^cm5-' | sort
 }

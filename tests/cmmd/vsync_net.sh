@@ -26,18 +26,7 @@ export CM5_MODEL CM5_MODEL_CPU_SCALE
 lines() { grep '^prog_vsync: node [0-9]* \(clock\|held\|splitred\)' out | sort; }
 broken() { grep -c 'synchronisation:' err; }
 
-hog1= hog2=
-hogs_on() {
-    yes >/dev/null &
-    hog1=$!
-    yes >/dev/null &
-    hog2=$!
-}
-hogs_off() {
-    kill "$hog1" "$hog2" 2>/dev/null
-    wait "$hog1" "$hog2" 2>/dev/null
-}
-trap 'hogs_off' EXIT
+trap 'hogs_off; cd / && rm -rf "$scratch"' EXIT
 
 # ref NAME ARGS...: the shared-memory run's lines in NAME.on
 ref() {
