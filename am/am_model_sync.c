@@ -34,19 +34,19 @@
  * (a deadlock: cm5run's check reports it).  The order of what a node
  * takes, and so every virtual time, is the same on every run.
  *
- * Records as messages (nodes on several hosts, or CM5_MODEL_SYNC=net):
- * each node keeps its own copy of the others' records, which they send
- * it as small packets (CM5I_PKT_VSYNC: a record and the count of what
- * the sender took from the receiver) when it matters to the receiver:
- * the sender's value passes a want the receiver sent it, the count of
- * what it took from the receiver moved, it began a control-network
- * operation; a waiter sends its new want to the nodes whose copied
- * value has not passed it.  A copy lags: it holds a value the node did
- * publish, and what a node published stays true (its bound only grows,
- * and its count and the value that covers what it counted travel in
- * one packet), so a copy only makes a node wait longer: the order of
- * what it takes is the same as through shared memory.  They are sent
- * outside handlers and send waits (a progress hook, and the waits).
+ * Records as messages (nodes on several hosts, or CM5_MODEL_SYNC=net;
+ * doc/model.md, "Across hosts"): each node keeps a copy of every other
+ * node's record, numbered, and the records travel as packets
+ * (CM5I_PKT_VSYNC) when the receiver needs them: the sender's value
+ * passes a want of the receiver's, the sender took packets of the
+ * receiver's, it began a control-network operation, or it wants a value
+ * the receiver's copy has not passed.  A value is a promise only beside
+ * the others' of the same moment (a waiting node with nothing held
+ * publishes "infinite"), so a node sends with its own record every
+ * record it holds that is newer than the receiver's copy, and the
+ * receiver takes them together: its copies are a consistent cut, as the
+ * shared snapshot is, only older, which only makes it wait longer.  They
+ * are sent outside handlers and send waits (a progress hook, the waits).
  */
 #include "am_model_sync.h"
 
@@ -298,8 +298,9 @@ static void ms_entry_fill(ms_entry_t *e, int k)
 
 /* Send peer j every record newer than its copy (this node's and the
  * others' it holds: a record here may follow from another's, which
- * must reach j with it), in packets of at most CM5I_PKT_BODY_MAX; the
- * last packet says so (arg[2]), and j takes them all at once. */
+ * must reach j with it), in packets no larger than the job's
+ * (cm5i_msync_packet_max); the last packet says so (arg[2]), and j
+ * takes them all at once. */
 static void ms_net_send(int j)
 {
     char body[CM5I_PKT_BODY_MAX];
