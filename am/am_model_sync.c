@@ -166,8 +166,8 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
     const char *how = cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "";
     /* The records live in the memory the nodes of one host share (the
      * doorbell): cm5run's, or a PMIx job's whose nodes are all on one
-     * host (boot_pmix.c).  Across hosts the bounds would have to travel
-     * as messages (null messages): not built. */
+     * host (boot_pmix.c).  Across hosts they travel as packets (ms.net,
+     * "Records as messages" above). */
     int pmix_one_host = strcmp(how, "pmix") == 0 && cm5i_ctx.boot.local &&
                         cm5i_ctx.boot.doorbell_fd >= 0;
     int can = strcmp(how, "cm5run") == 0 || strcmp(how, "single") == 0 ||
