@@ -135,7 +135,7 @@ static struct {
 struct ms_peer {
     /* the least of this node's values since it last sent the peer its
      * record: the peer may hold any of them (forwarded by others) */
-    uint64_t bound, reach, want;
+    uint64_t bound, reach;
     uint32_t *sent; /* [n] */
     char *stage;
     size_t nstage, capstage;
@@ -324,7 +324,6 @@ static void ms_net_send(int j)
             if (k == ms.me) { /* (what it publishes meanwhile lowers them) */
                 q->bound = ((ms_entry_t *)(void *)(body + at))->bound;
                 q->reach = ((ms_entry_t *)(void *)(body + at))->reach;
-                q->want = ((ms_entry_t *)(void *)(body + at))->want;
             }
             at += es;
             k++;
@@ -496,7 +495,6 @@ void cm5i_msync_attach(void)
         cm5_fatal("cm5fab", "virtual time: out of memory");
     for (size_t j = 0; j < n; j++) {
         atomic_store(&ms.net_rec[j].want, MS_INF);
-        ms.peer[j].want = MS_INF;
         ms.peer[j].sent = calloc(n, sizeof(uint32_t));
         if (!ms.peer[j].sent)
             cm5_fatal("cm5fab", "virtual time: out of memory");
