@@ -135,6 +135,17 @@ typedef struct cm5i_clock {
     int (*irq_idle)(void);
     int (*irq_watch_ms)(void);
     void (*irq_mark)(void);
+    /* A host collective (am_host.c): host_entry, the operation under
+     * way is of kind over n (its price is known from now on): returns
+     * this endpoint's clock as it began; node 0:
+     * host_seed(w), the host's entry, which the nodes' closing barrier
+     * (cn_end) takes in; cn_last, the end of the last closing barrier;
+     * host_close(end), the operation is over (the host: its clock
+     * reaches end; past the exit's, the node sends nothing more). */
+    uint64_t (*host_entry)(cm5i_cn_kind_t kind, size_t n);
+    void (*host_seed)(uint64_t w);
+    uint64_t (*cn_last)(void);
+    void (*host_close)(uint64_t end);
 } cm5i_clock_t;
 
 /* Subscribe (clock: NULL, or the clock it keeps; at most one) and

@@ -10,6 +10,10 @@
  * interface.  The host's messages carry tags of their own (below the
  * collectives' range in am_coll.c), numbered by a sequence the host and
  * every node advance alike.
+ *
+ * In virtual time a host collective is one operation of the control
+ * network that the host joins: it ends for every node and the host at
+ * the latest of their entry clocks plus its price (host_close).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,7 @@
 
 #include "am_coll.h"
 #include "am_ctx.h"
+#include "am_event.h"
 #include "am_guard.h"
 #include "am_msg.h"
 #include "am_packet.h"
@@ -95,6 +100,41 @@ int cm5_is_host(void)
 
 static int host_me(void) { return cm5i_ctx.rank == cm5i_ctx.host; }
 
+/* Virtual time: the host collective (seq) ends at the latest entry clock
+ * of the nodes and the host plus the price of kind over n (am_model.c).
+ * The host sends node 0 its entry; node 0 takes it into the nodes'
+ * closing barrier (cn_end) and sends the host the end.  At the exit
+ * (finalizing) the clocks no longer matter: each side is done. */
+static void host_close(cm5i_cn_kind_t kind, size_t n)
+{
+    uint64_t w;
+    uint32_t seq;
+
+    if (!cm5i_clock)
+        return;
+    if (cm5i_ctx.finalizing) {
+        cm5i_clock->host_close(CM5I_VT_NONE);
+        return;
+    }
+    seq = ++host_seq;
+    w = cm5i_clock->host_entry(kind, n);
+    if (host_me()) {
+        host_xfer(1, 0, seq, &w, sizeof(w));
+        host_xfer(0, 0, seq, &w, sizeof(w));
+        cm5i_clock->host_close(w);
+        return;
+    }
+    if (cm5i_ctx.rank == 0) {
+        host_xfer(0, cm5i_ctx.host, seq, &w, sizeof(w));
+        cm5i_clock->host_seed(w);
+    }
+    CM5I_EV(cn_end, kind, n);
+    w = cm5i_clock->cn_last();
+    if (cm5i_ctx.rank == 0)
+        host_xfer(1, cm5i_ctx.host, seq, &w, sizeof(w));
+    cm5i_clock->host_close(w);
+}
+
 /* The start of every host collective: the model's state, then the
  * arguments (valid), then the collective's sequence number. */
 static cm5_status_t host_begin(int valid, uint32_t *seq)
@@ -110,7 +150,7 @@ static cm5_status_t host_begin(int valid, uint32_t *seq)
 cm5_status_t cm5_host_bcast(void *buf, size_t len)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD_OP();
+    CM5I_CN_HOLD_HOST_OP();
     uint32_t seq;
     cm5_status_t st = host_begin(!len || buf, &seq);
 
@@ -118,11 +158,14 @@ cm5_status_t cm5_host_bcast(void *buf, size_t len)
         return st;
     if (host_me()) {
         host_xfer(1, 0, seq, buf, len);
-        return CM5_OK;
+    } else {
+        if (cm5i_ctx.rank == 0)
+            host_xfer(0, cm5i_ctx.host, seq, buf, len);
+        if ((st = cm5_bcast(buf, len, 0)) != CM5_OK)
+            return st;
     }
-    if (cm5i_ctx.rank == 0)
-        host_xfer(0, cm5i_ctx.host, seq, buf, len);
-    return cm5_bcast(buf, len, 0);
+    host_close(CM5I_CN_BCAST, len);
+    return CM5_OK;
 }
 
 /* The host: one message per node, all in flight at once. */
@@ -145,7 +188,7 @@ static void host_fan(int send, uint32_t seq, void *buf, size_t len)
 static cm5_status_t host_fan_op(int host_sends, void *buf, size_t len)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD_OP();
+    CM5I_CN_HOLD_HOST_OP();
     uint32_t seq;
     cm5_status_t st = host_begin(!len || buf, &seq);
 
@@ -155,6 +198,8 @@ static cm5_status_t host_fan_op(int host_sends, void *buf, size_t len)
         host_fan(host_sends, seq, buf, len);
     else
         host_xfer(!host_sends, cm5i_ctx.host, seq, buf, len);
+    /* (priced as the nodes' concatenation of the same bytes) */
+    host_close(CM5I_CN_BCAST, (size_t)cm5i_ctx.size * len);
     return CM5_OK;
 }
 
@@ -189,7 +234,7 @@ cm5_status_t cm5_host_allreduce(void *values, int count, cm5_type_t type,
                                 cm5_op_t op)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD_OP();
+    CM5I_CN_HOLD_HOST_OP();
     size_t len = cm5_type_size(type) * (size_t)(count > 0 ? count : 0);
     cm5_status_t st;
     uint32_t seq;
@@ -200,22 +245,27 @@ cm5_status_t cm5_host_allreduce(void *values, int count, cm5_type_t type,
         return st;
     if (host_me()) {
         host_combine(seq, values, count, type, op);
-        return CM5_OK;
+    } else {
+        st = cm5_allreduce(values, count, type, op);
+        if (st != CM5_OK)
+            return st;
+        if (cm5i_ctx.rank == 0) {
+            host_xfer(1, cm5i_ctx.host, seq, values, len);
+            host_xfer(0, cm5i_ctx.host, seq, values, len);
+        }
+        if ((st = cm5_bcast(values, len, 0)) != CM5_OK)
+            return st;
     }
-    st = cm5_allreduce(values, count, type, op);
-    if (st != CM5_OK)
-        return st;
-    if (cm5i_ctx.rank == 0) {
-        host_xfer(1, cm5i_ctx.host, seq, values, len);
-        host_xfer(0, cm5i_ctx.host, seq, values, len);
-    }
-    return cm5_bcast(values, len, 0);
+    host_close(type == CM5_FLOAT || type == CM5_DOUBLE ? CM5I_CN_REDUCE_FP
+                                                       : CM5I_CN_REDUCE,
+               (size_t)count);
+    return CM5_OK;
 }
 
 cm5_status_t cm5_host_barrier(void)
 {
     CM5I_GUARD();
-    CM5I_CN_HOLD_OP();
+    CM5I_CN_HOLD_HOST_OP();
     cm5_status_t st;
     uint32_t seq;
 
@@ -224,13 +274,16 @@ cm5_status_t cm5_host_barrier(void)
     if (host_me()) {
         host_xfer(0, 0, seq, NULL, 0);
         host_xfer(1, 0, seq, NULL, 0);
-        return CM5_OK;
+    } else {
+        if ((st = cm5_barrier()) != CM5_OK)
+            return st;
+        if (cm5i_ctx.rank == 0) {
+            host_xfer(1, cm5i_ctx.host, seq, NULL, 0);
+            host_xfer(0, cm5i_ctx.host, seq, NULL, 0);
+        }
+        if ((st = cm5_bcast(NULL, 0, 0)) != CM5_OK)
+            return st;
     }
-    if ((st = cm5_barrier()) != CM5_OK)
-        return st;
-    if (cm5i_ctx.rank == 0) {
-        host_xfer(1, cm5i_ctx.host, seq, NULL, 0);
-        host_xfer(0, cm5i_ctx.host, seq, NULL, 0);
-    }
-    return cm5_bcast(NULL, 0, 0);
+    host_close(CM5I_CN_BARRIER, 0);
+    return CM5_OK;
 }

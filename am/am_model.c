@@ -74,6 +74,9 @@ static struct {
     uint64_t bar_val;     /* largest entry clock the barrier knows */
     uint64_t bar_cost;    /* what the barrier under way costs */
     int bar_seeded;       /* bar_val/bar_cost set by cm5i_model_cn_end */
+    uint64_t host_seed;   /* node 0: the host's entry clock, for the
+                             closing barrier of a host collective */
+    uint64_t cn_last;     /* the end of the last closing barrier */
     uint64_t bar_rx[2][MODEL_ROUNDS]; /* by epoch parity and round */
     /* The receipts of messages and scopies, in virtual-time order
      * (cm5i_model_rx_insert); the input is free from rx_base on before
@@ -934,11 +937,18 @@ static void model_cn_end(cm5i_cn_kind_t kind, size_t n)
         return; /* inside another control-network call */
     if (cm5i_barrier_open() || cm5i_depth.in_handler) {
         /* (a split-phase barrier is open: no clocks to compare) */
-        if (model.cn_entry + cost > model.v.clock)
-            model.v.clock = model.cn_entry + cost;
+        model.cn_last = model.cn_entry + cost;
+        if (model.host_seed + cost > model.cn_last)
+            model.cn_last = model.host_seed + cost;
+        model.host_seed = 0;
+        if (model.cn_last > model.v.clock)
+            model.v.clock = model.cn_last;
         return;
     }
     model.bar_val = model.cn_entry;
+    if (model.host_seed > model.bar_val)
+        model.bar_val = model.host_seed;
+    model.host_seed = 0;
     model.bar_cost = cost;
     model.bar_seeded = 1;
     if (cm5_barrier() != CM5_OK)
@@ -980,6 +990,7 @@ static void model_barrier_done(void)
 
     if (cm5i_msync_on && cm5i_msync_is_done())
         return; /* (records as messages: the barrier after the last) */
+    model.cn_last = end;
 
     /* Synchronised, a split-phase barrier that a test saw end is seen
      * in its turn (model_split_turn). */
@@ -994,8 +1005,49 @@ static void model_barrier_done(void)
         cm5i_msync_drain(end);
     if (end > model.v.clock)
         model.v.clock = end;
-    if (cm5i_msync_on && cm5i_ctx.finalizing)
-        cm5i_msync_done(); /* past the exit barrier it sends nothing */
+    /* Past the exit barrier the node sends nothing (with a host program,
+     * past the exit's host collective: model_host_close). */
+    if (cm5i_msync_on && cm5i_ctx.finalizing && cm5i_ctx.host < 0)
+        cm5i_msync_done();
+}
+
+/* ---- host collectives (am_host.c) ----
+ * A host collective is one control-network operation of the nodes and
+ * the host (doc/model.md, "The host program"): it ends, for each of them,
+ * at the latest of their entry clocks plus its price.  The host tells
+ * node 0 its entry, node 0 seeds the nodes' closing barrier with it and
+ * tells the host the end. */
+
+static uint64_t model_host_entry(cm5i_cn_kind_t kind, size_t n)
+{
+    cm5i_msync_cn_price(cm5i_model_cn_cost(&model.p, kind, n));
+    return model.cn_entry;
+}
+
+static void model_host_seed(uint64_t w)
+{
+    if (w != CM5I_VT_NONE)
+        model.host_seed = w;
+}
+
+static uint64_t model_cn_last(void) { return model.cn_last; }
+
+static void model_host_close(uint64_t end)
+{
+    if (cm5i_ctx.finalizing) {
+        if (cm5i_msync_on)
+            cm5i_msync_done(); /* past the exit barrier: nothing more */
+        return;
+    }
+    cm5i_msync_host_end(end);
+    if (cm5i_ctx.rank != cm5i_ctx.host)
+        return; /* (the nodes' closing barrier brought them there) */
+    /* What came during the call runs first, in its turn (as the nodes'
+     * closing barrier does, model_barrier_done). */
+    if (cm5i_msync_on)
+        cm5i_msync_drain(end);
+    if (end != CM5I_VT_NONE && end > model.v.clock)
+        model.v.clock = end;
 }
 
 static int model_split_turn(int done)
@@ -1063,6 +1115,10 @@ static const cm5i_clock_t model_clock = {
     .irq_idle = model_irq_idle,
     .irq_watch_ms = model_irq_watch_ms,
     .irq_mark = model_irq_mark,
+    .host_entry = model_host_entry,
+    .host_seed = model_host_seed,
+    .cn_last = model_cn_last,
+    .host_close = model_host_close,
 };
 
 /* The program's clock: virtual time's when the model runs, else the

@@ -114,6 +114,8 @@ static struct {
     uint64_t cn_end; /* the operation under way ends then (0: not known) */
     uint32_t cn_ops; /* the operation cn_entry is of */
     int cn_begun;
+    int cn_host;       /* it is a host collective (am_host.c) */
+    uint64_t cn_price; /* what it costs, once known (0: a barrier or more) */
     int in_dispatch, done, said;
     int irq_wait;    /* the program, outside the runtime, waits by rule */
     uint64_t bc_own; /* a receipt beside the clock: its first end (0: none) */
@@ -262,8 +264,8 @@ static void ms_ready(void)
 /* One record in a packet: node k's, its number, its count row (n). */
 typedef struct {
     uint32_t k, seq;
-    uint64_t bound, reach, want, cn_entry;
-    uint32_t cn_ops, pad;
+    uint64_t bound, reach, want, cn_entry, host_entry, host_end;
+    uint32_t cn_ops, host_ops;
     uint32_t count[];
 } ms_entry_t;
 
@@ -292,6 +294,9 @@ static void ms_entry_fill(ms_entry_t *e, int k)
     e->want = atomic_load(&ms.net_rec[k].want);
     e->cn_entry = atomic_load(&ms.net_rec[k].cn_entry);
     e->cn_ops = atomic_load(&ms.net_rec[k].cn_ops);
+    e->host_entry = atomic_load(&ms.net_rec[k].host_entry);
+    e->host_ops = atomic_load(&ms.net_rec[k].host_ops);
+    e->host_end = atomic_load(&ms.net_rec[k].host_end);
     for (size_t m = 0; m < n; m++)
         e->count[m] = atomic_load(&ms.net_count[(size_t)k * n + m]);
 }
@@ -384,6 +389,9 @@ static void ms_net_take(const ms_entry_t *e)
     ms.net_seq[k] = e->seq;
     atomic_store(&ms.net_rec[k].cn_entry, e->cn_entry);
     atomic_store(&ms.net_rec[k].cn_ops, e->cn_ops);
+    atomic_store(&ms.net_rec[k].host_entry, e->host_entry);
+    atomic_store(&ms.net_rec[k].host_ops, e->host_ops);
+    atomic_store(&ms.net_rec[k].host_end, e->host_end);
     atomic_store(&ms.net_rec[k].reach, e->reach);
     atomic_store(&ms.net_rec[k].want, e->want);
     for (size_t m = 0; m < n; m++)
@@ -618,7 +626,9 @@ void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised)
 {
     uint64_t due;
 
-    if (!cm5i_msync_on || !cm5i_msync_ordered(pkt, &due))
+    /* (past the exit barrier nothing is ordered: with a host program and
+     * records as messages, the exit's second host collective sends) */
+    if (!cm5i_msync_on || ms.done || !cm5i_msync_ordered(pkt, &due))
         return;
     ms_ready();
     if (due < ms.published) {
@@ -752,7 +762,7 @@ int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body, size_t len)
     ms_ev_t e;
     uint32_t src = pkt->src;
 
-    if (!cm5i_msync_on || !cm5i_msync_ordered(pkt, &e.due))
+    if (!cm5i_msync_on || ms.done || !cm5i_msync_ordered(pkt, &e.due))
         return 0;
     ms_ready();
     if (e.due < ms.through)
@@ -873,39 +883,81 @@ static void ms_keep_least(uint64_t w, int j, uint64_t *lo, uint64_t *lo2,
         *lo2 = w;
 }
 
+/* The operations under way, counted as the nodes in it count them: a
+ * host collective, the host collectives (the host and every node take
+ * part); another, all the nodes' operations (the host takes no part). */
+static uint32_t ms_cn_k(void)
+{
+    return ms.cn_host ? cm5i_host_ops : cm5i_cn_ops;
+}
+
+/* Node j's count of those operations and its clock as it began its
+ * last; 0 when j takes no part in them (the host, in the nodes' own).
+ * A host collective: *end, the end of the last j left (0: none). */
+static int ms_cn_of(int j, uint32_t *o, uint64_t *e, uint64_t *end)
+{
+    _Atomic uint32_t *ops =
+        ms.cn_host ? &ms.rec[j].host_ops : &ms.rec[j].cn_ops;
+    _Atomic uint64_t *ent =
+        ms.cn_host ? &ms.rec[j].host_entry : &ms.rec[j].cn_entry;
+    uint32_t o2;
+
+    *end = 0;
+    if (!ms.cn_host && j == cm5i_ctx.host)
+        return 0;
+    do {
+        *o = atomic_load_explicit(ops, memory_order_acquire);
+        *e = atomic_load_explicit(ent, memory_order_acquire);
+        if (ms.cn_host)
+            *end =
+                atomic_load_explicit(&ms.rec[j].host_end, memory_order_acquire);
+        o2 = atomic_load_explicit(ops, memory_order_acquire);
+    } while (*o != o2);
+    return 1;
+}
+
+void cm5i_msync_host_end(uint64_t end)
+{
+    if (!cm5i_msync_on || !ms.rec || end == CM5I_VT_NONE)
+        return;
+    atomic_store_explicit(&ms.rec[ms.me].host_end, end, memory_order_release);
+    ms_net_bump();
+    for (int j = 0; ms.net && j < ms.n; j++)
+        if (j != ms.me)
+            ms_net_mark(j);
+}
+
 /* The least time the control-network operation under way can end: the
  * latest entry clock (a node not yet in it enters when it acts next: no
  * earlier than its own value or anything that can reach it) plus a
  * barrier; or its end, once known. */
 static uint64_t ms_cn_least(const uint64_t *v)
 {
-    uint32_t k = cm5i_cn_ops, o[ms.n];
-    uint64_t t = ms.cn_entry, lo = MS_INF, lo2 = MS_INF, e[ms.n];
-    int who = -1;
+    uint32_t k = ms_cn_k(), o[ms.n];
+    uint64_t t = ms.cn_entry, lo = MS_INF, lo2 = MS_INF, e[ms.n], end;
+    int who = -1, in[ms.n];
 
     if (ms.cn_end)
         return ms.cn_end;
     for (int j = 0; j < ms.n; j++) {
-        uint32_t o2;
         uint64_t w = v[j];
 
         if (j == ms.me) {
             o[j] = k;
             e[j] = ms.cn_entry;
+            in[j] = 1;
             w = ms_cn_reach();
         } else {
-            do {
-                o[j] = atomic_load_explicit(&ms.rec[j].cn_ops,
-                                            memory_order_acquire);
-                e[j] = atomic_load_explicit(&ms.rec[j].cn_entry,
-                                            memory_order_acquire);
-                o2 = atomic_load_explicit(&ms.rec[j].cn_ops,
-                                          memory_order_acquire);
-            } while (o[j] != o2);
+            in[j] = ms_cn_of(j, &o[j], &e[j], &end);
+            /* A node that has begun the next host collective left this
+             * one at its end (the host may wait to hear of it from node
+             * 0 while the others have gone on). */
+            if (in[j] && ms.cn_host && o[j] == k + 1 && end)
+                return end;
             /* A node in this call: what it may send before the call
              * ends (its value follows from the end; read after the
              * snapshot, so no older than the values it let rise). */
-            if (o[j] == k)
+            if (in[j] && o[j] == k)
                 w = atomic_load_explicit(&ms.rec[j].reach,
                                          memory_order_acquire);
         }
@@ -914,7 +966,7 @@ static uint64_t ms_cn_least(const uint64_t *v)
     for (int j = 0; j < ms.n; j++) {
         uint64_t ej = e[j];
 
-        if (j == ms.me)
+        if (j == ms.me || !in[j])
             continue;
         if (o[j] != k) {
             uint64_t reach = j == who ? lo2 : lo; /* what can reach j */
@@ -928,7 +980,13 @@ static uint64_t ms_cn_least(const uint64_t *v)
         if (ej > t)
             t = ej;
     }
-    return ms_add(t, (uint64_t)ms.p->bar);
+    return ms_add(t, ms.cn_price ? ms.cn_price : (uint64_t)ms.p->bar);
+}
+
+void cm5i_msync_cn_price(uint64_t price)
+{
+    if (cm5i_msync_on && ms.cn_begun && price > ms.cn_price)
+        ms.cn_price = price;
 }
 
 /* What this node publishes: nothing it sends from now on is due before
@@ -1071,10 +1129,19 @@ void cm5i_msync_cn_enter(void)
         return;
     ms.cn_begun = 1;
     ms.cn_ops = cm5i_cn_ops;
+    ms.cn_host = cm5i_cn_host;
+    ms.cn_price = 0;
     ms.cn_entry = ms.v->clock;
     ms.cn_end = 0;
     if (!ms.rec)
         return;
+    /* (the entry first: a node that reads the count reads the entry) */
+    if (ms.cn_host) {
+        atomic_store_explicit(&ms.rec[ms.me].host_entry, ms.cn_entry,
+                              memory_order_release);
+        atomic_store_explicit(&ms.rec[ms.me].host_ops, cm5i_host_ops,
+                              memory_order_release);
+    }
     atomic_store_explicit(&ms.rec[ms.me].cn_entry, ms.cn_entry,
                           memory_order_release);
     atomic_store_explicit(&ms.rec[ms.me].cn_ops, cm5i_cn_ops,
@@ -1316,15 +1383,13 @@ static int ms_dispatch_run(void)
  * lo + bar, a latency before that node would have to wait for it. */
 static uint64_t ms_cn_want(const uint64_t *v)
 {
-    uint64_t lo = MS_INF;
+    uint64_t lo = MS_INF, e, end;
+    uint32_t o;
 
-    for (int j = 0; j < ms.n; j++) {
-        uint32_t o =
-            atomic_load_explicit(&ms.rec[j].cn_ops, memory_order_acquire);
-
-        if (j != ms.me && (int32_t)(o - cm5i_cn_ops) < 0 && v[j] < lo)
+    for (int j = 0; j < ms.n; j++)
+        if (j != ms.me && ms_cn_of(j, &o, &e, &end) &&
+            (int32_t)(o - ms_cn_k()) < 0 && v[j] < lo)
             lo = v[j];
-    }
     return ms_add(lo, (uint64_t)ms.p->bar);
 }
 

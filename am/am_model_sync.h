@@ -99,6 +99,13 @@ void cm5i_msync_cn_enter(void);
 /* Can the control-network operation under way not end by c (its least
  * end is later)? */
 int cm5i_msync_cn_after(uint64_t c);
+/* The control-network operation under way costs price (a host
+ * collective's, known as it closes): its least end is then exact once
+ * every entry is known. */
+void cm5i_msync_cn_price(uint64_t price);
+/* A host collective ended at end (the others may read it before this
+ * node's next entry tells them it left). */
+void cm5i_msync_host_end(uint64_t end);
 /* A control-network operation ended at t: take every packet due by t
  * first (they came during the call). */
 void cm5i_msync_drain(uint64_t t);

@@ -174,6 +174,19 @@ static int am_run_held(int ch)
     return n;
 }
 
+/* The outermost control-network call begins: an operation (begins: 1,
+ * a host collective: 2) or a part of one (0). */
+static void cn_begin(int begins)
+{
+    if (begins) {
+        cm5i_cn_ops++;
+        cm5i_cn_host = begins == 2;
+        if (cm5i_cn_host)
+            cm5i_host_ops++;
+    }
+    CM5I_EV(cn_enter);
+}
+
 /* The exit barrier serves handlers: the program is over, and a peer may
  * still need a reply from this node to get there too. */
 int cm5i_cn_enter(int begins)
@@ -184,14 +197,11 @@ int cm5i_cn_enter(int begins)
      * synchronised virtual time): an operation, but it serves handlers,
      * as the program did not ask for a control-network call there. */
     if (cm5i_depth.cn_serve && !cm5i_depth.cn_hold) {
-        cm5i_cn_ops += (uint32_t)begins;
-        CM5I_EV(cn_enter);
+        cn_begin(begins);
         return 0;
     }
-    if (cm5i_depth.cn_hold++ == 0) {
-        cm5i_cn_ops += (uint32_t)begins;
-        CM5I_EV(cn_enter);
-    }
+    if (cm5i_depth.cn_hold++ == 0)
+        cn_begin(begins);
     return 1;
 }
 

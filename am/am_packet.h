@@ -109,6 +109,9 @@ void cm5i_cn_leave(int *held_here);
 #define CM5I_CN_HOLD_OP()                                                      \
     int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =             \
         cm5i_cn_enter(1)
+#define CM5I_CN_HOLD_HOST_OP()                                                 \
+    int cm5i_cn_ __attribute__((cleanup(cm5i_cn_leave), unused)) =             \
+        cm5i_cn_enter(2)
 
 /* Run the user work the interrupt thread held (handlers of arrived
  * packets, RPCs, completion callbacks): what an interrupt runs.  Returns

@@ -25,6 +25,8 @@ static cm5_stats_t progress_count; /* this module's statistics (cm5_stats) */
 #define PROGRESS_HOOKS_MAX 8
 
 uint32_t cm5i_cn_ops;
+uint32_t cm5i_host_ops;
+int cm5i_cn_host;
 uint32_t cm5i_rx_stamp;
 
 static struct {

@@ -95,8 +95,15 @@ int cm5i_defer_run_held(void);
  * traffic keeps moving.  The host program of a host/node job counts no
  * epoch (its packets carry 0, never held) and holds all user work in its
  * own control-network calls.  Put CM5I_CN_HOLD() (CM5I_CN_HOLD_OP() in
- * the call that begins an operation) after CM5I_GUARD(). */
+ * the call that begins an operation, CM5I_CN_HOLD_HOST_OP() in a host
+ * collective, am_host.c) after CM5I_GUARD().  A host collective counts
+ * on the nodes as one operation (the nodes' calls inside it count none);
+ * the host collectives are counted apart too (cm5i_host_ops), on the
+ * host and the nodes alike. */
 extern uint32_t cm5i_cn_ops;   /* control-network operations begun */
+extern uint32_t cm5i_host_ops; /* host collectives begun */
+extern int cm5i_cn_host;       /* the operation under way (or the last) is
+                                  a host collective */
 extern uint32_t cm5i_rx_stamp; /* epoch of the packet being handled, or 0 */
 /* The epoch this node's packets carry now. */
 static inline uint32_t cm5i_cn_stamp(void)

@@ -96,15 +96,19 @@ _Static_assert(sizeof(cm5_doorbell_job_t) == CM5_DOORBELL_STRIDE,
  * its clock as it began the last; reach: while it is in that operation,
  * the least due of what it may send before the operation ends (its held
  * packets' handlers, its packets in flight), which its bound, derived
- * from the operation's end, does not say. */
+ * from the operation's end, does not say; the host collectives it has
+ * begun (the nodes' and the host's operations, am_host.c), its clock as
+ * it began the last and the end of the last it left. */
 typedef struct {
     _Atomic uint64_t bound;
     _Atomic uint64_t want;
     _Atomic uint64_t cn_entry;
     _Atomic uint32_t cn_ops;
-    uint32_t unused;
+    _Atomic uint32_t host_ops;
     _Atomic uint64_t reach;
-    char pad[CM5_DOORBELL_STRIDE - 5 * sizeof(uint64_t)];
+    _Atomic uint64_t host_entry;
+    _Atomic uint64_t host_end;
+    char pad[CM5_DOORBELL_STRIDE - 7 * sizeof(uint64_t)];
 } cm5_vsync_rec_t;
 _Static_assert(sizeof(cm5_vsync_rec_t) == CM5_DOORBELL_STRIDE,
                "a synchronisation record is one stride");

@@ -21,35 +21,6 @@ tcp_bad='host_call_on_node node_call_on_host'
 PLAN=$(( 2 * 7 + 2 * (5 + 2) + 2 * 2 + 2 + 1 ))
 . "$(dirname "$0")/lib.sh"
 
-HOSTPROG=$PROGS/prog_host_h
-
-# hjob NAME SECONDS NODES PROVIDER MODE: cm5run --host prog_host_h MODE
-# -- prog_host_n MODE, the nodes writing the job key as in job().
-hjob() {
-    name=$1 secs=$2 nodes=$3 prov=$4 mode=$5
-    jobno=$((jobno + 1))
-    mark="cm5cmmd-$$-$jobno"
-    what="$name: --host prog_host_h $mode -- prog_host_n $mode on $nodes nodes, $prov"
-    rm -f key out err
-    shm_list >shm.before
-    t0=$(now_ms)
-    CM5TEST_KEYFILE=$scratch/key timeout -k 2 $((secs + 10)) \
-        "$CM5RUN" -n "$nodes" --provider "$prov" --timeout "$secs" \
-        --host "$HOSTPROG" "$mode" "$mark" -- \
-        sh -c 'echo "$CM5_JOB_KEY" >>"$0"; exec "$@"' "$scratch/key" \
-        "$PROGS/prog_host_n" "$mode" "$mark" >out 2>err
-    rc=$?
-    ms=$(($(now_ms) - t0))
-    t_end=$(date '+%H:%M:%S.%N')
-}
-
-# Exit 0, and "ok" from every node and from the host (node N of N).
-all_ok() {
-    [ "$rc" -eq 0 ] && [ ! -s err ] &&
-        [ "$(grep -c "^prog_host: node [0-9]* of $nodes ok\$" out)" -eq $((nodes + 1)) ] &&
-        grep -q "^prog_host: node $nodes of $nodes ok\$" out
-}
-
 for run in $runs; do
     hn=${run%:*} prov=${run#*:}
     hjob "host all" 60 "$hn" "$prov" all
