@@ -597,7 +597,8 @@ int cm5i_msync_orderable(const cm5i_pkt_t *pkt)
 {
     return (MS_ORDERED_TYPES >> pkt->type & 1u) &&
            !(pkt->type == CM5I_PKT_INTERNAL &&
-             (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR));
+             (pkt->obj == CM5I_INT_COLL || pkt->obj == CM5I_INT_GOR ||
+              pkt->obj == CM5I_INT_SCOPY_CTS));
 }
 
 int cm5i_msync_ordered(const cm5i_pkt_t *pkt, uint64_t *due)

@@ -146,7 +146,10 @@ struct cm5_msg {
      * that sends it waits until then (ack_park) */
     int ack_pending;
     void (*ack_park)(cm5_msg_h m);
-    int pushed;                /* a send: its push was charged */
+    int pushed; /* a send: its push was charged */
+    /* ... an scopy sent as a tagged transfer, taken in its announcement's
+     * turn as one read by single copy (msg_match): no data notice */
+    int direct;
     uint64_t ack_word;         /* ... its acknowledgement's word */
     uint32_t sc_rport, sc_off; /* an scopy's rport and offset */
 };
@@ -762,8 +765,9 @@ static void msg_accept(cm5_msg_h m)
         cm5_fatal("cm5_msg_recv", "cannot post the receive: %s",
                   cm5_status_string(st));
     m->state = MSG_DATA;
-    msg_send_internal(CM5I_CH_REP, m->node, CM5I_INT_MSG_CTS, m->peer_slot,
-                      m->peer_gen, m->slot, m->gen);
+    msg_send_internal(CM5I_CH_REP, m->node,
+                      m->direct ? CM5I_INT_SCOPY_CTS : CM5I_INT_MSG_CTS,
+                      m->peer_slot, m->peer_gen, m->slot, m->gen);
 }
 
 /* Deferred: an eager message is in the receive buffer (or refused, as
@@ -839,6 +843,22 @@ static void msg_match(cm5_msg_h m, const msg_rts_t *r, const void *data)
         if (msg_held(m) && m->status == CM5_OK) /* an scopy: pushed now */
             msg_take(m, r->vt, 0);
         msg_later(m, msg_cma_pull);
+        return;
+    }
+    if (!data && msg_held(m) && m->rport >= 0 && m->status == CM5_OK &&
+        m->bytes) {
+        /* Synchronised, an scopy sent as a tagged transfer (no single
+         * copy: another host, CM5_CMA=off): its announcement is its
+         * data's notice, as a single copy's is, its push paid as it was
+         * announced; its data comes at once, cleared by a packet no
+         * clock orders, and is waited for in this turn (the times are
+         * those of a single copy). */
+        m->direct = 1;
+        m->data_told = 1; /* (msg_recv_done finishes it) */
+        msg_take(m, r->vt, 0);
+        msg_accept(m);
+        for (unsigned spins = 0; !m->landed;)
+            cm5i_progress_pull_step(&spins);
         return;
     }
     if (!data) {
@@ -1113,8 +1133,23 @@ static void msg_push(cm5_msg_h m)
     if (st != CM5_OK)
         cm5_fatal("cm5_msg_send", "sending %zu bytes to node %d failed: %s",
                   m->bytes, m->node, cm5_status_string(st));
-    if (cm5i_clock_orders) /* its turn at the receiver */
+    if (cm5i_clock_orders && !m->direct) /* its turn at the receiver */
         msg_data_notice(m);
+}
+
+/* Synchronised: the receiver of a tagged scopy took it in its
+ * announcement's turn and waits there for the data (msg_match): it goes
+ * now, even from a handler. */
+static void msg_scopy_cts_handler(int src, const uint32_t *arg)
+{
+    cm5_msg_h m = msg_lookup(arg[0], arg[1]);
+
+    if (!m || !m->is_send || m->node != src || !m->direct)
+        cm5_fatal("cm5_msg", "unexpected scopy clear-to-send from node %d",
+                  src);
+    m->peer_slot = arg[2];
+    m->peer_gen = arg[3];
+    msg_push(m);
 }
 
 /* Held senders: the receiver is ready for m's data. */
@@ -1666,14 +1701,17 @@ static void msg_scopy_announce(cm5_msg_h m)
         w = (cm5i_word_t){cm5i_clock->push(m->bytes, 0), 1};
     if (msg_cma_can(m->node, m->bytes)) {
         msg_send_cma(m, m->sc_rport, m->sc_off, wp);
-        if (held) {
-            m->pushed = 1;
-            cm5i_clock->push(m->bytes, 1);
-        }
     } else {
+        /* (held, with data: a tagged transfer the receiver takes in this
+         * announcement's turn, as a single copy: msg_match) */
+        m->direct = held && m->bytes;
         msg_send_word(CM5I_CH_REQ, m->node, CM5I_INT_SCOPY,
                       m->sc_rport | m->slot << 8, m->sc_off, (uint32_t)m->bytes,
                       m->gen, wp);
+    }
+    if (held && (m->cma || m->direct)) {
+        m->pushed = 1;
+        cm5i_clock->push(m->bytes, 1);
     }
 }
 
@@ -1818,6 +1856,7 @@ cm5_status_t cm5i_msg_setup(void)
     cm5i_am_register_internal(CM5I_INT_MSG_DATA, msg_data_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_GO, msg_go_handler);
     cm5i_am_register_internal(CM5I_INT_MSG_PUT, msg_put_handler);
+    cm5i_am_register_internal(CM5I_INT_SCOPY_CTS, msg_scopy_cts_handler);
     cm5i_pkt_register_body(CM5I_PKT_EAGER, msg_eager_packet);
     cm5i_pkt_register_body(CM5I_PKT_CMA, msg_cma_packet);
     cm5i_progress_hook(CM5I_HOOK_OUTSIDE_LAST, msg_send_queued);

@@ -16,20 +16,24 @@
 /* Runtime-internal handlers (collectives and the like), by index. */
 typedef void (*cm5i_internal_func_t)(int src, const uint32_t *arg);
 enum {
-    CM5I_INT_MSG_RTS = 1,  /* a message is ready to send */
-    CM5I_INT_MSG_CTS = 2,  /* the receiver is ready for it */
-    CM5I_INT_MSG_FIN = 3,  /* the receiver has it */
-    CM5I_INT_COLL = 4,     /* a collective's step: 64-bit value */
-    CM5I_INT_GOR = 5,      /* a node's global-OR bit */
-    CM5I_INT_SCOPY = 6,    /* an scopy is ready to send */
-    CM5I_INT_MSG_ACK = 7,  /* a receive matched the eager message */
-    CM5I_INT_MSG_DATA = 8, /* the data left as a tagged transfer (virtual
-                              time's synchronisation: its turn) */
-    CM5I_INT_MSG_GO = 9,   /* the receiver is ready for a message whose
-                              data it reads (virtual time's
-                              synchronisation: held senders) */
-    CM5I_INT_MSG_PUT = 10, /* the sender wrote a message into a receive
-                              the receiver offered (single copy) */
+    CM5I_INT_MSG_RTS = 1,    /* a message is ready to send */
+    CM5I_INT_MSG_CTS = 2,    /* the receiver is ready for it */
+    CM5I_INT_MSG_FIN = 3,    /* the receiver has it */
+    CM5I_INT_COLL = 4,       /* a collective's step: 64-bit value */
+    CM5I_INT_GOR = 5,        /* a node's global-OR bit */
+    CM5I_INT_SCOPY = 6,      /* an scopy is ready to send */
+    CM5I_INT_MSG_ACK = 7,    /* a receive matched the eager message */
+    CM5I_INT_MSG_DATA = 8,   /* the data left as a tagged transfer (virtual
+                                time's synchronisation: its turn) */
+    CM5I_INT_MSG_GO = 9,     /* the receiver is ready for a message whose
+                                data it reads (virtual time's
+                                synchronisation: held senders) */
+    CM5I_INT_MSG_PUT = 10,   /* the sender wrote a message into a receive
+                                the receiver offered (single copy) */
+    CM5I_INT_SCOPY_CTS = 11, /* the receiver took an scopy's data in its
+                                announcement's turn and waits for it as
+                                a tagged transfer (virtual time's
+                                synchronisation; never ordered) */
     CM5I_INTERNAL_MAX = 32
 };
 
