@@ -19,6 +19,18 @@
  * exit barrier (node i-1 is then in it or past it; it also says goodbye as
  * it leaves).  A node that fails or exits with an error watches no more:
  * its launcher reports it, and its successor only if the launcher is slow.
+ *
+ * The same ring carries the deadlock check (CM5_DEADLOCK) where no cm5run
+ * watches the job (a PMIx launcher: mpirun, srun): once a second node 0
+ * sends a token around it, and each node adds its words for the check
+ * (boot_proto.h's slot: blocked in a wait only a message ends, the same
+ * wait as at the last round with no traffic since and steps taken, its
+ * packets and tagged transfers sent and received) and what it waits in.
+ * Back at node 0, CM5_DEADLOCK + 1 rounds in a row in which every node
+ * was blocked, unchanged, and the job's sends and receipts balanced (at
+ * the instant between two rounds every node was blocked as sampled:
+ * nothing was in flight) stop the job with one line naming each node's
+ * wait, as cm5run's check does on one host (tools/cm5run_deadlock.c).
  */
 #include "am_alive.h"
 
@@ -39,7 +51,9 @@
 #include "am_ctx.h"
 #include "am_sweep.h"
 #include "am_util.h"
+#include "am_wait.h"
 #include "boot/boot.h"
+#include "boot/waits.h"
 #include "fabric/fab.h"
 
 #define ALIVE_AUTO_S 10.0 /* CM5_PEER_TIMEOUT=auto across hosts */
@@ -47,7 +61,7 @@
 #define ALIVE_MAX_S 86400.0
 #define ALIVE_EXIT_S 2 /* the process ends this long after a report */
 
-enum { ALIVE_PING = 1, ALIVE_BYE = 2 };
+enum { ALIVE_PING = 1, ALIVE_BYE = 2, ALIVE_TOKEN = 3 };
 
 /* The heartbeat packet: 24 bytes. */
 typedef struct {
@@ -57,6 +71,19 @@ typedef struct {
     uint32_t type;
     uint32_t pad;
 } alive_pkt_t;
+
+/* The deadlock check's token (ALIVE_TOKEN; h.seq: its round): the nodes
+ * it has passed, all blocked; all unchanged since the last round; their
+ * traffic; then what each waits in (one byte a node). */
+typedef struct {
+    alive_pkt_t h;
+    uint32_t blocked, same;
+    uint64_t tx, rx;
+    uint8_t wait[];
+} alive_token_t;
+
+#define ALIVE_DL_PERIOD_S 1.0 /* a round a second, as cm5run samples */
+#define ALIVE_DL_LOST_S 5.0   /* a round not back by then is lost */
 
 static struct {
     double timeout, interval; /* seconds; timeout 0: off */
@@ -82,6 +109,18 @@ static struct {
     int pred_left; /* pred said goodbye */
     uint32_t seq;
     long foreign, send_errors;
+    /* The deadlock check (dl_need: CM5_DEADLOCK seconds, 0: off): this
+     * node's words at the last round; node 0: the round under way, when
+     * it left, the rounds in a row that saw a deadlock. */
+    int dl_need, dl_size;
+    alive_token_t *dl_tok;
+    cm5i_wait_state_t dl_prev;
+    int dl_prev_ok;
+    uint32_t dl_round;
+    int dl_out, dl_streak;
+    int dl_have; /* a token came (in dl_tok) */
+    int dl_fwd;  /* dl_tok is to go to the successor */
+    double dl_sent;
 } alive = {.wake_fd = -1};
 
 static int alive_parse(const char *s, double *out)
@@ -129,6 +168,14 @@ cm5_status_t cm5i_alive_config(void)
     alive.timeout = t;
     alive.interval = t / 4;
     alive.on = t > 0 && cm5i_ctx.size > 1;
+    /* (cm5run checks the jobs it starts itself; a host program is not
+     * in the ring, and nodes that wait for it while it computes are no
+     * deadlock) */
+    alive.dl_need =
+        strcmp(cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "", "cm5run") &&
+                cm5i_ctx.host < 0
+            ? (int)cm5i_config_long(CM5_ENV_DEADLOCK, 0, 86400)
+            : 0;
     if (cm5i_ctx.rank != 0)
         return CM5_OK;
     if (alive.on)
@@ -150,9 +197,10 @@ int cm5i_alive_enabled(void) { return alive.on; }
 
 cm5_status_t cm5i_alive_open(void)
 {
+    size_t tok = sizeof(alive_token_t) + (size_t)cm5i_ctx.size;
     cm5i_fab_params_t p = {.provider = cm5i_fab_provider(cm5i_ctx.fab),
-                           .msg_size = sizeof(alive_pkt_t),
-                           .rx_bytes = 32 * sizeof(alive_pkt_t),
+                           .msg_size = tok,
+                           .rx_bytes = 32 * tok,
                            .nch = 1, /* one endpoint: pings only */
                            .queue = 16,
                            .quiet = 1,
@@ -163,6 +211,10 @@ cm5_status_t cm5i_alive_open(void)
 
     if (!alive.on)
         return CM5_OK;
+    alive.dl_size = cm5i_ctx.size;
+    alive.dl_tok = calloc(1, tok);
+    if (!alive.dl_tok)
+        return CM5_ERR_NO_MEMORY;
     /* Its own shm file names, under the job's prefix that cm5run sweeps. */
     snprintf(tag, sizeof(tag), "cm5-%016llx-%d-hb",
              (unsigned long long)cm5i_ctx.key, cm5i_ctx.rank);
@@ -207,18 +259,24 @@ static void alive_ring(int size)
     alive.heard = cm5_rtime();
 }
 
+static size_t alive_tok_size(void)
+{
+    return sizeof(alive_token_t) + (size_t)alive.dl_size;
+}
+
 static void alive_rx(void *arg, int ch, const void *buf, size_t len)
 {
     alive_pkt_t p;
 
     (void)arg;
     (void)ch;
-    if (len != sizeof(p)) {
+    if (len < sizeof(p)) {
         alive.foreign++;
         return;
     }
     memcpy(&p, buf, sizeof(p));
-    if (p.key != alive.key) {
+    if (p.key != alive.key ||
+        len != (p.type == ALIVE_TOKEN ? alive_tok_size() : sizeof(p))) {
         alive.foreign++;
         return;
     }
@@ -227,6 +285,10 @@ static void alive_rx(void *arg, int ch, const void *buf, size_t len)
     alive.heard = cm5_rtime();
     if (p.type == ALIVE_BYE)
         alive.pred_left = 1;
+    if (p.type == ALIVE_TOKEN && alive.dl_need) {
+        memcpy(alive.dl_tok, buf, len); /* (handled by the thread's loop) */
+        alive.dl_have = 1;
+    }
 }
 
 /* Read what arrived and the completions of our sends.  A failed
@@ -271,6 +333,8 @@ static void alive_sleep(double s)
         }
     } else if (alive.nfds && ms > 10) {
         ms = 10; /* completions to read first */
+    } else if (!alive.nfds && alive.dl_need && ms > 50) {
+        ms = 50; /* (no wait objects: a token waits at most this long) */
     }
     poll(pfd, (nfds_t)n, ms < 1 ? 1 : ms);
 }
@@ -305,15 +369,17 @@ static int alive_spawn(pthread_t *t, void *(*fn)(void *))
 
 static void alive_bye(void);
 
-/* The predecessor is silent: say so once and take the job down.  The
- * process ends within ALIVE_EXIT_S even if the launcher does not answer
- * (a cut-off host may not reach it).  Goodbye to the successor first:
- * this node stops pinging now, and if the launcher takes longer than the
+/* Say line once (area: the log's) and take the job down; lost: the node
+ * lost, whose files on this host are swept too (-1: none).  The process
+ * ends within ALIVE_EXIT_S even if the launcher does not answer (a
+ * cut-off host may not reach it).  Goodbye to the successor first: this
+ * node stops pinging now, and if the launcher takes longer than the
  * timeout to stop the job (seen under TSan), the successor would report
- * this node as a second lost node. */
-static void alive_lost(double silent)
+ * this node as a second lost node.  Returns when finalize or a failure
+ * came first. */
+static void alive_stop_job(const char *area, const char *line, int lost,
+                           const char *why)
 {
-    char where[160] = "", addr[128];
     pthread_t t;
 
     atomic_store(&alive.reporting, 1);
@@ -324,25 +390,135 @@ static void alive_lost(double silent)
     if (alive_spawn(&t, alive_deadline) == 0)
         pthread_detach(t);
     alive_bye();
+    if (cm5i_log_level < CM5I_LOG_ERROR)
+        cm5i_log_level = CM5I_LOG_ERROR;
+    cm5i_log(CM5I_LOG_ERROR, area, "%s", line);
+    cm5i_fab_abandon(cm5i_ctx.fab);
+    cm5i_fab_abandon(alive.fab);
+    cm5i_sweep_node(cm5i_ctx.rank); /* (see am_init.c's ctx_die) */
+    if (lost >= 0)
+        cm5i_sweep_node(lost); /* the lost node's, if on this host */
+    fflush(NULL);
+    cm5i_boot_abort(&cm5i_ctx.boot, 1, why);
+    _exit(1);
+}
+
+/* The predecessor is silent: say so once and take the job down. */
+static void alive_lost(double silent)
+{
+    char where[160] = "", addr[128], line[512];
+
     if (!cm5i_ctx.boot.local) {
         cm5i_fab_peer_string(alive.fab, alive.pred, addr, sizeof(addr));
         if (addr[0])
             snprintf(where, sizeof(where), " at %s", addr);
     }
-    if (cm5i_log_level < CM5I_LOG_ERROR)
-        cm5i_log_level = CM5I_LOG_ERROR;
-    cm5i_log(CM5I_LOG_ERROR, "alive",
+    snprintf(line, sizeof(line),
              "lost node %d%s: no heartbeat for %.1f s (CM5_PEER_TIMEOUT=%g): "
              "the node is stopped or hung, or its host or network link is "
              "down; stopping the job",
              alive.pred, where, silent, alive.timeout);
-    cm5i_fab_abandon(cm5i_ctx.fab);
-    cm5i_fab_abandon(alive.fab);
-    cm5i_sweep_node(cm5i_ctx.rank); /* (see am_init.c's ctx_die) */
-    cm5i_sweep_node(alive.pred);    /* the lost node's, if on this host */
-    fflush(NULL);
-    cm5i_boot_abort(&cm5i_ctx.boot, 1, "cm5fab: a node was lost (see above)");
-    _exit(1);
+    alive_stop_job("alive", line, alive.pred,
+                   "cm5fab: a node was lost (see above)");
+}
+
+/* ---- the deadlock check (where no cm5run watches) ---- */
+
+/* This node's words into the token t (node 0: a new round's first). */
+static void alive_dl_add(alive_token_t *t)
+{
+    cm5i_wait_state_t s;
+    int blocked, same;
+
+    cm5i_wait_state(&s);
+    blocked = s.wait != 0 && s.wait < CM5_WAIT_KINDS;
+    same = alive.dl_prev_ok && s.wait == alive.dl_prev.wait &&
+           s.wait_seq == alive.dl_prev.wait_seq && s.tx == alive.dl_prev.tx &&
+           s.rx == alive.dl_prev.rx && s.steps != alive.dl_prev.steps;
+    alive.dl_prev = s;
+    alive.dl_prev_ok = 1;
+    t->blocked &= (uint32_t)blocked;
+    t->same &= (uint32_t)same;
+    t->tx += s.tx;
+    t->rx += s.rx;
+    if (alive.rank < alive.dl_size)
+        t->wait[alive.rank] = (uint8_t)(blocked ? s.wait : 0);
+}
+
+/* Node 0: a round came back.  A deadlock once CM5_DEADLOCK + 1 rounds in
+ * a row found every node blocked, the last CM5_DEADLOCK of them
+ * unchanged, and the traffic balanced. */
+static void alive_dl_judge(const alive_token_t *t)
+{
+    uint32_t *w;
+    char what[1024], line[1200];
+
+    if (!t->blocked || t->tx != t->rx) {
+        alive.dl_streak = 0;
+        return;
+    }
+    alive.dl_streak = t->same ? alive.dl_streak + 1 : 1;
+    if (alive.dl_streak <= alive.dl_need)
+        return;
+    w = calloc((size_t)alive.dl_size, sizeof(*w));
+    if (!w)
+        return;
+    for (int i = 0; i < alive.dl_size; i++)
+        w[i] = t->wait[i];
+    cm5_waits_describe(w, alive.dl_size, -1, what, sizeof(what));
+    free(w);
+    snprintf(line, sizeof(line),
+             "every node has waited for a message for %d s and none is in "
+             "flight: %s; stopping the job (%s=0: no check)",
+             alive.dl_need, what, CM5_ENV_DEADLOCK);
+    alive_stop_job("deadlock", line, -1,
+                   "cm5fab: the job is deadlocked (see above)");
+}
+
+static cm5_status_t alive_dl_send(void)
+{
+    alive_token_t *t = alive.dl_tok;
+
+    t->h.key = alive.key;
+    t->h.src = (uint32_t)alive.rank;
+    t->h.type = ALIVE_TOKEN;
+    return cm5i_fab_send(alive.fab, CM5I_CH_REQ, alive.succ, t,
+                         alive_tok_size());
+}
+
+/* The thread's step: pass on a token that came (node 0: judge it), and
+ * node 0 begins a round each period (again if one was lost: a node
+ * left). */
+static void alive_dl_step(double now)
+{
+    if (!alive.dl_need || alive.succ < 0)
+        return;
+    if (alive.dl_have) {
+        alive.dl_have = 0;
+        if (alive.rank != 0) {
+            alive_dl_add(alive.dl_tok);
+            alive.dl_fwd = 1;
+        } else if (alive.dl_out && alive.dl_tok->h.seq == alive.dl_round) {
+            alive.dl_out = 0;
+            alive_dl_judge(alive.dl_tok);
+        }
+    }
+    if (alive.rank == 0 && now >= alive.dl_sent + ALIVE_DL_PERIOD_S &&
+        (!alive.dl_out || now >= alive.dl_sent + ALIVE_DL_LOST_S)) {
+        alive_token_t *t = alive.dl_tok;
+
+        if (alive.dl_out)
+            alive.dl_streak = 0;
+        memset(t, 0, alive_tok_size());
+        t->h.seq = ++alive.dl_round;
+        t->blocked = t->same = 1;
+        alive_dl_add(t);
+        alive.dl_out = 1;
+        alive.dl_sent = now;
+        alive.dl_fwd = 1;
+    }
+    if (alive.dl_fwd && alive_dl_send() != CM5_ERR_AGAIN)
+        alive.dl_fwd = 0;
 }
 
 /* Goodbye to the successor, so that it stops watching us now; wait a
@@ -383,7 +559,14 @@ static void *alive_thread(void *arg)
         watching = alive_watching();
         if (watching && now - alive.heard > alive.timeout)
             alive_lost(now - alive.heard);
+        if (!atomic_load(&alive.quiet))
+            alive_dl_step(now);
         wake = next_ping;
+        if (alive.dl_need && alive.rank == 0 &&
+            alive.dl_sent + ALIVE_DL_PERIOD_S < wake)
+            wake = alive.dl_sent + ALIVE_DL_PERIOD_S;
+        if (alive.dl_fwd && now + 0.01 < wake)
+            wake = now + 0.01; /* (a token to send again) */
         if (watching && alive.heard + alive.timeout < wake)
             wake = alive.heard + alive.timeout;
         alive_sleep(wake - cm5_rtime());
@@ -450,6 +633,8 @@ void cm5i_alive_stop(int bye)
     alive.started = 0;
     cm5i_fab_close(alive.fab);
     alive.fab = NULL;
+    free(alive.dl_tok);
+    alive.dl_tok = NULL;
     if (alive.wake_fd >= 0)
         close(alive.wake_fd);
     alive.wake_fd = -1;

@@ -140,10 +140,11 @@ static const cm5_config_var_t config_table[] = {
      "its clocks); the same on every node"},
     {CM5_ENV_TIMEOUT, "0", "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_DEADLOCK, "3",
-     "cm5run: stop a job in which every node has waited for a message "
-     "(a barrier, a collective, a receive, credits, CMAML_poll_while_lt) "
-     "with none in flight for this many seconds, with one line naming "
-     "each node's wait (0: never)"},
+     "cm5run (under a PMIx launcher: node 0, where the nodes watch each "
+     "other, CM5_PEER_TIMEOUT): stop a job in which every node has waited "
+     "for a message (a barrier, a collective, a receive, credits, "
+     "CMAML_poll_while_lt) with none in flight for this many seconds, "
+     "with one line naming each node's wait (0: never)"},
     {CM5_ENV_LAUNCHER, "", "set by cm5run: the launcher that started the node"},
     {CM5_ENV_RANK, "", "set by cm5run: this node's number"},
     {CM5_ENV_SIZE, "", "set by cm5run: number of nodes"},

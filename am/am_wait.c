@@ -49,6 +49,9 @@ static struct {
                         socket, polled beside the provider's fds */
     const _Atomic uint32_t *watch; /* cm5i_wait_watch, or NULL */
     uint32_t watch_val;
+    /* This node's words for the deadlock check where it has no slot (a
+     * job on several hosts: am_alive.c's ring reads them) */
+    cm5i_doorbell_t own;
 } waits = {.wake_fd = -1};
 
 void cm5i_wait_prefer_doorbell(void) { waits.prefer_bell = 1; }
@@ -378,16 +381,27 @@ int cm5i_wait_innermost(void)
                : CM5I_WAIT_NONE;
 }
 
-/* This node's slot, with its traffic as it stands (NULL: no slots). */
+/* This node's slot (its own words where the job has no slots), with
+ * its traffic as it stands. */
 static cm5i_doorbell_t *wait_slot_traffic(void)
 {
-    cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : NULL;
+    cm5i_doorbell_t *d = waits.slots ? &waits.slots[cm5i_ctx.rank] : &waits.own;
 
-    if (d) {
-        atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
-        atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
-    }
+    atomic_store_explicit(&d->tx, cm5i_traffic_tx, memory_order_relaxed);
+    atomic_store_explicit(&d->rx, cm5i_traffic_rx, memory_order_relaxed);
     return d;
+}
+
+void cm5i_wait_state(cm5i_wait_state_t *s)
+{
+    const cm5i_doorbell_t *d =
+        waits.slots ? &waits.slots[cm5i_ctx.rank] : &waits.own;
+
+    s->steps = atomic_load_explicit(&d->steps, memory_order_acquire);
+    s->wait = atomic_load_explicit(&d->wait, memory_order_acquire);
+    s->wait_seq = atomic_load_explicit(&d->wait_seq, memory_order_relaxed);
+    s->tx = atomic_load_explicit(&d->tx, memory_order_relaxed);
+    s->rx = atomic_load_explicit(&d->rx, memory_order_relaxed);
 }
 
 /* What the doorbell slot says for the deadlock check (boot_proto.h). */
@@ -398,8 +412,6 @@ static void wait_publish(int begun)
                   ? wait_stack[wait_depth - 1]
                   : CM5I_WAIT_NONE;
 
-    if (!d)
-        return;
     if (begun)
         atomic_fetch_add_explicit(&d->wait_seq, 1, memory_order_relaxed);
     atomic_store_explicit(&d->wait, wait_blocked[top] ? (uint32_t)top : 0,

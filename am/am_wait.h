@@ -71,6 +71,14 @@ void cm5i_doorbell_wait(uint32_t seq, int ms, int fds_ok);
 int cm5i_wait_both(void);
 void cm5i_wait_config(void); /* read CM5_SPIN_US, _YIELDS, _SLEEP_MS */
 cm5_status_t cm5i_wait_setup(void);
+/* This node's words for the deadlock check (boot_proto.h's slot: what
+ * it waits in, the waits begun, the steps taken, its traffic), from its
+ * slot or, where the job has none (several hosts), its own copy. */
+typedef struct {
+    uint32_t wait, wait_seq, steps;
+    uint64_t tx, rx;
+} cm5i_wait_state_t;
+void cm5i_wait_state(cm5i_wait_state_t *s);
 /* This node's doorbell slot (NULL: none); the provider's wait objects. */
 cm5i_doorbell_t *cm5i_wait_doorbell(void);
 int cm5i_wait_fds(int *fds);

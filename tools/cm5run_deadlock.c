@@ -30,6 +30,7 @@
 #include "cm5run.h"
 
 #include "boot_env.h"
+#include "waits.h"
 
 #define DEADLOCK_PERIOD_MS 1000
 
@@ -37,12 +38,6 @@
 struct dl_node {
     uint32_t wait, wait_seq, steps;
     uint64_t tx, rx;
-};
-
-static const char *const dl_names[] = {"no wait",
-#define DL_NAME(k, name, blocked) name,
-                                       CM5_WAITS(DL_NAME)
-#undef DL_NAME
 };
 
 void cr_deadlock_setup(struct job *j)
@@ -94,49 +89,21 @@ int64_t cr_deadlock_next(const struct job *j)
     return j->dl_bell && !j->stopping ? j->dl_next : INT64_MAX;
 }
 
-/* "nodes 0-5, 7 in barrier; node 6 in message completion" into buf. */
+/* What each node waits in, in words, into buf. */
 static void dl_describe(const struct job *j, const struct dl_node *n, char *buf,
                         size_t size)
 {
-    size_t len = 0;
+    uint32_t *wait = calloc((size_t)j->o->procs, sizeof(*wait));
 
-    buf[0] = '\0';
-    for (uint32_t k = 1; k < CM5_WAIT_KINDS; k++) {
-        int count = 0, host = 0;
-
-        for (int i = 0; i < j->o->procs; i++)
-            if (n[i].wait == k) {
-                if (j->o->host_argv && i == j->o->nodes)
-                    host = 1;
-                else
-                    count++;
-            }
-        if (!count && !host)
-            continue;
-        len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s",
-                                len ? "; " : "");
-        if (count)
-            len += (size_t)snprintf(buf + len, size > len ? size - len : 0,
-                                    "node%s", count > 1 ? "s" : "");
-        for (int i = 0, first = 1; i < j->o->nodes; i++) {
-            int e = i;
-
-            if (n[i].wait != k)
-                continue;
-            while (e + 1 < j->o->nodes && n[e + 1].wait == k)
-                e++;
-            len += (size_t)snprintf(buf + len, size > len ? size - len : 0,
-                                    e > i ? "%s%d-%d" : "%s%d",
-                                    first ? " " : ", ", i, e);
-            first = 0;
-            i = e;
-        }
-        if (host)
-            len += (size_t)snprintf(buf + len, size > len ? size - len : 0,
-                                    "%sthe host program", count ? " and " : "");
-        len += (size_t)snprintf(buf + len, size > len ? size - len : 0,
-                                " in %s", dl_names[k]);
+    if (!wait) {
+        snprintf(buf, size, "(out of memory)");
+        return;
     }
+    for (int i = 0; i < j->o->procs; i++)
+        wait[i] = n[i].wait;
+    cm5_waits_describe(wait, j->o->nodes, j->o->host_argv ? j->o->nodes : -1,
+                       buf, size);
+    free(wait);
 }
 
 void cr_deadlock_check(struct job *j)

@@ -28,7 +28,7 @@ mpi() {
     fi
     return $rc
 }
-echo "1..13"
+echo "1..16"
 out=$(mpi 60 -np 4 "$B/hello" 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '^hello from node [0-3] of 4$')
 printf '%s\n' "$out" | grep -q 'provider: shm (bootstrap: pmix)' &&
@@ -170,3 +170,40 @@ done
     ok 13 "CM5_MODEL=cm5 under mpirun on one host: synchronised, the storm's virtual times and handler orders those of cm5run's job, twice" ||
     notok 13 "synchronised virtual time under mpirun ($why)" \
         "$(diff "$scratch/vs.cm5run" "$scratch/vs.$r" 2>&1 | head -6)"
+
+# The deadlock check without cm5run: where the heartbeat ring runs
+# (CM5_PEER_TIMEOUT; on one host only when asked), node 0 sends a token
+# around it once a second and stops a job whose nodes all wait for a
+# message, none in flight, with cm5run's one line (am_alive.c); a node
+# that computes 5 s before it sends is no deadlock.
+t0=$(date +%s)
+out=$(mpi 60 -np 4 -x CM5_PEER_TIMEOUT=10 "$P/prog_deadlock" recv 2>&1)
+rc=$?
+t=$(($(date +%s) - t0))
+want="error deadlock: every node has waited for a message for 3 s and none is in flight: nodes 1-3 in barrier; node 0 in message completion; stopping the job (CM5_DEADLOCK=0: no check)"
+[ $rc -ne 0 ] && [ $rc -ne 99 ] && [ $t -le 20 ] &&
+    [ "$(printf '%s\n' "$out" | grep -c "^cm5\[0:[0-9]*\] $want\$")" = 1 ] &&
+    ok 14 "a deadlock under mpirun (CM5_PEER_TIMEOUT=10): node 0's one line, status $rc in ${t}s" ||
+    notok 14 "a deadlock under mpirun (status $rc, ${t}s)" "$out"
+out=$(mpi 60 -np 4 -x CM5_PEER_TIMEOUT=10 -x CM5_DEADLOCK=1 \
+    "$P/prog_deadlock" slow 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c '^prog_deadlock: node [0-3] of 4 ok$')
+[ $rc -eq 0 ] && [ "$n" = 4 ] &&
+    ok 15 "a node computing 5 s while the others wait (CM5_DEADLOCK=1): no verdict, the job ends" ||
+    notok 15 "a slow node under mpirun's check (status $rc, $n ok)" "$out"
+
+# A host/node job in virtual time (synchronised, the host collectives
+# timed: doc/model.md, "The host program"): the clocks of cm5run's job.
+CM5_MODEL=cm5 CM5_MODEL_CPU_SCALE=0 timeout -k 5 60 \
+    "$abs_top_builddir/tools/cm5run" -n 4 --host "$P/prog_host_h" all m -- \
+    "$P/prog_host_n" all m 2>&1 | grep ' clock ' | sort >"$scratch/h.cm5run"
+out=$(host_job 60 4 -x CM5_MODEL=cm5 -x CM5_MODEL_CPU_SCALE=0 2>&1)
+rc=$?
+printf '%s\n' "$out" | grep ' clock ' | sort >"$scratch/h.mpirun"
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$scratch/h.cm5run")" -eq 5 ] &&
+    cmp -s "$scratch/h.cm5run" "$scratch/h.mpirun" &&
+    ! printf '%s\n' "$out" | grep -q 'synchronisation:' &&
+    ok 16 "host/node in virtual time under mpirun: the clocks of cm5run's job" ||
+    notok 16 "host/node in virtual time under mpirun (exit $rc)" \
+        "$(diff "$scratch/h.cm5run" "$scratch/h.mpirun" 2>&1 | head; printf '%s\n' "$out" | tail -5)"

@@ -5,15 +5,18 @@
 # agent.sh, which enters each host's namespace; the nodes bootstrap through
 # PMIx and talk over tcp.  Then one host's process is killed mid-run: the
 # job must end non-zero within 30 s, and the output must name the lost
-# node.  Namespaces are removed on every exit.  Skips where namespaces,
-# mpirun or PMIx are unavailable.  netns_linkcut.sh cuts a link instead.
+# node.  A deadlocked program (every node waiting for a message, none in
+# flight), plain and in synchronised virtual time, is stopped by the
+# nodes' own check (no cm5run here) with one line naming each node's wait.
+# Namespaces are removed on every exit.  Skips where namespaces, mpirun or
+# PMIx are unavailable.  netns_linkcut.sh cuts a link instead.
 set -u
 . "$abs_top_srcdir/tests/cluster/lib.sh"
 
 cluster_require_pmix
 cluster_netns_up
 
-echo "1..8"
+echo "1..10"
 B=$abs_top_builddir/examples
 
 out=$(cluster_mpirun 3 60 "$B/hello" 2>&1)
@@ -43,13 +46,12 @@ printf '%s\n' "$out" | grep -q '6 of 6 nodes hold the right data' &&
 # (doc/model.md, "Across hosts"): a storm of active messages with
 # messages and scopies (prog_vsync mixed, 6 nodes on 3 hosts,
 # computation free) gives the very lines of the same program in a
-# cm5run job on this host whose data goes as tagged transfers too
-# (CM5_CMA=off: no single copy between hosts; an scopy read by single
-# copy is 2 latencies sooner, doc/model.md), twice, node 0 saying (info) that the records
-# travel as packets, no node a broken bound.
+# cm5run job on this host (whose data goes by single copy, between hosts
+# as tagged transfers: the same times), twice, node 0 saying (info) that
+# the records travel as packets, no node a broken bound.
 P=$abs_top_builddir/tests/cmmd
 vlines() { grep '^prog_vsync: node [0-9]* clock' | sort -k3,3n; }
-CM5_MODEL=cm5 CM5_MODEL_CPU_SCALE=0 CM5_CMA=off timeout -k 5 120 \
+CM5_MODEL=cm5 CM5_MODEL_CPU_SCALE=0 timeout -k 5 120 \
     "$abs_top_builddir/tools/cm5run" -n 6 "$P/prog_vsync" mixed 4 2>&1 |
     vlines >"$dir/vs.one"
 okv=1 why=
@@ -83,6 +85,24 @@ printf '%s\n' "$out" | grep -Eq "rank 1 with PID [0-9]+ on node $net\.3|lost nod
     ok 7 "the report names the lost node (node 1 on $net.3)" ||
     notok 7 "the report names the lost node" "$out"
 
+# Deadlocks across hosts: the nodes' check (the heartbeat ring's token,
+# am_alive.c) stops the job within seconds with one line; in virtual
+# time (synchronised, the records as messages) too.
+want="error deadlock: every node has waited for a message for 3 s and none is in flight: nodes 1-5 in barrier; node 0 in message completion; stopping the job (CM5_DEADLOCK=0: no check)"
+k=8
+for env in "CM5_MODEL=" "CM5_MODEL=cm5"; do
+    t0=$(date +%s)
+    out=$(cluster_mpirun 6 60 -x "$env" \
+        "$abs_top_builddir/tests/cmmd/prog_deadlock" recv 2>&1)
+    rc=$?
+    t=$(($(date +%s) - t0))
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
+        [ "$(printf '%s\n' "$out" | grep -c "^cm5\[0:[0-9]*\] $want\$")" = 1 ] &&
+        ok $k "a deadlock on 3 hosts ($env): one line from node 0, the job stopped (status $rc, ${t}s)" ||
+        notok $k "a deadlock on 3 hosts ($env): status $rc, ${t}s" "$out"
+    k=$((k + 1))
+done
+
 left=$(cluster_netns_left)
-[ -z "$left" ] && ok 8 "no process left on any host" ||
-    notok 8 "processes left: $left" ""
+[ -z "$left" ] && ok 10 "no process left on any host" ||
+    notok 10 "processes left: $left" ""

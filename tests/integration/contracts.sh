@@ -7,7 +7,8 @@
 #   _Static_asserts), and neither keeps constants of its own; the
 #   launcher's half of the protocol (boot_server.c) sits beside the
 #   node's (boot_local.c), and tools/ sees no other am/ header than the
-#   launcher contract's (boot_proto.h, boot_env.h, model_spec.h).
+#   launcher contract's (boot_proto.h, boot_env.h, model_spec.h,
+#   waits.h).
 
 . "${abs_top_srcdir:-.}/tests/integration/lib.sh"
 
@@ -37,7 +38,7 @@ check "no framing or doorbell constant of their own" \
 # the public API and the launcher contract; nothing else of am/.
 grep -hoE "^#include \"[^\"]+\"" "$src"/tools/*.[ch] "$src"/legacy/*.c |
     sed "s/^#include //; s/\"//g" | sort -u |
-    grep -vxE "config\.h|cm5run\.h|cm5sched\.h|cm5/.*|cm/.*|cmmd/.*|boot_proto\.h|boot_env\.h|model_spec\.h" \
+    grep -vxE "config\.h|cm5run\.h|cm5sched\.h|cm5/.*|cm/.*|cmmd/.*|boot_proto\.h|boot_env\.h|model_spec\.h|waits\.h" \
     >foreign || :
 check "tools/ and legacy/ include no am/ header but the launcher contract's" \
     '[ -f foreign ] && ! sed "s/^/# /" foreign | grep .'
