@@ -261,18 +261,19 @@ static void ms_ready(void)
 
 /* ---- records as messages ---- */
 
-/* One record in a packet: node k's, its number, its count row (n). */
+/* One record in a packet: node k's, its number; k's own (has_count):
+ * the packets k has taken from the packet's receiver, the one word of
+ * k's count row the receiver reads (ms_in_flight).  A forwarded record
+ * carries no count: the receiver learns it from k itself, which sends
+ * its record to a node whose packets it took. */
 typedef struct {
     uint32_t k, seq;
     uint64_t bound, reach, want, cn_entry, host_entry, host_end;
     uint32_t cn_ops, host_ops;
-    uint32_t count[];
+    uint32_t count, has_count;
 } ms_entry_t;
 
-static size_t ms_entry_size(void)
-{
-    return sizeof(ms_entry_t) + (size_t)ms.n * sizeof(uint32_t);
-}
+static size_t ms_entry_size(void) { return sizeof(ms_entry_t); }
 
 /* This node's record changed (its number moves: the peers' copies of it
  * are older). */
@@ -282,7 +283,7 @@ static void ms_net_bump(void)
         ms.net_seq[ms.me]++;
 }
 
-static void ms_entry_fill(ms_entry_t *e, int k)
+static void ms_entry_fill(ms_entry_t *e, int k, int to)
 {
     size_t n = (size_t)ms.n;
 
@@ -297,8 +298,10 @@ static void ms_entry_fill(ms_entry_t *e, int k)
     e->host_entry = atomic_load(&ms.net_rec[k].host_entry);
     e->host_ops = atomic_load(&ms.net_rec[k].host_ops);
     e->host_end = atomic_load(&ms.net_rec[k].host_end);
-    for (size_t m = 0; m < n; m++)
-        e->count[m] = atomic_load(&ms.net_count[(size_t)k * n + m]);
+    if (k == ms.me) {
+        e->has_count = 1;
+        e->count = atomic_load(&ms.net_count[(size_t)k * n + (size_t)to]);
+    }
 }
 
 /* Send peer j every record newer than its copy (this node's and the
@@ -324,7 +327,7 @@ static void ms_net_send(int j)
         if (room > sizeof(body))
             room = sizeof(body);
         if (!last && at + es <= room) {
-            ms_entry_fill((ms_entry_t *)(void *)(body + at), k);
+            ms_entry_fill((ms_entry_t *)(void *)(body + at), k, j);
             q->sent[k] = ms.net_seq[k];
             if (k == ms.me) { /* (what it publishes meanwhile lowers them) */
                 q->bound = ((ms_entry_t *)(void *)(body + at))->bound;
@@ -383,8 +386,15 @@ static void ms_net_take(const ms_entry_t *e)
 {
     size_t n = (size_t)ms.n;
     int k = (int)e->k;
+    _Atomic uint32_t *c = &ms.net_count[(size_t)k * n + (size_t)ms.me];
 
-    if (k == ms.me || (int32_t)(e->seq - ms.net_seq[k]) <= 0)
+    if (k == ms.me)
+        return;
+    /* (a count only grows: taken from an older record too, which came
+     * by the direct way after a newer one was forwarded) */
+    if (e->has_count && (int32_t)(e->count - atomic_load(c)) > 0)
+        atomic_store(c, e->count);
+    if ((int32_t)(e->seq - ms.net_seq[k]) <= 0)
         return;
     ms.net_seq[k] = e->seq;
     atomic_store(&ms.net_rec[k].cn_entry, e->cn_entry);
@@ -394,8 +404,6 @@ static void ms_net_take(const ms_entry_t *e)
     atomic_store(&ms.net_rec[k].host_end, e->host_end);
     atomic_store(&ms.net_rec[k].reach, e->reach);
     atomic_store(&ms.net_rec[k].want, e->want);
-    for (size_t m = 0; m < n; m++)
-        atomic_store(&ms.net_count[(size_t)k * n + m], e->count[m]);
     atomic_store(&ms.net_rec[k].bound, e->bound);
     if (ms.rec && e->want != MS_INF &&
         ((e->want < ms.published && ms.peer[k].bound <= e->want) ||
