@@ -100,6 +100,27 @@ int cm5_is_host(void)
 
 static int host_me(void) { return cm5i_ctx.rank == cm5i_ctx.host; }
 
+/* The nodes' own collective inside a host collective: a step of it, not
+ * its end (virtual time leaves its clock alone: host_close ends it). */
+static cm5_status_t host_nodes(cm5_status_t (*fn)(void *, size_t, int),
+                               void *buf, size_t len)
+{
+    cm5_status_t st;
+
+    cm5i_host_moving = !cm5i_ctx.finalizing; /* (the exit's: as before) */
+    st = fn(buf, len, 0);
+    cm5i_host_moving = 0;
+    return st;
+}
+
+static cm5_status_t host_nodes_barrier(void *buf, size_t len, int root)
+{
+    (void)buf;
+    (void)len;
+    (void)root;
+    return cm5_barrier();
+}
+
 /* Virtual time: the host collective (seq) ends at the latest entry clock
  * of the nodes and the host plus the price of kind over n (am_model.c).
  * The host sends node 0 its entry; node 0 takes it into the nodes'
@@ -161,7 +182,7 @@ cm5_status_t cm5_host_bcast(void *buf, size_t len)
     } else {
         if (cm5i_ctx.rank == 0)
             host_xfer(0, cm5i_ctx.host, seq, buf, len);
-        if ((st = cm5_bcast(buf, len, 0)) != CM5_OK)
+        if ((st = host_nodes(cm5_bcast, buf, len)) != CM5_OK)
             return st;
     }
     host_close(CM5I_CN_BCAST, len);
@@ -246,14 +267,16 @@ cm5_status_t cm5_host_allreduce(void *values, int count, cm5_type_t type,
     if (host_me()) {
         host_combine(seq, values, count, type, op);
     } else {
+        cm5i_host_moving = !cm5i_ctx.finalizing;
         st = cm5_allreduce(values, count, type, op);
+        cm5i_host_moving = 0;
         if (st != CM5_OK)
             return st;
         if (cm5i_ctx.rank == 0) {
             host_xfer(1, cm5i_ctx.host, seq, values, len);
             host_xfer(0, cm5i_ctx.host, seq, values, len);
         }
-        if ((st = cm5_bcast(values, len, 0)) != CM5_OK)
+        if ((st = host_nodes(cm5_bcast, values, len)) != CM5_OK)
             return st;
     }
     host_close(type == CM5_FLOAT || type == CM5_DOUBLE ? CM5I_CN_REDUCE_FP
@@ -275,13 +298,13 @@ cm5_status_t cm5_host_barrier(void)
         host_xfer(0, 0, seq, NULL, 0);
         host_xfer(1, 0, seq, NULL, 0);
     } else {
-        if ((st = cm5_barrier()) != CM5_OK)
+        if ((st = host_nodes(host_nodes_barrier, NULL, 0)) != CM5_OK)
             return st;
         if (cm5i_ctx.rank == 0) {
             host_xfer(1, cm5i_ctx.host, seq, NULL, 0);
             host_xfer(0, cm5i_ctx.host, seq, NULL, 0);
         }
-        if ((st = cm5_bcast(NULL, 0, 0)) != CM5_OK)
+        if ((st = host_nodes(cm5_bcast, NULL, 0)) != CM5_OK)
             return st;
     }
     host_close(CM5I_CN_BARRIER, 0);

@@ -77,6 +77,8 @@ static struct {
     uint64_t host_seed;   /* node 0: the host's entry clock, for the
                              closing barrier of a host collective */
     uint64_t cn_last;     /* the end of the last closing barrier */
+    int bar_untimed;      /* the barrier under way moves a host
+                             collective's data (am_host.c): no clock */
     uint64_t bar_rx[2][MODEL_ROUNDS]; /* by epoch parity and round */
     /* The receipts of messages and scopies, in virtual-time order
      * (cm5i_model_rx_insert); the input is free from rx_base on before
@@ -957,6 +959,9 @@ static void model_cn_end(cm5i_cn_kind_t kind, size_t n)
 
 static void model_barrier_start(void)
 {
+    /* The nodes' barrier inside a host collective is a step of it, not
+     * its end (host_close closes it, with a seeded barrier). */
+    model.bar_untimed = !model.bar_seeded && cm5i_host_moving;
     if (!model.bar_seeded) {
         model.bar_val = model.v.clock;
         model.bar_cost = (uint64_t)model.p.bar;
@@ -990,6 +995,10 @@ static void model_barrier_done(void)
 
     if (cm5i_msync_on && cm5i_msync_is_done())
         return; /* (records as messages: the barrier after the last) */
+    if (model.bar_untimed) {
+        model.bar_untimed = 0;
+        return;
+    }
     model.cn_last = end;
 
     /* Synchronised, a split-phase barrier that a test saw end is seen

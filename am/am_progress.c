@@ -27,6 +27,7 @@ static cm5_stats_t progress_count; /* this module's statistics (cm5_stats) */
 uint32_t cm5i_cn_ops;
 uint32_t cm5i_host_ops;
 int cm5i_cn_host;
+int cm5i_host_moving;
 uint32_t cm5i_rx_stamp;
 
 static struct {

@@ -104,6 +104,8 @@ extern uint32_t cm5i_cn_ops;   /* control-network operations begun */
 extern uint32_t cm5i_host_ops; /* host collectives begun */
 extern int cm5i_cn_host;       /* the operation under way (or the last) is
                                   a host collective */
+extern int cm5i_host_moving;   /* the nodes' collective under way moves a
+                                  host collective's data (am_host.c) */
 extern uint32_t cm5i_rx_stamp; /* epoch of the packet being handled, or 0 */
 /* The epoch this node's packets carry now. */
 static inline uint32_t cm5i_cn_stamp(void)
