@@ -74,19 +74,13 @@ mem_job() {
     secs=$1 nodes=$2 prov=$3 kib=$4
     shift 4
     name="faults memory $prov $kib"
-    jobno=$((jobno + 1))
-    mark="cm5cmmd-$$-$jobno"
+    job_begin
     what="$name: prog_faults $* on $nodes nodes, $prov, ulimit -v $kib"
-    rm -f key out err
-    shm_list >shm.before
-    t0=$(now_ms)
     CM5TEST_KEYFILE=$scratch/key timeout -k 2 $((secs + 10)) \
         "$CM5RUN" -n "$nodes" --provider "$prov" --timeout "$secs" \
         sh -c 'echo "$CM5_JOB_KEY" >>"$0"; ulimit -v "$1"; shift; exec "$@"' \
         "$scratch/key" "$kib" "$PROGS/prog_faults" "$@" "$mark" >out 2>err
-    rc=$?
-    ms=$(($(now_ms) - t0))
-    t_end=$(date '+%H:%M:%S.%N')
+    job_end $?
 }
 
 # The library's lines in err are all LINE (an extended regular

@@ -55,14 +55,27 @@ shm_list() {
     ls /dev/shm 2>/dev/null | grep '^cm5-' | sort
 }
 
+# job_begin: a job's number and mark, its files cleared, /dev/shm as it
+# was and the clock as it starts; job_end RC: its status and wall time.
+job_begin() {
+    jobno=$((jobno + 1))
+    mark="cm5cmmd-$$-$jobno"
+    rm -f key out err
+    shm_list >shm.before
+    t0=$(now_ms)
+}
+job_end() {
+    rc=$1
+    ms=$(($(now_ms) - t0))
+    t_end=$(date '+%H:%M:%S.%N')
+}
+
 # job NAME SECONDS NODES PROVIDER PROG [ARGS...]
 job() {
     name=$1 secs=$2 nodes=$3 prov=$4 prog=$5
     shift 5
-    jobno=$((jobno + 1))
-    mark="cm5cmmd-$$-$jobno"
+    job_begin
     what="$name: $prog $* on $nodes nodes, $prov"
-    rm -f key out err
     skipped=
     if [ -n "${CM5TEST_SHM_ONLY:-}" ] && [ "$prov" != shm ]; then
         skipped=1 rc=0 ms=0
@@ -74,15 +87,11 @@ job() {
     if [ "$prov" = shm ] && [ "${CM5_SHM:-auto}" != off ]; then
         provopt=
     fi
-    shm_list >shm.before
-    t0=$(now_ms)
     CM5TEST_KEYFILE=$scratch/key timeout -k 2 $((secs + 10)) \
         "$CM5RUN" -n "$nodes" $provopt --timeout "$secs" \
         sh -c 'echo "$CM5_JOB_KEY" >>"$0"; exec "$@"' "$scratch/key" \
         "$PROGS/$prog" "$@" "$mark" >out 2>err
-    rc=$?
-    ms=$(($(now_ms) - t0))
-    t_end=$(date '+%H:%M:%S.%N')
+    job_end $?
 }
 
 HOSTPROG=$PROGS/prog_host_h
@@ -92,21 +101,15 @@ HOSTPROG=$PROGS/prog_host_h
 # CM5TEST_WRAP set (taskset -c 0), cm5run runs under that command.
 hjob() {
     name=$1 secs=$2 nodes=$3 prov=$4 mode=$5
-    jobno=$((jobno + 1))
-    mark="cm5cmmd-$$-$jobno"
+    job_begin
     what="$name: --host prog_host_h $mode -- prog_host_n $mode on $nodes nodes, $prov"
-    rm -f key out err
-    shm_list >shm.before
-    t0=$(now_ms)
     CM5TEST_KEYFILE=$scratch/key timeout -k 2 $((secs + 10)) \
         ${CM5TEST_WRAP:-} "$CM5RUN" -n "$nodes" --provider "$prov" \
         --timeout "$secs" \
         --host "$HOSTPROG" "$mode" "$mark" -- \
         sh -c 'echo "$CM5_JOB_KEY" >>"$0"; exec "$@"' "$scratch/key" \
         "$PROGS/prog_host_n" "$mode" "$mark" >out 2>err
-    rc=$?
-    ms=$(($(now_ms) - t0))
-    t_end=$(date '+%H:%M:%S.%N')
+    job_end $?
 }
 
 # hjob's: exit 0, nothing on stderr, and "ok" from every node and from
