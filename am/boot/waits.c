@@ -17,11 +17,6 @@ static const char *const wait_names[] = {"no wait",
 #undef WAIT_NAME
 };
 
-const char *cm5_wait_kind_name(uint32_t k)
-{
-    return k < CM5_WAIT_KINDS ? wait_names[k] : "?";
-}
-
 /* Append to buf at *len (snprintf's rules: the length it would have). */
 #define PUT(...)                                                               \
     (*len +=                                                                   \

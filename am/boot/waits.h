@@ -10,9 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The name of wait kind k (CM5_WAIT_*, boot_proto.h). */
-const char *cm5_wait_kind_name(uint32_t k);
-
 /* "nodes 0-5, 7 in barrier; node 6 and the host program in message
  * completion" into buf (size bytes, always terminated): wait[i] is what
  * node i of nodes waits in; host >= 0: wait[host] is the host
