@@ -172,7 +172,9 @@ cm5_status_t cm5i_alive_config(void)
      * in the ring, and nodes that wait for it while it computes are no
      * deadlock) */
     alive.dl_need =
-        strcmp(cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "", "cm5run") &&
+        alive.on &&
+                strcmp(cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "",
+                       "cm5run") &&
                 cm5i_ctx.host < 0
             ? (int)cm5i_config_long(CM5_ENV_DEADLOCK, 0, 86400)
             : 0;
