@@ -110,3 +110,40 @@ cluster_kill_flood() {
     rc=$?
     t=$(($(date +%s) - t0))
 }
+
+# Virtual time, synchronised (tests/cmmd/prog_vsync): vs_ref OUT NODES
+# ARGS... runs prog_vsync ARGS under cm5run on this host (computation
+# free) and keeps its clock lines, in node order, in OUT; vs_twice REF
+# LINES SAID -- COMMAND... runs COMMAND (another launcher's job of the
+# same program) twice: each run exits 0 with the LINES clock lines of
+# REF, no node says its synchronisation broke or is off, and SAID (if
+# not empty) appears exactly once.  Returns non-zero at the first run
+# that does not, with why, out (its output) and vs_last (its lines).
+vs_lines() { grep '^prog_vsync: node [0-9]* clock' | sort -k3,3n; }
+vs_ref() {
+    f=$1 n=$2
+    shift 2
+    CM5_MODEL=cm5 CM5_MODEL_CPU_SCALE=0 timeout -k 5 120 \
+        "$abs_top_builddir/tools/cm5run" -n "$n" \
+        "$abs_top_builddir/tests/cmmd/prog_vsync" "$@" 2>&1 | vs_lines >"$f"
+}
+vs_twice() {
+    ref=$1 nl=$2 said=$3
+    shift 4
+    why=
+    for r in 1 2; do
+        out=$("$@" 2>&1)
+        rc=$?
+        vs_last=$ref.run$r
+        printf '%s\n' "$out" | vs_lines >"$vs_last"
+        n=1
+        [ -z "$said" ] || n=$(printf '%s\n' "$out" | grep -cF "$said")
+        if [ "$rc" -ne 0 ] || [ "$n" != 1 ] ||
+            [ "$(wc -l <"$vs_last")" -ne "$nl" ] || ! cmp -s "$ref" "$vs_last" ||
+            printf '%s\n' "$out" | grep -q 'synchronisation:\|without synchronisation'; then
+            why="run $r: exit $rc, $(wc -l <"$vs_last") lines, $n saying it"
+            return 1
+        fi
+    done
+    [ "$(wc -l <"$ref")" -eq "$nl" ]
+}

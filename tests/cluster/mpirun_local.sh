@@ -149,27 +149,13 @@ m=$(printf '%s\n' "$out" | grep -c '^cm5\[')
 # job on several hosts is synchronised through messages:
 # tests/cluster/netns.sh.)
 P=$abs_top_builddir/tests/cmmd
-vlines() { grep '^prog_vsync: node [0-9]* clock' | sort -k3,3n; }
-CM5_MODEL=cm5 CM5_MODEL_CPU_SCALE=0 timeout -k 5 120 \
-    "$abs_top_builddir/tools/cm5run" -n 8 "$P/prog_vsync" storm 40 2>&1 |
-    vlines >"$scratch/vs.cm5run"
-okv=1 why=
-for r in 1 2; do
-    out=$(mpi 120 -np 8 -x CM5_MODEL=cm5 -x CM5_MODEL_CPU_SCALE=0 \
-        "$P/prog_vsync" storm 40 2>&1)
-    rc=$?
-    printf '%s\n' "$out" | vlines >"$scratch/vs.$r"
-    if [ "$rc" -ne 0 ] || [ "$(wc -l <"$scratch/vs.$r")" -ne 8 ] ||
-        ! cmp -s "$scratch/vs.cm5run" "$scratch/vs.$r" ||
-        printf '%s\n' "$out" | grep -q 'without synchronisation\|synchronisation:'; then
-        okv=0 why="run $r: exit $rc, $(wc -l <"$scratch/vs.$r") lines"
-        break
-    fi
-done
-[ "$(wc -l <"$scratch/vs.cm5run")" -eq 8 ] && [ $okv = 1 ] &&
+vs_ref "$scratch/vs.cm5run" 8 storm 40
+vs_twice "$scratch/vs.cm5run" 8 "" -- \
+    mpi 120 -np 8 -x CM5_MODEL=cm5 -x CM5_MODEL_CPU_SCALE=0 \
+    "$P/prog_vsync" storm 40 &&
     ok 13 "CM5_MODEL=cm5 under mpirun on one host: synchronised, the storm's virtual times and handler orders those of cm5run's job, twice" ||
     notok 13 "synchronised virtual time under mpirun ($why)" \
-        "$(diff "$scratch/vs.cm5run" "$scratch/vs.$r" 2>&1 | head -6)"
+        "$(diff "$scratch/vs.cm5run" "$vs_last" 2>&1 | head -6)"
 
 # The deadlock check without cm5run: where the heartbeat ring runs
 # (CM5_PEER_TIMEOUT; on one host only when asked), node 0 sends a token

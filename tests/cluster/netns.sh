@@ -49,30 +49,13 @@ printf '%s\n' "$out" | grep -q '6 of 6 nodes hold the right data' &&
 # cm5run job on this host (whose data goes by single copy, between hosts
 # as tagged transfers: the same times), twice, node 0 saying (info) that
 # the records travel as packets, no node a broken bound.
-P=$abs_top_builddir/tests/cmmd
-vlines() { grep '^prog_vsync: node [0-9]* clock' | sort -k3,3n; }
-CM5_MODEL=cm5 CM5_MODEL_CPU_SCALE=0 timeout -k 5 120 \
-    "$abs_top_builddir/tools/cm5run" -n 6 "$P/prog_vsync" mixed 4 2>&1 |
-    vlines >"$dir/vs.one"
-okv=1 why=
-for r in 1 2; do
-    out=$(cluster_mpirun 6 120 -x CM5_MODEL=cm5 -x CM5_MODEL_CPU_SCALE=0 \
-        -x CM5_LOG_LEVEL=info "$P/prog_vsync" mixed 4 2>&1)
-    rc=$?
-    printf '%s\n' "$out" | vlines >"$dir/vs.$r"
-    n=$(printf '%s\n' "$out" | grep -c "synchronised through messages: every node sends its record to the others as packets (this PMIx job's nodes are on several hosts)")
-    if [ "$rc" -ne 0 ] || [ "$n" != 1 ] ||
-        [ "$(wc -l <"$dir/vs.$r")" -ne 6 ] ||
-        ! cmp -s "$dir/vs.one" "$dir/vs.$r" ||
-        printf '%s\n' "$out" | grep -q 'synchronisation:\|without synchronisation'; then
-        okv=0 why="run $r: exit $rc, $(wc -l <"$dir/vs.$r") lines, $n saying it"
-        break
-    fi
-done
-[ "$(wc -l <"$dir/vs.one")" -eq 6 ] && [ $okv = 1 ] &&
+vs_ref "$dir/vs.one" 6 mixed 4
+vs_twice "$dir/vs.one" 6 "synchronised through messages: every node sends its record to the others as packets (this PMIx job's nodes are on several hosts)" -- \
+    cluster_mpirun 6 120 -x CM5_MODEL=cm5 -x CM5_MODEL_CPU_SCALE=0 \
+    -x CM5_LOG_LEVEL=info "$abs_top_builddir/tests/cmmd/prog_vsync" mixed 4 &&
     ok 5 "virtual time on 3 hosts: synchronised through messages, the virtual times and handler orders of a one-host cm5run job, twice" ||
     notok 5 "synchronised virtual time on 3 hosts ($why)" \
-        "$(diff "$dir/vs.one" "$dir/vs.$r" 2>&1 | head -6; printf '%s\n' "$out" | tail -8)"
+        "$(diff "$dir/vs.one" "$vs_last" 2>&1 | head -6; printf '%s\n' "$out" | tail -8)"
 
 # A node dies mid-run: kill the flood's process on host 2 (node 1).
 cluster_kill_flood 3
