@@ -21,7 +21,8 @@
  * its launcher reports it, and its successor only if the launcher is slow.
  *
  * The same ring carries the deadlock check (CM5_DEADLOCK) where no cm5run
- * watches the job (a PMIx launcher: mpirun, srun): once a second node 0
+ * watches the job (a PMIx launcher: mpirun, srun; on one host, where
+ * there is no heartbeat, the ring runs for it alone): once a second node 0
  * sends a token around it, and each node adds its words for the check
  * (boot_proto.h's slot: blocked in a wait only a message ends, the same
  * wait as at the last round with no traffic since and steps taken, its
@@ -87,7 +88,8 @@ typedef struct {
 
 static struct {
     double timeout, interval; /* seconds; timeout 0: off */
-    int on;                   /* this job has a heartbeat (same on all) */
+    int on;                   /* this job has the ring (same on all) */
+    int watch;                /* ... and a heartbeat on it (timeout > 0) */
     cm5i_fab_t *fab;
     int wake_fd;             /* eventfd: finalize wakes the thread */
     int nfds, fds[CM5I_NCH]; /* the provider's wait objects, if any */
@@ -166,25 +168,34 @@ cm5_status_t cm5i_alive_config(void)
     if (t < 0)
         t = cm5i_ctx.boot.local ? 0 : ALIVE_AUTO_S;
     alive.timeout = t;
-    alive.interval = t / 4;
-    alive.on = t > 0 && cm5i_ctx.size > 1;
-    /* (cm5run checks the jobs it starts itself; a host program is not
-     * in the ring, and nodes that wait for it while it computes are no
-     * deadlock) */
+    alive.watch = t > 0 && cm5i_ctx.size > 1;
+    /* The deadlock check where no cm5run reads the nodes' doorbells (a
+     * PMIx launcher), on the ring, which then runs for it alone if there
+     * is no heartbeat (one host).  (cm5run checks the jobs it starts
+     * itself; a host program is not in the ring, and nodes that wait for
+     * it while it computes are no deadlock.) */
     alive.dl_need =
-        alive.on &&
+        cm5i_ctx.size > 1 &&
                 strcmp(cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "",
                        "cm5run") &&
                 cm5i_ctx.host < 0
             ? (int)cm5i_config_long(CM5_ENV_DEADLOCK, 0, 86400)
             : 0;
+    alive.on = alive.watch || alive.dl_need > 0;
+    alive.interval = alive.watch ? t / 4 : ALIVE_MAX_S; /* (no pings) */
     if (cm5i_ctx.rank != 0)
         return CM5_OK;
-    if (alive.on)
+    if (alive.watch)
         cm5i_log(CM5I_LOG_INFO, "alive",
                  "liveness check on: a node missing for %g s stops the job "
                  "(CM5_PEER_TIMEOUT=%s), pings every %g s",
                  t, s, alive.interval);
+    else if (alive.on)
+        cm5i_log(CM5I_LOG_INFO, "alive",
+                 "liveness check off (CM5_PEER_TIMEOUT=%s%s); the ring "
+                 "carries the deadlock check alone (CM5_DEADLOCK=%d)",
+                 s, strcmp(s, "auto") == 0 ? ", all nodes on one host" : "",
+                 alive.dl_need);
     else if (cm5i_ctx.size == 1)
         cm5i_log(CM5I_LOG_INFO, "alive", "liveness check off (one node)");
     else
@@ -343,7 +354,8 @@ static void alive_sleep(double s)
 
 static int alive_watching(void)
 {
-    return alive.pred >= 0 && !alive.pred_left && !atomic_load(&alive.quiet);
+    return alive.watch && alive.pred >= 0 && !alive.pred_left &&
+           !atomic_load(&alive.quiet);
 }
 
 static void *alive_deadline(void *arg)
@@ -548,13 +560,13 @@ static void *alive_thread(void *arg)
         now = cm5_rtime();
         /* This node itself did not run (stopped, host suspended or
          * starved): the silence is ours, blame nobody. */
-        if (now - last > alive.timeout / 2)
+        if (!alive.watch || now - last > alive.timeout / 2)
             alive.heard = now;
         last = now;
         if (atomic_load(&alive.size) != size)
             alive_ring(size = atomic_load(&alive.size));
         alive_drain();
-        if (now >= next_ping) {
+        if (alive.watch && now >= next_ping) {
             alive_send(ALIVE_PING);
             next_ping = now + alive.interval;
         }

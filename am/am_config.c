@@ -68,7 +68,8 @@ static const cm5_config_var_t config_table[] = {
      "it lost and stops the job; the heartbeat has a thread and an endpoint "
      "of its own, so computing without polling is fine; auto: 10 for a job "
      "across hosts, off on one host (the launcher sees dead processes); 0 "
-     "or off: off; otherwise at least 0.5"},
+     "or off: off (the ring may still carry the deadlock "
+     "check, " CM5_ENV_DEADLOCK "); otherwise at least 0.5"},
     {CM5_ENV_SHM, "auto",
      "same-host fast path: nodes on one host exchange active messages "
      "through shared-memory rings of the runtime, libfabric carries bulk "
@@ -140,8 +141,9 @@ static const cm5_config_var_t config_table[] = {
      "its clocks); the same on every node"},
     {CM5_ENV_TIMEOUT, "0", "cm5run: default --timeout in seconds (0: none)"},
     {CM5_ENV_DEADLOCK, "3",
-     "cm5run (under a PMIx launcher: node 0, where the nodes watch each "
-     "other, CM5_PEER_TIMEOUT): stop a job in which every node has waited "
+     "cm5run (under a PMIx launcher: node 0, with a token around the "
+     "heartbeat ring, which runs for it alone on one host): stop a job in "
+     "which every node has waited "
      "for a message (a barrier, a collective, a receive, credits, "
      "CMAML_poll_while_lt) with none in flight for this many seconds, "
      "with one line naming each node's wait (0: never)"},

@@ -28,7 +28,7 @@ mpi() {
     fi
     return $rc
 }
-echo "1..16"
+echo "1..17"
 out=$(mpi 60 -np 4 "$B/hello" 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '^hello from node [0-3] of 4$')
 printf '%s\n' "$out" | grep -q 'provider: shm (bootstrap: pmix)' &&
@@ -157,22 +157,21 @@ vs_twice "$scratch/vs.cm5run" 8 "" -- \
     notok 13 "synchronised virtual time under mpirun ($why)" \
         "$(diff "$scratch/vs.cm5run" "$vs_last" 2>&1 | head -6)"
 
-# The deadlock check without cm5run: where the heartbeat ring runs
-# (CM5_PEER_TIMEOUT; on one host only when asked), node 0 sends a token
-# around it once a second and stops a job whose nodes all wait for a
-# message, none in flight, with cm5run's one line (am_alive.c); a node
-# that computes 5 s before it sends is no deadlock.
+# The deadlock check without cm5run: on the heartbeat ring (on one host,
+# where there is no heartbeat, the ring runs for the check alone), node 0
+# sends a token around it once a second and stops a job whose nodes all
+# wait for a message, none in flight, with cm5run's one line
+# (am_alive.c); a node that computes 5 s before it sends is no deadlock.
 t0=$(date +%s)
-out=$(mpi 60 -np 4 -x CM5_PEER_TIMEOUT=10 "$P/prog_deadlock" recv 2>&1)
+out=$(mpi 60 -np 4 "$P/prog_deadlock" recv 2>&1)
 rc=$?
 t=$(($(date +%s) - t0))
 want="error deadlock: every node has waited for a message for 3 s and none is in flight: nodes 1-3 in barrier; node 0 in message completion; stopping the job (CM5_DEADLOCK=0: no check)"
 [ $rc -ne 0 ] && [ $rc -ne 99 ] && [ $t -le 20 ] &&
     [ "$(printf '%s\n' "$out" | grep -c "^cm5\[0:[0-9]*\] $want\$")" = 1 ] &&
-    ok 14 "a deadlock under mpirun (CM5_PEER_TIMEOUT=10): node 0's one line, status $rc in ${t}s" ||
+    ok 14 "a deadlock under mpirun on one host: node 0's one line, status $rc in ${t}s" ||
     notok 14 "a deadlock under mpirun (status $rc, ${t}s)" "$out"
-out=$(mpi 60 -np 4 -x CM5_PEER_TIMEOUT=10 -x CM5_DEADLOCK=1 \
-    "$P/prog_deadlock" slow 2>&1)
+out=$(mpi 60 -np 4 -x CM5_DEADLOCK=1 "$P/prog_deadlock" slow 2>&1)
 rc=$?
 n=$(printf '%s\n' "$out" | grep -c '^prog_deadlock: node [0-3] of 4 ok$')
 [ $rc -eq 0 ] && [ "$n" = 4 ] &&
@@ -193,3 +192,19 @@ printf '%s\n' "$out" | grep ' clock ' | sort >"$scratch/h.mpirun"
     ok 16 "host/node in virtual time under mpirun: the clocks of cm5run's job" ||
     notok 16 "host/node in virtual time under mpirun (exit $rc)" \
         "$(diff "$scratch/h.cm5run" "$scratch/h.mpirun" 2>&1 | head; printf '%s\n' "$out" | tail -5)"
+
+# The ring's two uses, as node 0 logs them: on one host no heartbeat
+# (mpirun sees a node die), the ring for the deadlock check alone, and no
+# ring at all with CM5_DEADLOCK=0; with CM5_PEER_TIMEOUT both.
+alive_line() {
+    mpi 60 -np 2 -x CM5_LOG_LEVEL=info "$@" "$B/hello" 2>&1 |
+        sed -n 's/^cm5\[0:[0-9]*\] info alive: //p'
+}
+a=$(alive_line)
+b=$(alive_line -x CM5_DEADLOCK=0)
+c=$(alive_line -x CM5_PEER_TIMEOUT=10)
+[ "$a" = "liveness check off (CM5_PEER_TIMEOUT=auto, all nodes on one host); the ring carries the deadlock check alone (CM5_DEADLOCK=3)" ] &&
+    [ "$b" = "liveness check off (CM5_PEER_TIMEOUT=auto, all nodes on one host)" ] &&
+    [ "$c" = "liveness check on: a node missing for 10 s stops the job (CM5_PEER_TIMEOUT=10), pings every 2.5 s" ] &&
+    ok 17 "one host: the ring for the deadlock check alone; none with CM5_DEADLOCK=0; a heartbeat with CM5_PEER_TIMEOUT" ||
+    notok 17 "the ring's uses under mpirun" "$(printf '%s\n%s\n%s\n' "$a" "$b" "$c")"
