@@ -225,7 +225,7 @@ int cm5_barrier_test(void)
     if (!bar.active && !cm5i_clock_orders)
         return 1;
     if (!cm5i_depth.in_handler) /* (synchronised: every test is a poll) */
-        cm5i_probe_progress();
+        cm5i_probe_progress_cn();
     done = !bar.active || barrier_advance();
     if (CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->split_turn)
         done = barrier_test_turn(done);

@@ -744,7 +744,7 @@ static int split_test(int on, const int *done, const uint64_t *vt,
     if (!on)
         return 1;
     if (!cm5i_depth.in_handler) {
-        cm5i_probe_progress();
+        cm5i_probe_progress_cn();
         split_advance();
     }
     if (CM5I_UNLIKELY(cm5i_clock_orders) && cm5i_clock->cn_turn &&
@@ -1026,7 +1026,7 @@ int cm5_global_or_get(void)
     CM5I_GUARD();
     cm5i_ensure_init();
     if (!cm5i_depth.in_handler)
-        cm5i_probe_progress();
+        cm5i_probe_progress_cn();
     return coll.gor_count > 0;
 }
 

@@ -85,10 +85,12 @@ static const cm5_config_var_t config_table[] = {
      "virtual time (doc/model.md): off (the real clock), cm5 (the CM-5's "
      "network and control network, calibrated), logp:L=6,o=2.2,g=4 (LogP, "
      "microseconds); cm5:KEY=VALUE,... or logp:... changes a parameter (L, "
-     "o, os, or, g, bw1, bw2, bw3, ms, mr, mx, irq, il, bar, red, redf, "
-     "redv, cnb, clk, poll; synchronised only: mx, CMMD's cost where a "
-     "node sends and receives, irq, a handler's while interrupts are on, "
-     "and il, interleaved receipt: on, il=0 turns it off); "
+     "o, os, or, g, bw1, bw2, bw3, ms, mr, mx, irq, il, bc, pj, bar, red, "
+     "redf, redv, cnb, clk, poll; synchronised only: mx, CMMD's cost where "
+     "a node sends and receives, irq, a handler's while interrupts are on, "
+     "il, interleaved receipt: on, il=0 turns it off, bc=1, receipt beside "
+     "the clock, and pj, the polls a loop of empty probes takes at once: "
+     "64, pj=0 one); "
      "timers and cm5_wtime report the virtual clock"},
     {CM5_ENV_MODEL_CPU_SCALE, "350",
      "virtual time: computation between runtime calls is charged as its "

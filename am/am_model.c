@@ -91,6 +91,11 @@ static struct {
     int clock_read;     /* the program read its clock since the last probe */
     uint64_t left_at;   /* the clock the last runtime call left at */
     uint64_t split_end; /* a tested barrier's end, not yet seen (or NONE) */
+    /* A loop of probes (model_probe): the program's outermost calls,
+     * and at the last probe: that count, the clock it left, the packets
+     * run; the empty probes in a row since. */
+    uint64_t calls, pj_calls, pj_clock, pj_runs;
+    unsigned pj_empty;
 } model;
 
 static uint64_t model_cpu_ns(void)
@@ -260,6 +265,7 @@ static uint64_t model_charge(uint64_t now)
 
 static void model_call_enter(void)
 {
+    model.calls++;
     if (CM5I_UNLIKELY(cm5i_msync_on)) {
         cm5i_msync_irq_resume();
         __atomic_store_n(&model.irq_spun, 0, __ATOMIC_RELAXED);
@@ -373,12 +379,35 @@ static void model_compute(double s)
     model.v.clock += (uint64_t)(s * 1e9 + 0.5);
 }
 
+/* Synchronised, probes in a row that found nothing before a probe may
+ * take several polls at once (doc/model.md, "Loops of probes"). */
+#define MODEL_PJ_AFTER 64
+
 static int model_probe(void)
 {
     int r = model.clock_read;
 
     if (cm5i_msync_on) { /* a poll costs its time; the loop spins on it */
-        model.v.clock += (uint64_t)model.p.poll;
+        uint64_t runs = cm5i_msync_runs();
+
+        /* Empty: nothing between it and the last probe -- no other call
+         * of the program's, no packet run, the clock where that probe's
+         * turn left it (a computation charged, a clock read, a send all
+         * move it). */
+        if (!cm5i_probe_cn && model.calls == model.pj_calls + 1 &&
+            model.v.clock == model.pj_clock && runs == model.pj_runs &&
+            !cm5i_depth.in_handler && !cm5i_depth.cn_hold)
+            model.pj_empty++;
+        else
+            model.pj_empty = 0;
+        if (model.pj_empty >= MODEL_PJ_AFTER && model.p.pj > 1)
+            cm5i_msync_probe_jump((uint64_t)model.p.poll, (uint64_t)model.p.pj);
+        else
+            model.v.clock += (uint64_t)model.p.poll;
+        model.pj_calls = model.calls;
+        model.pj_runs = runs;
+        model.pj_clock = model.v.clock; /* (what its turn runs moves the
+                                         * count of packets run) */
         return 1;
     }
     model.clock_read = 0;

@@ -73,7 +73,7 @@
 
 int cm5i_msync_on;
 
-enum { MS_RUN, MS_JUMP, MS_CN, MS_FROZEN };
+enum { MS_RUN, MS_JUMP, MS_CN, MS_FROZEN, MS_PJ };
 
 typedef struct {
     uint64_t due;
@@ -119,6 +119,8 @@ static struct {
     int in_dispatch, done, said;
     int irq_wait;    /* the program, outside the runtime, waits by rule */
     uint64_t bc_own; /* a receipt beside the clock: its first end (0: none) */
+    uint64_t runs;   /* packets run (a probe loop's jump: am_model.c) */
+    uint64_t pj_to;  /* a probe's jump goes no further (0: none under way) */
     /* Records as messages (ms.net): the copies, what was last sent to
      * each peer and taken from it. */
     int net, flushing, closed;
@@ -811,6 +813,9 @@ static int ms_mode(void)
 {
     int w = cm5i_wait_innermost();
 
+    if (ms.pj_to)
+        return MS_PJ; /* (cm5i_msync_probe_jump) */
+
     switch (w) {
     case CM5I_WAIT_NONE:
         /* (outside the runtime, interrupts on: the interrupt thread's
@@ -1019,6 +1024,15 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
          * (ms_safe). */
         uint64_t lo = cm5i_msync_bc_next();
 
+        if (lo > own)
+            own = lo;
+    } else if (mode == MS_PJ) {
+        /* A probe that jumps to its first poll tick at or after the next
+         * packet, pj_to at most: the program runs on from there. */
+        uint64_t lo = ms.nheap ? ms.heap[0].due : MS_INF;
+
+        if (lo > ms.pj_to)
+            lo = ms.pj_to;
         if (lo > own)
             own = lo;
     } else if ((mode == MS_JUMP || mode == MS_CN) && !ms_own_work()) {
@@ -1312,6 +1326,7 @@ void cm5i_msync_peek(uint64_t c,
 
 static void ms_run(ms_ev_t *e)
 {
+    ms.runs++;
     if (e->due > ms.through)
         ms.through = e->due;
     cm5i_pkt_dispatch((int)e->ch, &e->pkt, e->body, e->len);
@@ -1381,6 +1396,52 @@ static int ms_dispatch_run(void)
 
     ms_publish_mode(MS_RUN);
     return n;
+}
+
+uint64_t cm5i_msync_runs(void) { return ms.runs; }
+
+/* A probe in a loop of probes that has found nothing many times in a
+ * row (am_model.c, model_probe): instead of its poll, up to max polls at
+ * once, to the first poll tick (clock + k poll) at or after the next
+ * packet due to the node, where a probe would have taken it; with none
+ * due by then, max polls.  The clock is the one the loop's probes would
+ * have reached, one poll at a time (the dispatch after the probe takes
+ * what is due by it); only the loop's passes are fewer.  Meanwhile the
+ * node's bound is its next packet's due or the jump's end, not its
+ * clock plus a latency: the others run ahead (doc/model.md, "Loops of
+ * probes"). */
+void cm5i_msync_probe_jump(uint64_t poll, uint64_t max)
+{
+    uint64_t c0 = ms.v->clock, to = ms_add(c0, max * poll), x, want;
+    unsigned spins = 0;
+
+    if (!ms.rec || ms.done || ms.irq_wait || ms.bc_own || ms.pj_to ||
+        ms_own_work() || poll == 0 || max < 2) {
+        ms.v->clock += poll;
+        return;
+    }
+    ms.pj_to = to;
+    for (;;) {
+        uint64_t d;
+
+        cm5i_progress_pull();
+        ms_publish_mode(MS_PJ);
+        d = ms.nheap ? ms.heap[0].due : MS_INF;
+        if (d <= to && ms_safe(d, &ms.heap[0])) {
+            x = d <= c0 + poll ? c0 + poll
+                               : c0 + (d - c0 + poll - 1) / poll * poll;
+            break;
+        }
+        if (d > to && ms_safe(to, NULL)) {
+            x = to;
+            break;
+        }
+        want = d < to ? d : to;
+        ms_wait_step(MS_PJ, want, &spins);
+    }
+    ms.pj_to = 0;
+    ms.v->clock = x;
+    ms_publish_mode(MS_RUN);
 }
 
 /* In a control-network call this node's bound follows the call's least

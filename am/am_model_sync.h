@@ -91,6 +91,11 @@ void cm5i_msync_peek(uint64_t c,
  * at its clock and waits until nothing due by then can still come; a
  * node in a blocking wait takes the next packet once it is safe and
  * jumps its clock there.  Returns the packets run. */
+/* Packets run so far (a probe loop's jump: am_model.c). */
+uint64_t cm5i_msync_runs(void);
+/* A probe of a loop that keeps finding nothing: up to max polls at once
+ * (am_model_sync.c). */
+void cm5i_msync_probe_jump(uint64_t poll, uint64_t max);
 int cm5i_msync_dispatch(void);
 /* Publish this node's bound (its clock moved). */
 void cm5i_msync_publish(void);

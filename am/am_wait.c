@@ -585,6 +585,15 @@ void cm5i_probe_progress(void)
     probe_last = cm5_rtime();
 }
 
+int cm5i_probe_cn;
+
+void cm5i_probe_progress_cn(void)
+{
+    cm5i_probe_cn = 1;
+    cm5i_probe_progress();
+    cm5i_probe_cn = 0;
+}
+
 /* A probe of one of several objects a program tests in turn (`for each
  * mcb: CMMD_msg_done(mcb)`, the legacy way to reap sends): a scan of many
  * objects is not a spin, and backing off inside it would sleep once per

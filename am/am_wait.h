@@ -51,6 +51,13 @@ void cm5i_wait_unwatch(void);
 void cm5i_wait_step(cm5i_waiter_t *w, int chmask);
 /* One progress pass of a probe a program may call in a loop (backs off). */
 void cm5i_probe_progress(void);
+/* The same for a test of a control-network operation (a barrier's, a
+ * split-phase reduction's, the global OR): what ends its loop is no
+ * packet, so in virtual time it never takes several polls at once
+ * (doc/model.md, "Loops of probes"). */
+void cm5i_probe_progress_cn(void);
+/* Set by cm5i_probe_progress_cn for the probe it makes (am_model.c). */
+extern int cm5i_probe_cn;
 /* The same for a probe of one object (what) among several a program
  * tests in turn: backs off once per round, not once per object. */
 void cm5i_probe_progress_of(const void *what);

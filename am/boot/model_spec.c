@@ -33,6 +33,7 @@ static const cm5i_model_params_t model_cm5 = {
     .clk = 1 * US,
     .poll = 1 * US, /* chosen: an empty poll in a program's loop */
     .il = 1,        /* interleaved receipt (synchronised only) */
+    .pj = 64,       /* a loop of probes: up to 64 polls at once */
 };
 
 /* LogP with the LogP paper's CM-5 figures; L, o, g may be set. */
@@ -50,29 +51,42 @@ static const cm5i_model_params_t model_logp = {
     .cnb = 1620,
     .clk = 1 * US,
     .poll = 1 * US,
+    .pj = 64,
 };
 
 /* A parameter: its key, and where it goes (microseconds, or MB/s for a
- * bandwidth, which sets a packet's link time). */
+ * bandwidth, which sets a packet's link time, or a count). */
+enum { KEY_US, KEY_BW, KEY_COUNT };
 typedef struct {
     const char *key;
     size_t off, off2; /* off2: a second field ("o": os and orr) */
-    int bw;
+    int bw;           /* KEY_* */
 } model_key_t;
 
 #define F(f) offsetof(cm5i_model_params_t, f)
 static const model_key_t model_keys[] = {
-    {"L", F(L), 0, 0},        {"o", F(os), F(orr), 0},
-    {"os", F(os), 0, 0},      {"or", F(orr), 0, 0},
-    {"g", F(g), 0, 0},        {"bw1", F(pkt[1]), 0, 1},
-    {"bw2", F(pkt[2]), 0, 1}, {"bw3", F(pkt[3]), 0, 1},
-    {"ms", F(ms), 0, 0},      {"mr", F(mr), 0, 0},
-    {"mx", F(mx), 0, 0},      {"bar", F(bar), 0, 0},
-    {"red", F(red), 0, 0},    {"redf", F(redf), 0, 0},
-    {"redv", F(redv), 0, 0},  {"cnb", F(cnb), 0, 0},
-    {"clk", F(clk), 0, 0},    {"poll", F(poll), 0, 0},
-    {"irq", F(irq), 0, 0},    {"il", F(il), 0, 0},
+    {"L", F(L), 0, 0},
+    {"o", F(os), F(orr), 0},
+    {"os", F(os), 0, 0},
+    {"or", F(orr), 0, 0},
+    {"g", F(g), 0, 0},
+    {"bw1", F(pkt[1]), 0, KEY_BW},
+    {"bw2", F(pkt[2]), 0, KEY_BW},
+    {"bw3", F(pkt[3]), 0, KEY_BW},
+    {"ms", F(ms), 0, 0},
+    {"mr", F(mr), 0, 0},
+    {"mx", F(mx), 0, 0},
+    {"bar", F(bar), 0, 0},
+    {"red", F(red), 0, 0},
+    {"redf", F(redf), 0, 0},
+    {"redv", F(redv), 0, 0},
+    {"cnb", F(cnb), 0, 0},
+    {"clk", F(clk), 0, 0},
+    {"poll", F(poll), 0, 0},
+    {"irq", F(irq), 0, 0},
+    {"il", F(il), 0, 0},
     {"bc", F(bc), 0, 0},
+    {"pj", F(pj), 0, KEY_COUNT},
 };
 #undef F
 
@@ -91,21 +105,28 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
             continue;
         v = eq ? strtod(eq + 1, &end) : NAN;
         if (!eq || end == eq + 1 || *end || !isfinite(v) || v < 0 || v > 1e9 ||
-            (k->bw && v == 0)) {
-            snprintf(err, errlen, "'%s' needs a number %s", kv,
-                     k->bw ? "> 0 (MB/s)" : ">= 0 (microseconds)");
+            (k->bw == KEY_BW && v == 0) ||
+            (k->bw == KEY_COUNT && v != floor(v))) {
+            snprintf(err, errlen, "'%s' needs %s", kv,
+                     k->bw == KEY_BW      ? "a number > 0 (MB/s)"
+                     : k->bw == KEY_COUNT ? "a whole number >= 0"
+                                          : "a number >= 0 (microseconds)");
             return -1;
         }
-        v = k->bw ? 16.0 / v * US : v * US; /* a packet's link time */
+        if (k->bw == KEY_BW)
+            v = 16.0 / v * US; /* a packet's link time */
+        else if (k->bw == KEY_US)
+            v *= US;
         *(int64_t *)((char *)p + k->off) = (int64_t)(v + 0.5);
         if (k->off2)
             *(int64_t *)((char *)p + k->off2) = (int64_t)(v + 0.5);
         return 0;
     }
-    snprintf(err, errlen,
-             "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
-             "ms, mr, mx, irq, il, bc, bar, red, redf, redv, cnb, clk, poll)",
-             (int)klen, kv);
+    snprintf(
+        err, errlen,
+        "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
+        "ms, mr, mx, irq, il, bc, pj, bar, red, redf, redv, cnb, clk, poll)",
+        (int)klen, kv);
     return -1;
 }
 

@@ -37,6 +37,9 @@ typedef struct {
     int64_t clk;     /* reading the clock (cm5_wtime, node timers) */
     int64_t poll;    /* a probe in a program's loop (CMAML_poll, a test)
                         when the nodes are synchronised */
+    int64_t pj;      /* polls a probe may take at once in a loop of
+                        probes that keeps finding nothing (synchronised;
+                        doc/model.md, "Loops of probes"); 0: one */
 } cm5i_model_params_t;
 
 /* Parse CM5_MODEL_CPU_SCALE or CM5_MODEL_CPU_FLOOR: 0 and *v when s is

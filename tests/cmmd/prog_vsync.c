@@ -60,6 +60,12 @@
  *               clock must not take what the others reached in real time
  *               while it computed
  *
+ *   spin N W    loops of probes (doc/model.md, "Loops of probes"): node 1
+ *               computes W us (cm5_compute) and sends node 0 a request;
+ *               node 0 polls until its handler has run ("prog_vsync: node
+ *               0 woke CLOCK"), then calls CMAML_poll N times with nothing
+ *               to come ("prog_vsync: node 0 spun CLOCK"); then the line
+ *
  *   cm5run -n N prog_vsync MODE [ARG]
  */
 #include <math.h>
@@ -403,6 +409,26 @@ static void irq_compute(int k, int ms)
     report();
 }
 
+static void spin(int n, int w)
+{
+    CMMD_sync_with_nodes();
+    if (t_self == 1) {
+        cm5_compute(w * 1e-6);
+        CMAML_request(0, (CMAML_handler_t)on_request, t_self, 0);
+        while (replies < 1)
+            CMAML_poll();
+    } else if (t_self == 0) {
+        while (requests < 1)
+            CMAML_poll();
+        printf("prog_vsync: node 0 woke %lld\n", ns(cm5_wtime()));
+        for (int i = 0; i < n; i++)
+            CMAML_poll();
+        printf("prog_vsync: node 0 spun %lld\n", ns(cm5_wtime()));
+        fflush(stdout);
+    }
+    report();
+}
+
 /* argv[i] as a number, or def when it is absent or not a number (the
  * test scripts append a word of their own to every job: lib.sh's mark) */
 static int num_arg(int argc, char **argv, int i, int def)
@@ -438,6 +464,8 @@ int main(int argc, char **argv)
         irq_wait(arg);
     else if (strcmp(mode, "irqcomp") == 0)
         irq_compute(arg, num_arg(argc, argv, 3, 20));
+    else if (strcmp(mode, "spin") == 0)
+        spin(arg, num_arg(argc, argv, 3, 5000));
     else if (strcmp(mode, "mixed") == 0)
         mixed(arg, num_arg(argc, argv, 3, 3));
     else

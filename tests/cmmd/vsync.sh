@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=50
+PLAN=52
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -209,6 +209,29 @@ for p in tcp udp; do
 done
 check "split-phase reduction polled: every node's polls as the arithmetic says ($sp: nodes, wrong), the same beside two CPU hogs, over tcp and over udp" \
     '[ -n "$sp_ok" ] && [ "$sp" = "8 0" ] && cmp -s splitred.1 splitred.2'
+
+# loops of probes (doc/model.md, "Loops of probes"): after 64 empty
+# probes a probe takes up to pj = 64 polls at once, to its next packet's
+# poll tick.  Node 0 polls until node 1's request (sent after 5000 us of
+# stated computation) has run: the same clock with pj=0; then 1000 polls
+# with nothing to come, a delay counted in passes: 64 x 1 + 936 x 64 us
+# (+ 1 us, the clock read) against 1000 + 1 us with pj=0.
+spin_of() { sed -n "s/^prog_vsync: node 0 $1 //p" out; }
+job "spin" 60 4 shm prog_vsync spin 1000 5000
+w1=$(spin_of woke) s1=$(spin_of spun)
+hogs_on
+job "spin beside hogs" 60 4 shm prog_vsync spin 1000 5000
+hogs_off
+w2=$(spin_of woke) s2=$(spin_of spun)
+CM5_MODEL=cm5:pj=0
+job "spin, pj=0" 60 4 shm prog_vsync spin 1000 5000
+CM5_MODEL=cm5
+w0=$(spin_of woke) s0=$(spin_of spun)
+check "a loop of probes: woken at the same clock with pj=0 ($w1, $w0 ns), beside hogs too; 1000 empty polls 59 969 us with pj=64 ($s1 - $w1), 1001 with pj=0" \
+    '[ "$rc" -eq 0 ] && [ -n "$w1" ] && [ "$w1" = "$w0" ] && [ "$w1" = "$w2" ] &&
+     [ "$s1" = "$s2" ] && [ $((s1 - w1)) -eq 59969000 ] &&
+     [ $((s0 - w0)) -eq 1001000 ]'
+left_behind
 
 # the kernel refusing single copy (CM5_CMA=off, as between hosts): the
 # data goes as tagged transfers, each taken in its sender's notice's turn

@@ -41,15 +41,20 @@ Test(model, parses_presets_and_parameters)
     p = parse("logp:L=6");
     cr_expect_eq(p.mx, 0, "logp: no CMMD software");
     cr_expect_eq(p.irq, 0, "logp: no interrupt cost");
+    p = parse("cm5");
+    cr_expect_eq(p.pj, 64, "cm5: a loop of empty probes, 64 polls at once");
+    cr_expect_eq(parse("cm5:pj=3").pj, 3, "pj is a count, not microseconds");
+    cr_expect_eq(parse("cm5:pj=0").pj, 0);
     cr_expect_eq(cm5i_model_parse("off", &on, &p, err, sizeof(err)), 0);
     cr_expect_eq(on, 0);
 }
 
 Test(model, rejects_bad_values_with_one_reason)
 {
-    static const char *bad[] = {"cm6",      "cm5:",       "cm5:L",
-                                "cm5:L=x",  "cm5:L=-1",   "cm5:bw1=0",
-                                "logp:q=1", "cm5:L=1e99", "cm5:o=nan"};
+    static const char *bad[] = {"cm6",        "cm5:",       "cm5:L",
+                                "cm5:L=x",    "cm5:L=-1",   "cm5:bw1=0",
+                                "logp:q=1",   "cm5:L=1e99", "cm5:o=nan",
+                                "cm5:pj=1.5", "cm5:pj=-1"};
     cm5i_model_params_t p;
     char err[200];
     int on;
