@@ -215,6 +215,8 @@ void cm5i_wait_step(cm5i_waiter_t *w, int chmask)
 
 /* A probe (cm5_barrier_test, ...) is one pass; it never waits here. */
 void cm5i_probe_progress(void) { cm5i_progress(CM5I_CH_ALL); }
+int cm5i_probe_cn;
+void cm5i_probe_progress_cn(void) { cm5i_progress(CM5I_CH_ALL); }
 
 /* ---- handlers ---------------------------------------------------------- */
 
