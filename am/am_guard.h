@@ -41,6 +41,8 @@ typedef struct {
     int cn_serve;       /* >0: the runtime's own control-network call, an
                          * operation that holds no user work */
     int user_hold;      /* >0: hold all user work (the interrupt thread) */
+    int cb_wait;        /* a completion callback runs: 1 + the named waits
+                         * under way as it began (0: none runs) */
 } cm5i_depth_t;
 extern cm5i_depth_t cm5i_depth;
 

@@ -534,15 +534,23 @@ static void msg_finish(cm5_msg_h m)
     m->in_callback = 1;
     if (!m->internal)
         msgs.active[m->is_send]--;
-    if (m->rport >= 0 && m->status == CM5_OK) {
-        if (m->place.esize)
-            cm5i_rport_scatter(&m->place, m->copy, m->bytes);
-        cm5i_rport_landed(m->rport, m->bytes);
+    {
+        /* (synchronised virtual time: the wait it runs inside of takes no
+         * packet from what the user's code calls, am_model_sync.c) */
+        int cb = cm5i_depth.cb_wait;
+
+        cm5i_depth.cb_wait = cm5i_wait_level() + 1;
+        if (m->rport >= 0 && m->status == CM5_OK) {
+            if (m->place.esize)
+                cm5i_rport_scatter(&m->place, m->copy, m->bytes);
+            cm5i_rport_landed(m->rport, m->bytes);
+        }
+        if (m->sent)
+            m->sent(m->arg);
+        if (m->done)
+            m->done(m, m->arg);
+        cm5i_depth.cb_wait = cb;
     }
-    if (m->sent)
-        m->sent(m->arg);
-    if (m->done)
-        m->done(m, m->arg);
     m->in_callback = 0;
     if (m->freed)
         msg_release(m);

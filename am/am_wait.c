@@ -374,6 +374,8 @@ uint64_t cm5i_traffic_tx, cm5i_traffic_rx;
 static int wait_stack[WAIT_NEST];
 static int wait_depth;
 
+int cm5i_wait_level(void) { return wait_depth; }
+
 int cm5i_wait_innermost(void)
 {
     return wait_depth > 0 && wait_depth <= WAIT_NEST

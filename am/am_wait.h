@@ -109,6 +109,8 @@ int cm5i_wait_spins(void);
  * objects (set before cm5i_wait_setup, on every node alike: senders ring
  * a doorbell only when the job's waits sleep on it). */
 void cm5i_wait_prefer_doorbell(void);
+/* How many named waits are under way (nested). */
+int cm5i_wait_level(void);
 /* The innermost named wait under way (CM5I_WAIT_*; NONE: none). */
 int cm5i_wait_innermost(void);
 /* Unmap the doorbell (finalize, or a start that failed). */
