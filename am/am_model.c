@@ -359,9 +359,10 @@ static double model_wtime(void)
     model.clock_read = 1;
     /* Synchronised, interrupts on: what came due by the clock interrupts
      * the program here, as it would have on the CM-5 (a loop that reads
-     * its clock makes no other call: lesson 5 of the course). */
+     * its clock makes no other call: lesson 5 of the course); not a
+     * handler, nor a completion callback, which runs as one. */
     if (cm5i_msync_on && cm5i_irq_active && !cm5i_depth.in_handler &&
-        !cm5i_depth.cn_hold)
+        !cm5i_depth.cn_hold && !cm5i_depth.cb_wait)
         cm5i_msync_dispatch();
     return (double)model.v.clock * 1e-9;
 }

@@ -1486,15 +1486,15 @@ static int ms_dispatch_jump(int mode)
     ms_ev_t e;
 
     ms_publish_mode(mode);
-    /* A completion callback that reads the clock or polls (DRS_N's, as
-     * its data lands, estimates the transfer's time) runs inside the wait
-     * that took the packet which completed it.  That wait takes one
-     * packet a pass and looks at its condition between two; a packet
-     * taken here, inside the callback, would be taken or not as it
-     * happened to be known by then in real time (and the rest of the
-     * callback would run after its handler or before). */
+    /* A completion callback runs inside the wait that took the packet
+     * which completed it.  That wait takes one packet a pass and looks at
+     * its condition between two; a packet taken here, inside the
+     * callback, would be taken or not as it happened to be known by then
+     * in real time.  A callback that polls takes, as a node that runs
+     * does, what is due by its clock (its reads of the clock take
+     * nothing: am_model.c, model_wtime). */
     if (cm5i_depth.cb_wait && cm5i_wait_level() < cm5i_depth.cb_wait)
-        return 0;
+        return ms_dispatch_run();
     if (mode == MS_CN) {
         uint64_t v[ms.n];
 
