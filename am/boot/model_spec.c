@@ -60,73 +60,65 @@ enum { KEY_US, KEY_BW, KEY_COUNT };
 typedef struct {
     const char *key;
     size_t off, off2; /* off2: a second field ("o": os and orr) */
-    int bw;           /* KEY_* */
+    int kind;         /* KEY_* */
 } model_key_t;
 
 #define F(f) offsetof(cm5i_model_params_t, f)
 static const model_key_t model_keys[] = {
-    {"L", F(L), 0, 0},
-    {"o", F(os), F(orr), 0},
-    {"os", F(os), 0, 0},
-    {"or", F(orr), 0, 0},
-    {"g", F(g), 0, 0},
-    {"bw1", F(pkt[1]), 0, KEY_BW},
-    {"bw2", F(pkt[2]), 0, KEY_BW},
-    {"bw3", F(pkt[3]), 0, KEY_BW},
-    {"ms", F(ms), 0, 0},
-    {"mr", F(mr), 0, 0},
-    {"mx", F(mx), 0, 0},
-    {"bar", F(bar), 0, 0},
-    {"red", F(red), 0, 0},
-    {"redf", F(redf), 0, 0},
-    {"redv", F(redv), 0, 0},
-    {"cnb", F(cnb), 0, 0},
-    {"clk", F(clk), 0, 0},
-    {"poll", F(poll), 0, 0},
-    {"irq", F(irq), 0, 0},
-    {"il", F(il), 0, 0},
-    {"bc", F(bc), 0, 0},
-    {"pj", F(pj), 0, KEY_COUNT},
+    {"L", F(L), 0, KEY_US},        {"o", F(os), F(orr), KEY_US},
+    {"os", F(os), 0, KEY_US},      {"or", F(orr), 0, KEY_US},
+    {"g", F(g), 0, KEY_US},        {"bw1", F(pkt[1]), 0, KEY_BW},
+    {"bw2", F(pkt[2]), 0, KEY_BW}, {"bw3", F(pkt[3]), 0, KEY_BW},
+    {"ms", F(ms), 0, KEY_US},      {"mr", F(mr), 0, KEY_US},
+    {"mx", F(mx), 0, KEY_US},      {"irq", F(irq), 0, KEY_US},
+    {"il", F(il), 0, KEY_US},      {"bc", F(bc), 0, KEY_US},
+    {"pj", F(pj), 0, KEY_COUNT},   {"bar", F(bar), 0, KEY_US},
+    {"red", F(red), 0, KEY_US},    {"redf", F(redf), 0, KEY_US},
+    {"redv", F(redv), 0, KEY_US},  {"cnb", F(cnb), 0, KEY_US},
+    {"clk", F(clk), 0, KEY_US},    {"poll", F(poll), 0, KEY_US},
 };
 #undef F
+#define NKEYS (sizeof(model_keys) / sizeof(*model_keys))
 
 static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
                      size_t errlen)
 {
     const char *eq = strchr(kv, '=');
     size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
-    char *end;
+    char *end, keys[256];
+    size_t n = 0;
     double v;
 
-    for (size_t i = 0; i < sizeof(model_keys) / sizeof(*model_keys); i++) {
+    for (size_t i = 0; i < NKEYS; i++) {
         const model_key_t *k = &model_keys[i];
 
         if (strlen(k->key) != klen || strncmp(k->key, kv, klen) != 0)
             continue;
         v = eq ? strtod(eq + 1, &end) : NAN;
         if (!eq || end == eq + 1 || *end || !isfinite(v) || v < 0 || v > 1e9 ||
-            (k->bw == KEY_BW && v == 0) ||
-            (k->bw == KEY_COUNT && v != floor(v))) {
+            (k->kind == KEY_BW && v == 0) ||
+            (k->kind == KEY_COUNT && v != floor(v))) {
             snprintf(err, errlen, "'%s' needs %s", kv,
-                     k->bw == KEY_BW      ? "a number > 0 (MB/s)"
-                     : k->bw == KEY_COUNT ? "a whole number >= 0"
-                                          : "a number >= 0 (microseconds)");
+                     k->kind == KEY_BW      ? "a number > 0 (MB/s)"
+                     : k->kind == KEY_COUNT ? "a whole number >= 0"
+                                            : "a number >= 0 (microseconds)");
             return -1;
         }
-        if (k->bw == KEY_BW)
+        if (k->kind == KEY_BW)
             v = 16.0 / v * US; /* a packet's link time */
-        else if (k->bw == KEY_US)
+        else if (k->kind == KEY_US)
             v *= US;
         *(int64_t *)((char *)p + k->off) = (int64_t)(v + 0.5);
         if (k->off2)
             *(int64_t *)((char *)p + k->off2) = (int64_t)(v + 0.5);
         return 0;
     }
-    snprintf(
-        err, errlen,
-        "unknown parameter '%.*s' (L, o, os, or, g, bw1, bw2, bw3, "
-        "ms, mr, mx, irq, il, bc, pj, bar, red, redf, redv, cnb, clk, poll)",
-        (int)klen, kv);
+    /* (the keys, as the table has them) */
+    keys[0] = '\0';
+    for (size_t i = 0; i < NKEYS && n < sizeof(keys); i++)
+        n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", i ? ", " : "",
+                              model_keys[i].key);
+    snprintf(err, errlen, "unknown parameter '%.*s' (%s)", (int)klen, kv, keys);
     return -1;
 }
 
