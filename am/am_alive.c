@@ -208,6 +208,11 @@ cm5_status_t cm5i_alive_config(void)
 
 int cm5i_alive_enabled(void) { return alive.on; }
 
+double cm5i_alive_watch_s(void)
+{
+    return alive.started && alive.watch ? alive.timeout : 0;
+}
+
 cm5_status_t cm5i_alive_open(void)
 {
     size_t tok = sizeof(alive_token_t) + (size_t)cm5i_ctx.size;

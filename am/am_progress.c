@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "am_alive.h"
 #include "am_ctx.h"
 #include "am_event.h"
 #include "am_guard.h"
@@ -182,11 +183,18 @@ void cm5i_progress_teardown(void)
 /* A peer is unreachable.  When a node dies, the launcher (cm5run,
  * mpirun) stops the job and names it: wait a little for that, so that the
  * user reads one line and not one per surviving node; if nobody stops us
- * (a cut link), report it ourselves, naming the node if we know it. */
+ * (a cut link), report it ourselves, naming the node if we know it.  The
+ * provider does not always say which peer failed (tcp;ofi_rxm reports a
+ * connection that broke mid-message with no operation's context): where
+ * the heartbeat watches, wait for it too -- the dead node's successor
+ * names it within the timeout -- rather than stop the job with a line
+ * that names no node (srun, for one, names none before its own node
+ * timeout). */
 static CM5_NORETURN void progress_network_failure(int c, int status)
 {
     int lost = cm5i_fab_lost_node(cm5i_ctx.fab);
-    double until = cm5_rtime() + 3.0;
+    double hb = lost < 0 ? cm5i_alive_watch_s() : 0;
+    double until = cm5_rtime() + 3.0 + hb;
     struct timespec ts = {0, 20 * 1000 * 1000};
 
     if (strcmp(cm5_bootstrap(), "single") != 0)
