@@ -172,13 +172,13 @@ cm5_status_t cm5i_alive_config(void)
     /* The deadlock check where no cm5run reads the nodes' doorbells (a
      * PMIx launcher), on the ring, which then runs for it alone if there
      * is no heartbeat (one host).  (cm5run checks the jobs it starts
-     * itself; a host program is not in the ring, and nodes that wait for
-     * it while it computes are no deadlock.) */
+     * itself.)  A host program takes part in the check (its token comes
+     * from the last node and goes on to node 0), not in the heartbeat:
+     * nodes that wait for it while it computes are no deadlock. */
     alive.dl_need =
-        cm5i_ctx.size > 1 &&
+        cm5i_ctx.nep > 1 &&
                 strcmp(cm5i_ctx.boot.method ? cm5i_ctx.boot.method : "",
-                       "cm5run") &&
-                cm5i_ctx.host < 0
+                       "cm5run")
             ? (int)cm5i_config_long(CM5_ENV_DEADLOCK, 0, 86400)
             : 0;
     alive.on = alive.watch || alive.dl_need > 0;
@@ -215,7 +215,7 @@ double cm5i_alive_watch_s(void)
 
 cm5_status_t cm5i_alive_open(void)
 {
-    size_t tok = sizeof(alive_token_t) + (size_t)cm5i_ctx.size;
+    size_t tok = sizeof(alive_token_t) + (size_t)cm5i_ctx.nep;
     cm5i_fab_params_t p = {.provider = cm5i_fab_provider(cm5i_ctx.fab),
                            .msg_size = tok,
                            .rx_bytes = 32 * tok,
@@ -229,7 +229,7 @@ cm5_status_t cm5i_alive_open(void)
 
     if (!alive.on)
         return CM5_OK;
-    alive.dl_size = cm5i_ctx.size;
+    alive.dl_size = cm5i_ctx.nep; /* (the host's word last) */
     alive.dl_tok = calloc(1, tok);
     if (!alive.dl_tok)
         return CM5_ERR_NO_MEMORY;
@@ -259,7 +259,7 @@ size_t cm5i_alive_address(void *buf, size_t size)
 
 cm5_status_t cm5i_alive_set_peers(const void *addrs, size_t stride)
 {
-    return cm5i_fab_set_peers(alive.fab, cm5i_ctx.size, addrs, stride);
+    return cm5i_fab_set_peers(alive.fab, cm5i_ctx.nep, addrs, stride);
 }
 
 /* ---- the thread ---- */
@@ -282,6 +282,30 @@ static size_t alive_tok_size(void)
     return sizeof(alive_token_t) + (size_t)alive.dl_size;
 }
 
+/* The deadlock token's path: the ring of nodes, and, in a host/node job,
+ * the host program between the last node and node 0. */
+static int alive_dl_succ(void)
+{
+    int host = cm5i_ctx.host;
+
+    if (host >= 0 && alive.rank == host)
+        return 0;
+    if (host >= 0 && alive.rank == atomic_load(&alive.size) - 1)
+        return host;
+    return alive.succ;
+}
+
+static int alive_dl_from(int src)
+{
+    int host = cm5i_ctx.host;
+
+    if (host >= 0 && alive.rank == host) /* (the nodes' ring may shrink) */
+        return src >= 0 && src < host;
+    if (host >= 0 && alive.rank == 0)
+        return src == host;
+    return src == alive.pred;
+}
+
 static void alive_rx(void *arg, int ch, const void *buf, size_t len)
 {
     alive_pkt_t p;
@@ -298,15 +322,15 @@ static void alive_rx(void *arg, int ch, const void *buf, size_t len)
         alive.foreign++;
         return;
     }
-    if ((int)p.src != alive.pred)
-        return; /* a ping from before a partition resize */
-    alive.heard = cm5_rtime();
-    if (p.type == ALIVE_BYE)
-        alive.pred_left = 1;
-    if (p.type == ALIVE_TOKEN && alive.dl_need) {
+    if (p.type == ALIVE_TOKEN && alive.dl_need && alive_dl_from((int)p.src)) {
         memcpy(alive.dl_tok, buf, len); /* (handled by the thread's loop) */
         alive.dl_have = 1;
     }
+    if ((int)p.src != alive.pred)
+        return; /* a ping from before a partition resize (or the host) */
+    alive.heard = cm5_rtime();
+    if (p.type == ALIVE_BYE)
+        alive.pred_left = 1;
 }
 
 /* Read what arrived and the completions of our sends.  A failed
@@ -484,7 +508,7 @@ static void alive_dl_judge(const alive_token_t *t)
         return;
     for (int i = 0; i < alive.dl_size; i++)
         w[i] = t->wait[i];
-    cm5_waits_describe(w, alive.dl_size, -1, what, sizeof(what));
+    cm5_waits_describe(w, cm5i_ctx.size, cm5i_ctx.host, what, sizeof(what));
     free(w);
     snprintf(line, sizeof(line),
              "every node has waited for a message for %d s and none is in "
@@ -501,7 +525,7 @@ static cm5_status_t alive_dl_send(void)
     t->h.key = alive.key;
     t->h.src = (uint32_t)alive.rank;
     t->h.type = ALIVE_TOKEN;
-    return cm5i_fab_send(alive.fab, CM5I_CH_REQ, alive.succ, t,
+    return cm5i_fab_send(alive.fab, CM5I_CH_REQ, alive_dl_succ(), t,
                          alive_tok_size());
 }
 
@@ -510,7 +534,7 @@ static cm5_status_t alive_dl_send(void)
  * left). */
 static void alive_dl_step(double now)
 {
-    if (!alive.dl_need || alive.succ < 0)
+    if (!alive.dl_need || alive_dl_succ() < 0)
         return;
     if (alive.dl_have) {
         alive.dl_have = 0;
@@ -600,8 +624,12 @@ static void *alive_thread(void *arg)
 
 cm5_status_t cm5i_alive_start(void)
 {
-    /* The ring is the partition's; cm5run watches a host program. */
-    if (!alive.on || alive.started || cm5i_ctx.rank >= cm5i_ctx.size)
+    /* The ring is the partition's; a host program joins the deadlock
+     * check's path, not the heartbeat (cm5run watches a host program, a
+     * PMIx launcher sees its process end). */
+    if (!alive.on || alive.started ||
+        (cm5i_ctx.rank >= cm5i_ctx.size &&
+         !(cm5i_ctx.rank == cm5i_ctx.host && alive.dl_need)))
         return CM5_OK;
     alive.rank = cm5i_ctx.rank;
     alive.key = cm5i_ctx.key;

@@ -145,7 +145,7 @@ static const cm5_config_var_t config_table[] = {
     {CM5_ENV_DEADLOCK, "3",
      "cm5run (under a PMIx launcher: node 0, with a token around the "
      "heartbeat ring, which runs for it alone on one host): stop a job in "
-     "which every node has waited "
+     "which every node (and the host program, if any) has waited "
      "for a message (a barrier, a collective, a receive, credits, "
      "CMAML_poll_while_lt) with none in flight for this many seconds, "
      "with one line naming each node's wait (0: never)"},

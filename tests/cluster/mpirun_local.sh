@@ -28,7 +28,7 @@ mpi() {
     fi
     return $rc
 }
-echo "1..17"
+echo "1..19"
 out=$(mpi 60 -np 4 "$B/hello" 2>&1)
 n=$(printf '%s\n' "$out" | grep -c '^hello from node [0-3] of 4$')
 printf '%s\n' "$out" | grep -q 'provider: shm (bootstrap: pmix)' &&
@@ -208,3 +208,33 @@ c=$(alive_line -x CM5_PEER_TIMEOUT=10)
     [ "$c" = "liveness check on: a node missing for 10 s stops the job (CM5_PEER_TIMEOUT=10), pings every 2.5 s" ] &&
     ok 17 "one host: the ring for the deadlock check alone; none with CM5_DEADLOCK=0; a heartbeat with CM5_PEER_TIMEOUT" ||
     notok 17 "the ring's uses under mpirun" "$(printf '%s\n%s\n%s\n' "$a" "$b" "$c")"
+
+# A host/node job: the host program takes part in the check (the token
+# goes from the last node to it, then to node 0), on the rings and over
+# tcp with the heartbeat on; the counter-pattern (the host computes 5 s
+# while every node waits for it, then node 0 5 s while the host waits:
+# CM5_DEADLOCK=1) runs to its end.
+want="error deadlock: every node has waited for a message for 3 s and none is in flight: nodes 0-2 and the host program in message completion; stopping the job (CM5_DEADLOCK=0: no check)"
+t0=$(date +%s)
+out=$(mpi 60 -x CM5_HOST=1 -np 1 "$P/prog_host_h" deadlock : \
+    -x CM5_HOST=1 -np 3 "$P/prog_host_n" deadlock 2>&1)
+rc1=$? t1=$(($(date +%s) - t0))
+n1=$(printf '%s\n' "$out" | grep -c "^cm5\[0:[0-9]*\] $want\$")
+t0=$(date +%s)
+out2=$(mpi 60 -x CM5_HOST=1 -x CM5_PROVIDER=tcp -x CM5_PEER_TIMEOUT=10 \
+    -np 1 "$P/prog_host_h" deadlock : -x CM5_HOST=1 -x CM5_PROVIDER=tcp \
+    -x CM5_PEER_TIMEOUT=10 -np 3 "$P/prog_host_n" deadlock 2>&1)
+rc2=$? t2=$(($(date +%s) - t0))
+n2=$(printf '%s\n' "$out2" | grep -c "^cm5\[0:[0-9]*\] $want\$")
+[ $rc1 -ne 0 ] && [ $rc1 -ne 124 ] && [ $t1 -le 20 ] && [ "$n1" = 1 ] &&
+    [ $rc2 -ne 0 ] && [ $rc2 -ne 124 ] && [ $t2 -le 20 ] && [ "$n2" = 1 ] &&
+    ok 18 "a host/node deadlock under mpirun: node 0's one line names the host program too (rings: status $rc1 in ${t1}s; tcp, heartbeat on: $rc2 in ${t2}s)" ||
+    notok 18 "host/node deadlock under mpirun (status $rc1, ${t1}s; tcp $rc2, ${t2}s)" "$out
+$out2"
+mpi 60 -x CM5_HOST=1 -x CM5_DEADLOCK=1 -np 1 "$P/prog_host_h" slow : \
+    -x CM5_HOST=1 -x CM5_DEADLOCK=1 -np 3 "$P/prog_host_n" slow \
+    >"$scratch/slow.out" 2>&1
+n=$(grep -c '^prog_host: node [0-3] of 3 ok$' "$scratch/slow.out")
+[ $rc -eq 0 ] && [ "$n" = 4 ] &&
+    ok 19 "host/node, each side computing 5 s while the other waits (CM5_DEADLOCK=1): no verdict, the job ends" ||
+    notok 19 "a slow host under mpirun's check (status $rc, $n of 4 ok)" "$(cat "$scratch/slow.out")"

@@ -18,7 +18,7 @@ no_enable_node|0|CMMD_sync_with_host|called before CMMD_enable_host\(\)'
 runs='4:shm 1:shm 3:shm 5:shm 4:tcp 1:tcp 3:tcp'
 tcp_bad='host_call_on_node node_call_on_host'
 
-PLAN=$(( 2 * 7 + 2 * (5 + 2) + 2 * 2 + 2 + 1 ))
+PLAN=$(( 2 * 7 + 2 * (5 + 2) + 2 * 2 + 2 * 4 + 2 + 1 ))
 . "$(dirname "$0")/lib.sh"
 
 for run in $runs; do
@@ -60,6 +60,24 @@ check "host killed: one line naming the host program, exit 137 ($ms ms)" \
     '[ "$rc" -eq 137 ] && [ "$(wc -l <err)" -eq 1 ] &&
      grep -Eqx "cm5run: host program $HOSTPROG \(pid [0-9]+\) killed by signal 9 \(Killed\); stopping the job" err'
 left_behind
+
+# The deadlock check takes the host program in: host and nodes all
+# waiting for messages nobody sends stops the job with one line that
+# names it (cm5run's check, tests/cmmd/deadlock.sh for nodes alone); and
+# the counter-pattern, the host computing 5 s while every node waits for
+# it, then node 0 computing 5 s while the host waits (CM5_DEADLOCK=1, the
+# window shortest), runs to its end.
+for prov in shm tcp; do
+    hjob "host deadlock $prov" 30 3 "$prov" deadlock
+    check "host/node deadlock ($prov): cm5run's one line names the nodes and the host program, exit 1 ($ms ms)" \
+        '[ "$rc" -eq 1 ] && [ "$ms" -lt 25000 ] &&
+         [ "$(grep -c deadlock err)" -eq 1 ] &&
+         grep -qx "cm5run: deadlock: every node has waited for a message for 3 s and none is in flight: nodes 0-2 and the host program in message completion; stopping the job (CM5_DEADLOCK=0: no check)" err'
+    left_behind
+    CM5_DEADLOCK=1 hjob "host slow $prov" 60 3 "$prov" slow
+    check "host/node, each side computing 5 s while the other waits (CM5_DEADLOCK=1, $prov): no verdict, every side ok ($ms ms)" all_ok
+    left_behind
+done
 
 # A host call in a job without a host program.
 job "no host" 20 2 shm prog_host_n nohost

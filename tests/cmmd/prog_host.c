@@ -15,7 +15,13 @@
  * time, computation free) times host collectives: each ends for the
  * host and every node at the latest entry clock plus its price
  * (doc/model.md, "The host program"), so every side prints the same
- * lengths.  The other modes make one wrong call (see host.sh).
+ * lengths.  MODE "deadlock": the host waits for a message from node 0,
+ * every node for one from the host (the deadlock check's verdict names
+ * the host program too); "slow": the same receives, but the host
+ * computes 5 s before it sends to every node, and node 0 computes 5 s
+ * before it sends to the host (no deadlock: each side in turn computes
+ * while the other waits).  The other modes make one wrong call (see
+ * host.sh).
  */
 #include <limits.h>
 #include <signal.h>
@@ -373,6 +379,18 @@ static int run(const char *mode)
         vtime();
         return 0;
     }
+    if (strcmp(mode, "deadlock") == 0 || strcmp(mode, "slow") == 0) {
+        int v = 0;
+
+        if (strcmp(mode, "slow") == 0) {
+            t_compute(5.0);
+            for (int i = 0; i < nodes; i++)
+                CMMD_send_block(i, 32, &i, sizeof(i));
+        }
+        CMMD_receive_block(0, 31, &v, sizeof(v));
+        T_EQ(v, 7, "node 0's word");
+        return 0;
+    }
     host_collectives();
     reductions();
     host_sync();
@@ -483,6 +501,18 @@ static int run(const char *mode)
         CMMD_bc_from_host(&nodes, sizeof(int));
     T_EQ(CMMD_is_enabled(), 0, "CMMD_is_enabled() before enable_host");
     CMMD_enable_host();
+    if (strcmp(mode, "deadlock") == 0 || strcmp(mode, "slow") == 0) {
+        int v = -1;
+
+        CMMD_receive_block(host, 32, &v, sizeof(v));
+        T_EQ(v, t_self, "the host's word");
+        if (t_self == 0) {
+            t_compute(5.0);
+            v = 7;
+            CMMD_send_block(host, 31, &v, sizeof(v));
+        }
+        return 0;
+    }
     if (strcmp(mode, "all") != 0 && strcmp(mode, "vtime") != 0) {
         CMMD_sync_with_host();
         return 1;
