@@ -5,7 +5,8 @@
 # lib.sh's cluster_netns_up; a slurm.conf with MpiDefault=pmix.  Then
 # srun --mpi=pmix runs cm5fab jobs across the hosts: hello, the CMMD
 # ring with every byte checked, cm5sched with two algorithms verified,
-# a job whose node exits 3 (the job ends with 3, one line naming the
+# a host/node job (srun --multi-prog) and the same deadlocked (node 0's
+# one line names the host program), a job whose node exits 3 (the job ends with 3, one line naming the
 # node), a killed slurmd (the job ends, bounded, with a line).  Every
 # daemon is ours (its own socket, state and log directory under the
 # scratch directory) and is ended on exit with the namespaces.  Skips
@@ -126,7 +127,7 @@ while [ $(($(date +%s) - t0)) -lt 30 ]; do
 done
 [ "$up" = 3 ] || cluster_skip "the three slurmd did not register in 30 s ($(timeout 5 ip netns exec ${pre}h0 sinfo -h -N 2>&1 | tr '\n' ' '); $(tail -n 1 "$dir/slurmctld.log"))"
 
-echo "1..7"
+echo "1..8"
 B=$abs_top_builddir/examples
 
 # slurm_run NODES TASKS TIMEOUT PROGRAM ARGS...: srun from the head.
@@ -169,6 +170,23 @@ n=$(printf '%s\n' "$out" | grep -c '^prog_host: node [0-9] of 9 ok$')
     ok 4 "srun --multi-prog: host program + 9 nodes on 3 hosts, every host call right" ||
     notok 4 "srun host/node ($n of 10 ok, exit $rc)" "$out"
 
+# the same host/node pair deadlocked (the host waits for node 0, every
+# node for the host): node 0's one line, the host program named in it
+# (its token passes through the host, am_alive.c)
+printf '0 %s deadlock\n1-9 %s deadlock\n' "$P/prog_host_h" "$P/prog_host_n" \
+    >"$dir/hostdl.conf"
+t0=$(date +%s)
+out=$(timeout -k 5 120 ip netns exec ${pre}h0 srun --mpi=pmix -N 3 -n 10 \
+    --export=ALL,FI_TCP_IFACE=cm5net,CM5_HOST=1 \
+    --multi-prog "$dir/hostdl.conf" 2>&1)
+rc=$?
+t=$(($(date +%s) - t0))
+want="error deadlock: every node has waited for a message for 3 s and none is in flight: nodes 0-8 and the host program in message completion; stopping the job (CM5_DEADLOCK=0: no check)"
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 60 ] &&
+    [ "$(printf '%s\n' "$out" | grep -c "^cm5\[0:[0-9]*\] $want\$")" = 1 ] &&
+    ok 5 "srun --multi-prog deadlocked (host + 9 nodes on 3 hosts): node 0's one line names the host program, status $rc in ${t}s" ||
+    notok 5 "srun host/node deadlock (exit $rc, ${t}s)" "$out"
+
 # node 5 exits with status 3 while the others wait in a barrier: the job
 # ends with 3, bounded, and a line names node 5
 t0=$(date +%s)
@@ -177,8 +195,8 @@ rc=$?
 t=$(($(date +%s) - t0))
 [ $rc -eq 3 ] && [ $t -le 60 ] &&
     printf '%s\n' "$out" | grep -Eq "task 5: Exited with exit code 3|node 5 .*exit" &&
-    ok 5 "srun: node 5 exits with 3: the job ends with 3 in ${t}s, a line names node 5 ($(printf "%s\n" "$out" | grep -m1 "task 5\|node 5 exited"))" ||
-    notok 5 "srun: node 5 exits with 3 (exit $rc, ${t}s)" "$out"
+    ok 6 "srun: node 5 exits with 3: the job ends with 3 in ${t}s, a line names node 5 ($(printf "%s\n" "$out" | grep -m1 "task 5\|node 5 exited"))" ||
+    notok 6 "srun: node 5 exits with 3 (exit $rc, ${t}s)" "$out"
 
 # host h2 dies mid-job: its slurmd, slurmstepd and nodes killed at once
 # (kill -9 of everything in its namespace): the job ends, bounded, and a
@@ -204,8 +222,8 @@ t=$(($(date +%s) - t0))
 out=$(cat "$dir/fail.out")
 [ "$n" -gt 0 ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 60 ] &&
     printf '%s\n' "$out" | grep -Eq "lost node [0-9]+|h2: task|[Nn]ode h2|Node failure on h2" &&
-    ok 6 "host h2 killed (slurmd, slurmstepd, $n nodes): the job ends with $rc in ${t}s, a line names it ($(printf '%s\n' "$out" | grep -Em1 "lost node [0-9]+|h2: task|[Nn]ode h2|Node failure on h2"))" ||
-    notok 6 "host h2 killed ($n nodes there, exit $rc, ${t}s)" "$out"
+    ok 7 "host h2 killed (slurmd, slurmstepd, $n nodes): the job ends with $rc in ${t}s, a line names it ($(printf '%s\n' "$out" | grep -Em1 "lost node [0-9]+|h2: task|[Nn]ode h2|Node failure on h2"))" ||
+    notok 7 "host h2 killed ($n nodes there, exit $rc, ${t}s)" "$out"
 
 # nothing of the jobs left on the live hosts (h2's slurmd is gone)
 sleep 1
@@ -213,5 +231,5 @@ left=$(for i in 1 3; do ip netns pids ${pre}h$i | while read -r p; do
     grep -qs -e am_flood -e prog_alive -e cmmd_ring -e cm5sched -e hello -e prog_host \
         "/proc/$p/cmdline" && echo "$p"
 done; done | tr '\n' ' ')
-[ -z "$left" ] && ok 7 "no node process left on the live hosts" ||
-    notok 7 "processes left: $left" ""
+[ -z "$left" ] && ok 8 "no node process left on the live hosts" ||
+    notok 8 "processes left: $left" ""
