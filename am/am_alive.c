@@ -208,11 +208,6 @@ cm5_status_t cm5i_alive_config(void)
 
 int cm5i_alive_enabled(void) { return alive.on; }
 
-double cm5i_alive_watch_s(void)
-{
-    return alive.started && alive.watch ? alive.timeout : 0;
-}
-
 cm5_status_t cm5i_alive_open(void)
 {
     size_t tok = sizeof(alive_token_t) + (size_t)cm5i_ctx.nep;
@@ -643,6 +638,8 @@ cm5_status_t cm5i_alive_start(void)
         return CM5_ERR_NO_MEMORY;
     }
     alive.started = 1;
+    if (alive.watch && alive.rank < cm5i_ctx.size)
+        cm5i_ctx.watch_s = alive.timeout; /* (am_progress.c waits for it) */
     return CM5_OK;
 }
 
@@ -653,6 +650,7 @@ void cm5i_alive_quiet(void)
     struct timespec ts = {0, 10 * 1000 * 1000};
 
     atomic_store(&alive.quiet, 1);
+    cm5i_ctx.watch_s = 0; /* (it names nobody now) */
     /* The heartbeat thread is taking the process down: do not close the
      * endpoints it still uses.  (If it saw quiet in time, it backs off.) */
     while (atomic_load(&alive.reporting) && alive.pid == getpid())

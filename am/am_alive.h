@@ -13,9 +13,6 @@
 /* Read CM5_PEER_TIMEOUT (after the bootstrap: the same on every node). */
 cm5_status_t cm5i_alive_config(void);
 int cm5i_alive_enabled(void);
-/* The heartbeat's timeout if it watches this node's predecessor (a node
- * that dies is named by its successor within it), else 0. */
-double cm5i_alive_watch_s(void);
 /* Open the heartbeat's endpoints (after the main ones: same provider). */
 cm5_status_t cm5i_alive_open(void);
 /* Their address record, and every node's (stride bytes apart). */

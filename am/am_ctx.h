@@ -30,6 +30,10 @@ typedef struct {
     int in_ctor;     /* starting from the library's constructor */
 
     int finalizing; /* in the exit barrier: handlers are served */
+    /* The heartbeat's timeout in seconds while it watches this node's
+     * predecessor (a dead node is named by its successor within it), else
+     * 0: set by am_alive.c, read where a failure names no node. */
+    double watch_s;
 } cm5i_ctx_t;
 
 extern cm5i_ctx_t cm5i_ctx;

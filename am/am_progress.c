@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "am_alive.h"
 #include "am_ctx.h"
 #include "am_event.h"
 #include "am_guard.h"
@@ -193,7 +192,7 @@ void cm5i_progress_teardown(void)
 static CM5_NORETURN void progress_network_failure(int c, int status)
 {
     int lost = cm5i_fab_lost_node(cm5i_ctx.fab);
-    double hb = lost < 0 ? cm5i_alive_watch_s() : 0;
+    double hb = lost < 0 ? cm5i_ctx.watch_s : 0;
     double until = cm5_rtime() + 3.0 + hb;
     struct timespec ts = {0, 20 * 1000 * 1000};
 

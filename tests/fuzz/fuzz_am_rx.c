@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "am_alive.h"
 #include "am_barrier.h"
 #include "am_config.h"
 #include "am_ctx.h"
@@ -105,7 +104,6 @@ int cm5i_fab_lost_node(const cm5i_fab_t *fab)
     (void)fab;
     return -1;
 }
-double cm5i_alive_watch_s(void) { return 0; }
 void cm5i_irq_deliver(void) { cm5i_irq_pending = 0; }
 void cm5i_irq_acquire(void) {}
 void cm5i_irq_leave(void) { cm5i_irq_pending = 0; }
