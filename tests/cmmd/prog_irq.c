@@ -302,13 +302,15 @@ static void test_inside(void)
         T_EQ(bad_args, 0, "handlers with wrong arguments");
         /* in_cmmd is set by this code just before each call and cleared
          * just after, so an interrupt in those few instructions of user
-         * code legitimately runs handlers "inside": allow a handful (a
-         * library that does not hold interrupts in its calls gets
-         * thousands here). */
-        T_CHECK(cmmd_violations * 100 <= hcount - base,
+         * code legitimately runs handlers "inside": allow a handful, 2 or
+         * 1 % (a library that does not hold interrupts in its calls gets
+         * most of them here, node 0 being mostly inside: thousands, or
+         * most of the few dozen a busy host delivers; 1 % alone failed a
+         * clean run in which 1 of 26 landed there). */
+        T_CHECK(cmmd_violations <= 2 || cmmd_violations * 100 <= hcount - base,
                 "%d of %d handlers ran from an interrupt while node 0 was "
-                "inside a CMMD call (at most 1%% may land in the user code "
-                "around the calls)",
+                "inside a CMMD call (at most 2 or 1%% may land in the user "
+                "code around the calls)",
                 cmmd_violations, hcount - base);
     }
     CMMD_all_msgs_wait();
