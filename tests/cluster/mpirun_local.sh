@@ -213,7 +213,8 @@ c=$(alive_line -x CM5_PEER_TIMEOUT=10)
 # goes from the last node to it, then to node 0), on the rings and over
 # tcp with the heartbeat on; the counter-pattern (the host computes 5 s
 # while every node waits for it, then node 0 5 s while the host waits:
-# CM5_DEADLOCK=1) runs to its end.
+# CM5_DEADLOCK=1) runs to its end, on the rings and over tcp beside two
+# CPU hogs.
 want="error deadlock: every node has waited for a message for 3 s and none is in flight: nodes 0-2 and the host program in message completion; stopping the job (CM5_DEADLOCK=0: no check)"
 t0=$(date +%s)
 out=$(mpi 60 -x CM5_HOST=1 -np 1 "$P/prog_host_h" deadlock : \
@@ -231,10 +232,28 @@ n2=$(printf '%s\n' "$out2" | grep -c "^cm5\[0:[0-9]*\] $want\$")
     ok 18 "a host/node deadlock under mpirun: node 0's one line names the host program too (rings: status $rc1 in ${t1}s; tcp, heartbeat on: $rc2 in ${t2}s)" ||
     notok 18 "host/node deadlock under mpirun (status $rc1, ${t1}s; tcp $rc2, ${t2}s)" "$out
 $out2"
-mpi 60 -x CM5_HOST=1 -x CM5_DEADLOCK=1 -np 1 "$P/prog_host_h" slow : \
-    -x CM5_HOST=1 -x CM5_DEADLOCK=1 -np 3 "$P/prog_host_n" slow \
-    >"$scratch/slow.out" 2>&1
-n=$(grep -c '^prog_host: node [0-3] of 3 ok$' "$scratch/slow.out")
-[ $rc -eq 0 ] && [ "$n" = 4 ] &&
-    ok 19 "host/node, each side computing 5 s while the other waits (CM5_DEADLOCK=1): no verdict, the job ends" ||
-    notok 19 "a slow host under mpirun's check (status $rc, $n of 4 ok)" "$(cat "$scratch/slow.out")"
+# (the counter-pattern on the rings, then over tcp with the heartbeat on
+# beside two CPU hogs, killed by their PIDs)
+slow_job() { # FILE [MPIRUN OPTIONS FOR BOTH]...
+    f=$1
+    shift
+    mpi 90 -x CM5_HOST=1 -x CM5_DEADLOCK=1 "$@" -np 1 "$P/prog_host_h" slow : \
+        -x CM5_HOST=1 -x CM5_DEADLOCK=1 "$@" -np 3 "$P/prog_host_n" slow \
+        >"$f" 2>&1
+    s_rc=$rc
+    s_n=$(grep -c '^prog_host: node [0-3] of 3 ok$' "$f")
+}
+slow_job "$scratch/slow.out"
+rc1=$s_rc n1=$s_n
+(while :; do :; done) &
+hog1=$!
+(while :; do :; done) &
+hog2=$!
+trap 'kill $hog1 $hog2 2>/dev/null; rm -rf "$scratch"' EXIT
+slow_job "$scratch/slow2.out" -x CM5_PROVIDER=tcp -x CM5_PEER_TIMEOUT=10
+kill $hog1 $hog2 2>/dev/null
+wait $hog1 $hog2 2>/dev/null
+trap 'rm -rf "$scratch"' EXIT
+[ $rc1 -eq 0 ] && [ "$n1" = 4 ] && [ $s_rc -eq 0 ] && [ "$s_n" = 4 ] &&
+    ok 19 "host/node, each side computing 5 s while the other waits (CM5_DEADLOCK=1): no verdict, the job ends (rings; tcp with the heartbeat, beside two CPU hogs)" ||
+    notok 19 "a slow host under mpirun's check (rings: status $rc1, $n1 of 4 ok; tcp, hogs: $s_rc, $s_n of 4 ok)" "$(cat "$scratch/slow.out" "$scratch/slow2.out")"
