@@ -119,6 +119,13 @@ cluster_kill_flood() {
 # REF, no node says its synchronisation broke or is off, and SAID (if
 # not empty) appears exactly once.  Returns non-zero at the first run
 # that does not, with why, out (its output) and vs_last (its lines).
+# node0_stopped OUT RC SECONDS BOUND LINE: a job stopped by a check --
+# non-zero, not by timeout (124) nor mpi's leftovers (99), within BOUND
+# seconds -- with exactly one line "cm5[0:PID] LINE" from node 0 in OUT.
+node0_stopped() {
+    [ "$2" -ne 0 ] && [ "$2" -ne 124 ] && [ "$2" -ne 99 ] && [ "$3" -le "$4" ] &&
+        [ "$(printf '%s\n' "$1" | grep -c "^cm5\[0:[0-9]*\] $5\$")" = 1 ]
+}
 vs_lines() { grep '^prog_vsync: node [0-9]* clock' | sort -k3,3n; }
 vs_ref() {
     f=$1 n=$2

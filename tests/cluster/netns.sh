@@ -79,8 +79,7 @@ for env in "CM5_MODEL=" "CM5_MODEL=cm5"; do
         "$abs_top_builddir/tests/cmmd/prog_deadlock" recv 2>&1)
     rc=$?
     t=$(($(date +%s) - t0))
-    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $t -le 30 ] &&
-        [ "$(printf '%s\n' "$out" | grep -c "^cm5\[0:[0-9]*\] $want\$")" = 1 ] &&
+    node0_stopped "$out" $rc $t 30 "$want" &&
         ok $k "a deadlock on 3 hosts ($env): one line from node 0, the job stopped (status $rc, ${t}s)" ||
         notok $k "a deadlock on 3 hosts ($env): status $rc, ${t}s" "$out"
     k=$((k + 1))
