@@ -25,4 +25,10 @@ int cm5s_wl_metis(int n, const int32_t *xadj, const int32_t *adj, int nparts,
                   int seed, int ufactor, int32_t *part, char *err,
                   size_t errlen);
 
+/* Greedy graph growing (part=grow): nparts parts grown at once from
+ * nparts random vertices drawn with seed; part[v] in [0, nparts).  0, or
+ * -1 with err. */
+int cm5s_wl_grow(int n, const int32_t *xadj, const int32_t *adj, int nparts,
+                 uint64_t seed, int32_t *part, char *err, size_t errlen);
+
 #endif /* CM5S_WORKLOAD_INTERNAL_H */

@@ -9,7 +9,10 @@
  * data/mesh, the installed $(pkgdatadir)/mesh, then Debian libmetis-doc's
  * example directory (copter2, 4elt, mdual).  The partition is METIS
  * k-way with the caller's seed, so any p works and every node computes
- * the same one.
+ * the same one; part=grow instead grows the p parts at once from p
+ * random vertices (greedy graph growing), a weaker partitioner whose
+ * cuts are closer to those of the paper's genetic algorithm (Mansour
+ * 1992): longer messages, more of them (workloads(7)).
  *
  * METIS is loaded when first needed (libmetis.so.5) unless the build
  * linked it (HAVE_METIS): the library has no hard dependency on it.
@@ -123,6 +126,103 @@ int cm5s_wl_metis(int n, const int32_t *xadj, const int32_t *adj, int nparts,
         return -1;
     }
     return 0;
+}
+
+/* ---- greedy graph growing (part=grow) -------------------------------- */
+
+typedef struct {
+    int32_t *v; /* the breadth-first queue: neighbours of owned vertices */
+    size_t head, n, cap;
+    int size; /* vertices owned */
+} grow_part_t;
+
+/* Queue v's neighbours on part g. */
+static int grow_push(grow_part_t *g, const int32_t *xadj, const int32_t *adj,
+                     int v)
+{
+    size_t need = g->n + (size_t)(xadj[v + 1] - xadj[v]);
+
+    if (need > g->cap) {
+        size_t cap = g->cap ? g->cap : 64;
+        int32_t *nv;
+
+        while (cap < need)
+            cap *= 2;
+        if (!(nv = realloc(g->v, sizeof(int32_t) * cap)))
+            return -1;
+        g->v = nv;
+        g->cap = cap;
+    }
+    memcpy(g->v + g->n, adj + xadj[v],
+           sizeof(int32_t) * (size_t)(xadj[v + 1] - xadj[v]));
+    g->n = need;
+    return 0;
+}
+
+/* Grow nparts parts at once from nparts distinct random vertices: each
+ * step the smallest part (lowest index on a tie) whose queue is not
+ * exhausted takes the next unowned vertex of its breadth-first queue
+ * and queues that vertex's neighbours.  A vertex no part can reach (a
+ * disconnected graph) goes, lowest first, to the smallest part.  The same
+ * seed gives the same partition on every node.  0, or -1 with err. */
+int cm5s_wl_grow(int n, const int32_t *xadj, const int32_t *adj, int nparts,
+                 uint64_t seed, int32_t *part, char *err, size_t errlen)
+{
+    grow_part_t *g = calloc((size_t)nparts, sizeof(*g));
+    int *perm = malloc(sizeof(int) * (size_t)n);
+    int v, k, best, left = n, next = 0, rc = -1;
+    cm5s_rng_t r;
+
+    if (!g || !perm)
+        goto out;
+    for (v = 0; v < n; v++) {
+        perm[v] = v;
+        part[v] = -1;
+    }
+    cm5s_rng_seed(&r, seed, 0x67726f77u /* "grow" */);
+    for (k = 0; k < nparts; k++) { /* partial Fisher-Yates: the seeds */
+        int j = k + (int)cm5s_rng_below(&r, (uint64_t)(n - k)), t = perm[k];
+
+        perm[k] = perm[j];
+        perm[j] = t;
+        part[perm[k]] = k;
+        g[k].size = 1;
+        left--;
+        if (grow_push(&g[k], xadj, adj, perm[k]))
+            goto out;
+    }
+    while (left > 0) {
+        for (k = 0, best = -1; k < nparts; k++)
+            if (g[k].head < g[k].n && (best < 0 || g[k].size < g[best].size))
+                best = k;
+        if (best >= 0) {
+            v = g[best].v[g[best].head++];
+            if (part[v] >= 0)
+                continue;
+        } else { /* no part reaches an unowned vertex */
+            while (part[next] >= 0)
+                next++;
+            v = next;
+            for (k = best = 0; k < nparts; k++)
+                if (g[k].size < g[best].size)
+                    best = k;
+        }
+        part[v] = best;
+        g[best].size++;
+        left--;
+        if (grow_push(&g[best], xadj, adj, v))
+            goto out;
+    }
+    rc = 0;
+out:
+    if (rc)
+        snprintf(err, errlen, "out of memory");
+    if (g)
+        for (k = 0; k < nparts; k++)
+            free(g[k].v);
+    free(g);
+    free(perm);
+    return rc;
 }
 
 /* ---- METIS graph files ------------------------------------------------ */
@@ -279,10 +379,11 @@ cm5_status_t cm5s_wl_mesh(cm5s_wl_args_t *a, int p, uint64_t seed,
                           cm5_workload_t *w)
 {
     const char *halo = cm5s_wl_str(a, "halo");
+    const char *how = cm5s_wl_str(a, "part");
     char path[1200], err[256];
     graph_t g = {0, NULL, NULL};
     int32_t *part = NULL;
-    int *stamp = NULL, edges = 0, i;
+    int *stamp = NULL, edges = 0, grow = 0, i;
     long uf;
     FILE *f;
     cm5_status_t rc;
@@ -293,11 +394,17 @@ cm5_status_t cm5s_wl_mesh(cm5s_wl_args_t *a, int p, uint64_t seed,
         edges = 1;
     else if (halo && strcmp(halo, "vertices"))
         return cm5s_wl_fail(a, "halo=%s: expected vertices or edges", halo);
+    if (how && !strcmp(how, "grow"))
+        grow = 1;
+    else if (how && strcmp(how, "metis"))
+        return cm5s_wl_fail(a, "part=%s: expected metis or grow", how);
+    if (grow && uf)
+        return cm5s_wl_fail(a, "ufactor is METIS's: not with part=grow");
     for (i = 0; i < a->nkv; i++)
         if (!a->kv[i].used)
             return cm5s_wl_fail(a,
                                 "unknown parameter '%s' for mesh (known: "
-                                "halo, ufactor)",
+                                "halo, part, ufactor)",
                                 a->kv[i].key);
     if (!(f = graph_open(a->pos, path, sizeof(path))))
         return cm5s_wl_fail(a, "cannot open mesh graph %s: %s", path,
@@ -317,14 +424,16 @@ cm5_status_t cm5s_wl_mesh(cm5s_wl_args_t *a, int p, uint64_t seed,
         rc = cm5s_wl_fail(a, "out of memory");
         goto out;
     }
-    if (cm5s_wl_metis(g.n, g.xadj, g.adj, p, (int)(seed % 2147483647u), (int)uf,
-                      part, err, sizeof(err))) {
+    if (grow ? cm5s_wl_grow(g.n, g.xadj, g.adj, p, seed, part, err, sizeof(err))
+             : cm5s_wl_metis(g.n, g.xadj, g.adj, p, (int)(seed % 2147483647u),
+                             (int)uf, part, err, sizeof(err))) {
         rc = cm5s_wl_fail(a, "%s", err);
         goto out;
     }
     mesh_com(&g, part, edges, w, stamp);
-    snprintf(w->name, sizeof(w->name), "mesh:%.100s%s%s", a->pos,
-             edges ? ",halo=edges" : "", uf ? ",ufactor=" : "");
+    snprintf(w->name, sizeof(w->name), "mesh:%.100s%s%s%s", a->pos,
+             edges ? ",halo=edges" : "", grow ? ",part=grow" : "",
+             uf ? ",ufactor=" : "");
     if (uf)
         snprintf(w->name + strlen(w->name), sizeof(w->name) - strlen(w->name),
                  "%ld", uf);

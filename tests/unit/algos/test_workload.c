@@ -578,6 +578,91 @@ Test(workload, mesh_deterministic_and_seeded)
     cm5_workload_free(&c);
 }
 
+/* part=grow (greedy growing, no METIS needed): symmetric, seeded, and its
+ * halo traffic within 10 % of the paper's partitions' (fan-out average x
+ * length average, wang1993 5), where METIS's k-way cut is 30-38 % short. */
+Test(workload, mesh_grow)
+{
+    static const struct {
+        const char *name;
+        double paper; /* 32 x fan-out avg x length avg, wang1993 */
+    } m[] = {{"airfoil2800", 32 * 9.25 * 14.2},
+             {"airfoil9428", 32 * 10.5 * 32.04},
+             {"airfoil53961", 32 * 10.81 * 93.21}};
+    char spec[96];
+    size_t k;
+    int i, j;
+
+    for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+        cm5_workload_t g, g2, g3;
+        double tot = 0;
+
+        snprintf(spec, sizeof(spec), "mesh:%s,part=grow", m[k].name);
+        g = make(spec, 32, 1);
+        g2 = make(spec, 32, 1);
+        g3 = make(spec, 32, 2);
+        cr_assert_str_eq(g.name, spec);
+        cr_assert(!memcmp(g.com, g2.com, sizeof(size_t) * 32 * 32));
+        cr_assert(memcmp(g.com, g3.com, sizeof(size_t) * 32 * 32),
+                  "%s: seed ignored", spec);
+        for (i = 0; i < 32; i++) {
+            cr_assert_eq(AT(g, i, i), 0);
+            cr_assert(row_nnz(g, i) > 0, "%s: part %d talks to nobody", spec,
+                      i);
+            for (j = 0; j < 32; j++) {
+                cr_assert_eq(AT(g, i, j) > 0, AT(g, j, i) > 0);
+                tot += (double)AT(g, i, j);
+            }
+        }
+        cr_assert(tot >= 0.9 * m[k].paper && tot <= 1.1 * m[k].paper,
+                  "%s: halo traffic %.0f, the paper's %.0f", spec, tot,
+                  m[k].paper);
+        if (have_metis()) {
+            cm5_workload_t w;
+            double mt = 0;
+
+            snprintf(spec, sizeof(spec), "mesh:%s", m[k].name);
+            w = make(spec, 32, 1);
+            for (i = 0; i < 32 * 32; i++)
+                mt += (double)w.com[i];
+            cr_assert(mt < 0.8 * m[k].paper, "%s: METIS's traffic %.0f", spec,
+                      mt);
+            cm5_workload_free(&w);
+        }
+        cm5_workload_free(&g);
+        cm5_workload_free(&g2);
+        cm5_workload_free(&g3);
+    }
+}
+
+/* On a ring of 12 vertices every part of part=grow is an arc (or, when
+ * seeds are neighbours, a vertex between two arcs): with 3 parts each
+ * talks to both others through one vertex, whatever the seed. */
+Test(workload, mesh_grow_ring)
+{
+    char spec[96];
+    uint64_t seed;
+    int i, j;
+
+    csv_file("12 12\n2 12\n1 3\n2 4\n3 5\n4 6\n5 7\n6 8\n7 9\n8 10\n"
+             "9 11\n10 12\n11 1\n");
+    snprintf(spec, sizeof(spec), "mesh:%s,part=grow", csv_path);
+    for (seed = 1; seed <= 20; seed++) {
+        cm5_workload_t w = make(spec, 3, seed);
+
+        for (i = 0; i < 3; i++)
+            for (j = 0; j < 3; j++)
+                cr_assert_eq(AT(w, i, j), (size_t)(i != j),
+                             "seed %llu: COM[%d][%d] = %zu",
+                             (unsigned long long)seed, i, j, AT(w, i, j));
+        cm5_workload_free(&w);
+    }
+    unlink(csv_path);
+    bad("mesh:airfoil2800,part=rcb", 8, "part=rcb: expected metis or grow");
+    bad("mesh:airfoil2800,part=grow,ufactor=100", 8,
+        "ufactor is METIS's: not with part=grow");
+}
+
 Test(workload, mesh_graph_file_errors)
 {
     char spec[96];
