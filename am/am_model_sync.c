@@ -70,6 +70,12 @@
 #include "boot/boot_proto.h"
 
 #define MS_INF UINT64_MAX
+/* A node that keeps taking packets in one pass, its clock never catching
+ * up with what comes due (three nodes whose inquiries a node denies
+ * faster than it can answer them, each answer an interrupt), runs its
+ * deferred protocol steps after every MS_DEFER_EVERY packets instead of
+ * only once the pass ends, which then it never does (ms_take_through). */
+#define MS_DEFER_EVERY 64
 
 int cm5i_msync_on;
 
@@ -1339,7 +1345,7 @@ static void ms_run(ms_ev_t *e)
  * still come.  Returns the packets run. */
 static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
 {
-    unsigned spins = 0;
+    unsigned spins = 0, since = 0;
     int n = 0;
 
     for (;;) {
@@ -1369,8 +1375,11 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
                  * (A data notice's acknowledgement may have been
                  * promised earlier: its receipt was taken with
                  * another's.) */
-                if (ms.nprom > nprom || (notice && ms_notice))
+                if (ms.nprom > nprom || (notice && ms_notice) ||
+                    ++since == MS_DEFER_EVERY) {
                     cm5i_progress_run_deferred();
+                    since = 0;
+                }
                 if (ms_after)
                     ms_after();
                 n++;

@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=53
+PLAN=54
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -475,6 +475,33 @@ check "DRS_N, 16 nodes, d = 8, interrupts and CMMD data: the same table four tim
     '[ "$cb_rc" -eq 0 ] && [ "$cb_rc2" -eq 0 ] && [ "$cb_rc3" -eq 0 ] &&
      [ "$rc" -eq 0 ] && grep -q "drsn" cb.1 && cmp -s cb.1 cb.2 &&
      cmp -s cb.1 cb.3 && cmp -s cb.1 cb.4 && [ "$(broken)" -eq 0 ]'
+
+# A node flooded with inquiries (DRS_N on 32 nodes, Table 6's 9428-point
+# mesh cut by greedy growing, schedule seed 1): three senders ask node 29
+# again as soon as it denies them, each answer an interrupt dearer than
+# their pace, so its clock never catches up with what comes due.  Its
+# pass ran their packets forever and never the step that sends node 2
+# the go-ahead of the message node 29 had granted (its lock stayed busy:
+# a livelock, found 2026-11-30); now deferred steps run every 64 packets.
+flood() {
+    timeout -k 2 200 "$CM5RUN" -n 32 --timeout 190 $2 \
+        "$abs_top_builddir/tools/cm5sched" --alg drsn \
+        --workload mesh:airfoil9428,part=grow --sizes 16 --reps 1 \
+        --warmup 0 -o seed=1 --interrupts -o drs_data=cmmd >out 2>err
+    rc=$?
+    grep -v '^#' out >"$1"
+}
+flood fl.1
+fl_rc=$rc
+hogs_on
+flood fl.2
+hogs_off
+fl_rc2=$rc
+flood fl.3 "--provider tcp"
+check "DRS_N, 32 nodes, a node flooded with inquiries: ends, the same table twice, once beside two CPU hogs, and over tcp (exit $fl_rc, $fl_rc2, $rc)" \
+    '[ "$fl_rc" -eq 0 ] && [ "$fl_rc2" -eq 0 ] && [ "$rc" -eq 0 ] &&
+     grep -q "drsn" fl.1 && cmp -s fl.1 fl.2 && cmp -s fl.1 fl.3 &&
+     [ "$(broken)" -eq 0 ]'
 
 # receipt beside the clock under every algorithm (its lookahead of a
 # message: doc/model.md): the same table twice, beside two CPU hogs and
