@@ -55,8 +55,9 @@ static const cm5i_model_params_t model_logp = {
 };
 
 /* A parameter: its key, and where it goes (microseconds, or MB/s for a
- * bandwidth, which sets a packet's link time, or a count). */
-enum { KEY_US, KEY_BW, KEY_COUNT };
+ * bandwidth, which sets a packet's link time, or a count, or a switch:
+ * 0 or 1). */
+enum { KEY_US, KEY_BW, KEY_COUNT, KEY_FLAG };
 typedef struct {
     const char *key;
     size_t off, off2; /* off2: a second field ("o": os and orr) */
@@ -71,7 +72,7 @@ static const model_key_t model_keys[] = {
     {"bw2", F(pkt[2]), 0, KEY_BW}, {"bw3", F(pkt[3]), 0, KEY_BW},
     {"ms", F(ms), 0, KEY_US},      {"mr", F(mr), 0, KEY_US},
     {"mx", F(mx), 0, KEY_US},      {"irq", F(irq), 0, KEY_US},
-    {"il", F(il), 0, KEY_US},      {"bc", F(bc), 0, KEY_US},
+    {"il", F(il), 0, KEY_FLAG},    {"bc", F(bc), 0, KEY_FLAG},
     {"pj", F(pj), 0, KEY_COUNT},   {"bar", F(bar), 0, KEY_US},
     {"red", F(red), 0, KEY_US},    {"redf", F(redf), 0, KEY_US},
     {"redv", F(redv), 0, KEY_US},  {"cnb", F(cnb), 0, KEY_US},
@@ -97,10 +98,12 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
         v = eq ? strtod(eq + 1, &end) : NAN;
         if (!eq || end == eq + 1 || *end || !isfinite(v) || v < 0 || v > 1e9 ||
             (k->kind == KEY_BW && v == 0) ||
-            (k->kind == KEY_COUNT && v != floor(v))) {
+            (k->kind == KEY_COUNT && v != floor(v)) ||
+            (k->kind == KEY_FLAG && v != 0 && v != 1)) {
             snprintf(err, errlen, "'%s' needs %s", kv,
                      k->kind == KEY_BW      ? "a number > 0 (MB/s)"
                      : k->kind == KEY_COUNT ? "a whole number >= 0"
+                     : k->kind == KEY_FLAG  ? "0 (off) or 1 (on)"
                                             : "a number >= 0 (microseconds)");
             return -1;
         }

@@ -51,10 +51,10 @@ Test(model, parses_presets_and_parameters)
 
 Test(model, rejects_bad_values_with_one_reason)
 {
-    static const char *bad[] = {"cm6",        "cm5:",       "cm5:L",
-                                "cm5:L=x",    "cm5:L=-1",   "cm5:bw1=0",
-                                "logp:q=1",   "cm5:L=1e99", "cm5:o=nan",
-                                "cm5:pj=1.5", "cm5:pj=-1"};
+    static const char *bad[] = {
+        "cm6",       "cm5:",     "cm5:L",      "cm5:L=x",   "cm5:L=-1",
+        "cm5:bw1=0", "logp:q=1", "cm5:L=1e99", "cm5:o=nan", "cm5:pj=1.5",
+        "cm5:pj=-1", "cm5:il=2", "cm5:bc=0.5", "cm5:il=on"};
     cm5i_model_params_t p;
     char err[200];
     int on;
@@ -66,6 +66,20 @@ Test(model, rejects_bad_values_with_one_reason)
         cr_expect_neq(err[0], '\0', "%s: a reason", bad[i]);
         cr_expect_null(strchr(err, '\n'), "%s: one line", bad[i]);
     }
+}
+
+/* il and bc are switches: 0 or 1, stored as such (until 2026-11-30 they
+ * were read as microseconds: il=1 stored 1000, il=yes said
+ * "microseconds"). */
+Test(model, switches)
+{
+    cm5i_model_params_t p = parse("cm5:il=0,bc=1");
+
+    cr_expect_eq(p.il, 0);
+    cr_expect_eq(p.bc, 1);
+    p = parse("cm5");
+    cr_expect_eq(p.il, 1, "interleaved receipt is the default");
+    cr_expect_eq(p.bc, 0);
 }
 
 Test(model, fat_tree_levels)
