@@ -454,14 +454,19 @@ check "cm5sched --alg all as wang1993 ran (interrupts, irq, mx, DRS_N's data by 
 # happened to be known in real time: 4 tables in 6 runs of this one, in
 # which node 2 granted node 7 or node 0 as it happened; doc/model.md,
 # "Interrupts")
-drs8() {
-    timeout -k 2 300 "$CM5RUN" -n 16 --timeout 290 $2 \
-        "$abs_top_builddir/tools/cm5sched" --alg drsn \
-        --workload density:d=8 --sizes 128,256 --reps 1 --warmup 0 \
-        --seed 1 --interrupts -o drs_data=cmmd >out 2>err
+# drsn OUT NODES WORKLOAD SIZES 'CM5RUN OPTIONS' [CM5SCHED OPTIONS]:
+# DRS_N as wang1993 ran it (interrupts, CMMD data); the table in OUT.
+drsn() {
+    out=$1 nodes=$2 wl=$3 sizes=$4 ropts=$5
+    shift 5
+    timeout -k 2 300 "$CM5RUN" -n "$nodes" --timeout 290 $ropts \
+        "$abs_top_builddir/tools/cm5sched" --alg drsn --workload "$wl" \
+        --sizes "$sizes" --reps 1 --warmup 0 --seed 1 --interrupts \
+        -o drs_data=cmmd "$@" >out 2>err
     rc=$?
-    grep -v '^#' out >"$1"
+    grep -v '^#' out >"$out"
 }
+drs8() { drsn "$1" 16 density:d=8 128,256 "$2"; }
 drs8 cb.1
 cb_rc=$rc
 drs8 cb.2
@@ -483,14 +488,7 @@ check "DRS_N, 16 nodes, d = 8, interrupts and CMMD data: the same table four tim
 # pass ran their packets forever and never the step that sends node 2
 # the go-ahead of the message node 29 had granted (its lock stayed busy:
 # a livelock, found 2026-11-30); now deferred steps run every 64 packets.
-flood() {
-    timeout -k 2 200 "$CM5RUN" -n 32 --timeout 190 $2 \
-        "$abs_top_builddir/tools/cm5sched" --alg drsn \
-        --workload mesh:airfoil9428,part=grow --sizes 16 --reps 1 \
-        --warmup 0 -o seed=1 --interrupts -o drs_data=cmmd >out 2>err
-    rc=$?
-    grep -v '^#' out >"$1"
-}
+flood() { drsn "$1" 32 mesh:airfoil9428,part=grow 16 "$2" -o seed=1; }
 flood fl.1
 fl_rc=$rc
 hogs_on
