@@ -467,19 +467,25 @@ drsn() {
     grep -v '^#' out >"$out"
 }
 drs8() { drsn "$1" 16 density:d=8 128,256 "$2"; }
-drs8 cb.1
-cb_rc=$rc
-drs8 cb.2
-cb_rc2=$rc
-hogs_on
-drs8 cb.3
-hogs_off
-cb_rc3=$rc
-drs8 cb.4 "--provider tcp"
-check "DRS_N, 16 nodes, d = 8, interrupts and CMMD data: the same table four times, once beside two CPU hogs, once over tcp (exit $cb_rc, $cb_rc2, $cb_rc3, $rc)" \
-    '[ "$cb_rc" -eq 0 ] && [ "$cb_rc2" -eq 0 ] && [ "$cb_rc3" -eq 0 ] &&
-     [ "$rc" -eq 0 ] && grep -q "drsn" cb.1 && cmp -s cb.1 cb.2 &&
-     cmp -s cb.1 cb.3 && cmp -s cb.1 cb.4 && [ "$(broken)" -eq 0 ]'
+# three FN P: FN P.1 plain, P.2 beside two CPU hogs, P.3 over tcp; their
+# exit statuses in r1, r2, r3.
+three() {
+    $1 "$2.1"
+    r1=$rc
+    hogs_on
+    $1 "$2.2"
+    hogs_off
+    r2=$rc
+    $1 "$2.3" "--provider tcp"
+    r3=$rc
+}
+drs8 cb.0
+r0=$rc
+three drs8 cb
+check "DRS_N, 16 nodes, d = 8, interrupts and CMMD data: the same table four times, once beside two CPU hogs, once over tcp (exit $r0, $r1, $r2, $r3)" \
+    '[ "$r0" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] &&
+     [ "$r3" -eq 0 ] && grep -q "drsn" cb.0 && cmp -s cb.0 cb.1 &&
+     cmp -s cb.0 cb.2 && cmp -s cb.0 cb.3 && [ "$(broken)" -eq 0 ]'
 
 # A node flooded with inquiries (DRS_N on 32 nodes, Table 6's 9428-point
 # mesh cut by greedy growing, schedule seed 1): three senders ask node 29
@@ -489,15 +495,9 @@ check "DRS_N, 16 nodes, d = 8, interrupts and CMMD data: the same table four tim
 # the go-ahead of the message node 29 had granted (its lock stayed busy:
 # a livelock, found 2026-11-30); now deferred steps run every 64 packets.
 flood() { drsn "$1" 32 mesh:airfoil9428,part=grow 16 "$2" -o seed=1; }
-flood fl.1
-fl_rc=$rc
-hogs_on
-flood fl.2
-hogs_off
-fl_rc2=$rc
-flood fl.3 "--provider tcp"
-check "DRS_N, 32 nodes, a node flooded with inquiries: ends, the same table twice, once beside two CPU hogs, and over tcp (exit $fl_rc, $fl_rc2, $rc)" \
-    '[ "$fl_rc" -eq 0 ] && [ "$fl_rc2" -eq 0 ] && [ "$rc" -eq 0 ] &&
+three flood fl
+check "DRS_N, 32 nodes, a node flooded with inquiries: ends, the same table twice, once beside two CPU hogs, and over tcp (exit $r1, $r2, $r3)" \
+    '[ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && [ "$r3" -eq 0 ] &&
      grep -q "drsn" fl.1 && cmp -s fl.1 fl.2 && cmp -s fl.1 fl.3 &&
      [ "$(broken)" -eq 0 ]'
 
