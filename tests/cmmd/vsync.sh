@@ -470,13 +470,14 @@ drs8() { drsn "$1" 16 density:d=8 128,256 "$2"; }
 # three FN P: FN P.1 plain, P.2 beside two CPU hogs, P.3 over tcp; their
 # exit statuses in r1, r2, r3.
 three() {
-    $1 "$2.1"
+    three_fn=$1
+    "$three_fn" "$2.1"
     r1=$rc
     hogs_on
-    $1 "$2.2"
+    "$three_fn" "$2.2"
     hogs_off
     r2=$rc
-    $1 "$2.3" "--provider tcp"
+    "$three_fn" "$2.3" "--provider tcp"
     r3=$rc
 }
 drs8 cb.0
