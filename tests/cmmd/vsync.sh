@@ -497,10 +497,18 @@ check "DRS_N, 16 nodes, d = 8, interrupts and CMMD data: the same table four tim
 # a livelock, found 2026-11-30); now deferred steps run every 64 packets.
 flood() { drsn "$1" 32 mesh:airfoil9428,part=grow 16 "$2" -o seed=1; }
 three flood fl
-check "DRS_N, 32 nodes, a node flooded with inquiries: ends, the same table twice, once beside two CPU hogs, and over tcp (exit $r1, $r2, $r3)" \
+flood fl.4 "--provider udp"
+r4=$rc
+CM5_SHM=off
+export CM5_SHM
+flood fl.5 ""
+r5=$rc
+unset CM5_SHM
+check "DRS_N, 32 nodes, a node flooded with inquiries: ends, the same table twice, once beside two CPU hogs, over tcp, udp and libfabric shm (exit $r1, $r2, $r3, $r4, $r5)" \
     '[ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && [ "$r3" -eq 0 ] &&
-     grep -q "drsn" fl.1 && cmp -s fl.1 fl.2 && cmp -s fl.1 fl.3 &&
-     [ "$(broken)" -eq 0 ]'
+     [ "$r4" -eq 0 ] && [ "$r5" -eq 0 ] && grep -q "drsn" fl.1 &&
+     cmp -s fl.1 fl.2 && cmp -s fl.1 fl.3 && cmp -s fl.1 fl.4 &&
+     cmp -s fl.1 fl.5 && [ "$(broken)" -eq 0 ]'
 
 # receipt beside the clock under every algorithm (its lookahead of a
 # message: doc/model.md): the same table twice, beside two CPU hogs and
