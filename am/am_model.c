@@ -645,10 +645,11 @@ static void model_bc_add(int src, uint64_t arr, size_t len, int cmmd, void *ref)
 static int model_bc_packet(uint64_t *x)
 {
     model_bc_job_t *b = &bc.v[bc.next];
-    uint64_t t = *x;
+    uint64_t t = *x, sq = cm5i_model_switch_q(&model.p, bc.n);
+    uint64_t q = b->j.q > sq ? b->j.q : sq; /* (switching between them) */
 
-    *x += b->j.q;
-    bc.y += b->j.q;
+    *x += q;
+    bc.y += q;
     if (--b->rem) {
         bc.next = (bc.next + 1) % bc.n;
         return 0;

@@ -32,6 +32,16 @@ uint64_t cm5i_model_send(const cm5i_model_params_t *p, cm5i_vnode_t *n,
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* floor(log2 x), x >= 1 */
+static uint64_t ilog2_64(uint64_t x)
+{
+    uint64_t r = 0;
+
+    while (x >>= 1)
+        r++;
+    return r;
+}
+
 /* The packets reach the link at d0 + L + i * os (the sender's pace) and
  * pass it one per period, after what it carries already; the node takes
  * each as it comes (orr), or all of them after what it was doing. */
@@ -55,6 +65,13 @@ uint64_t cm5i_model_rendezvous(const cm5i_model_params_t *p, uint64_t d0,
 {
     return max64(d0 + (uint64_t)p->L, post) + 2 * (uint64_t)p->orr +
            (uint64_t)p->L;
+}
+
+uint64_t cm5i_model_switch_q(const cm5i_model_params_t *p, uint64_t open)
+{
+    if (p->sw <= 0 || open < 2)
+        return 0;
+    return (uint64_t)p->orr + (uint64_t)p->sw * ilog2_64(open);
 }
 
 uint64_t cm5i_model_take_q(const cm5i_model_params_t *p, int lv)
@@ -143,29 +160,33 @@ uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
         jobs[k].end = 0;
     }
     while (done < n) {
-        uint64_t m = UINT64_MAX, per = 0;
+        uint64_t m = UINT64_MAX, per = 0, sq;
 
-        /* the fewest packets left: the rounds until the next ends */
+        /* the fewest packets left: the rounds until the next ends; a
+         * packet of each of the c pushes still open costs at least
+         * orr + sw * floor(log2 c) (switching between them) */
         for (size_t k = 0; k < n; k++)
             if (rem[k] && rem[k] < m)
                 m = rem[k];
+        sq = cm5i_model_switch_q(p, n - done);
         for (size_t k = 0; k < n; k++)
             if (rem[k])
-                per += jobs[k].q;
+                per += max64(jobs[k].q, sq);
         t += (m - 1) * per;
         for (size_t k = 0; k < n; k++) { /* the last of those rounds */
             if (!rem[k])
                 continue;
             rem[k] -= m;
             if (rem[k]) {
-                t += jobs[k].q;
+                t += max64(jobs[k].q, sq);
                 continue;
             }
             jobs[k].left = t - L;
             jobs[k].ack = max64(jobs[k].left, ack0);
-            t += jobs[k].q + jobs[k].extra;
+            t += max64(jobs[k].q, sq) + jobs[k].extra;
             jobs[k].end = t;
             done++;
+            sq = cm5i_model_switch_q(p, n - done); /* (one fewer open) */
         }
     }
     r->clock = t;

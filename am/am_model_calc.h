@@ -112,6 +112,10 @@ typedef struct {
 } cm5i_take_job_t;
 uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
                                uint64_t b, cm5i_take_job_t *jobs, size_t n);
+/* The least a packet costs while open >= 2 receipts are interleaved:
+ * orr + sw * floor(log2 open) (doc/model.md, "Switching between
+ * pushes"); 0 (no bound) for one, or with sw = 0. */
+uint64_t cm5i_model_switch_q(const cm5i_model_params_t *p, uint64_t open);
 /* q of a receipt from level lv away: max(g, the link's time, orr). */
 uint64_t cm5i_model_take_q(const cm5i_model_params_t *p, int lv);
 /* What a control-network operation costs. */

@@ -21,8 +21,8 @@ static const cm5i_model_params_t model_cm5 = {
     .L = 6 * US,                 /* Culler et al. 1993 (LogP) */
     .g = 0,                      /* the overheads and the links pace packets */
     .pkt = {0, 800, 1600, 2000}, /* 20, 10, ~8 MB/s by level */
-    .ms = 19600,                 /* fitted: wang1993 Table 2, d = 1 */
-    .mr = 13 * US,               /* fitted: wang1993 Table 2, 256 B, d = 31 */
+    .ms = 28300,                 /* fitted: wang1993 Table 2, d = 1 */
+    .mr = 4300,                  /* fitted: wang1993 Table 2, 256 B, d = 31 */
     .mx = 125 * US,  /* fitted: wang1993 Table 4, RS_N, d = 16, 16 B (sync) */
     .irq = 23 * US,  /* fitted: wang1993 Table 3, AM, d = 16 (sync) */
     .bar = 5 * US,   /* CMMD 3.1: about 5 us (NPAC); 4 us (Mohr 1993) */
@@ -33,6 +33,7 @@ static const cm5i_model_params_t model_cm5 = {
     .clk = 1 * US,
     .poll = 1 * US, /* chosen: an empty poll in a program's loop */
     .il = 1,        /* interleaved receipt (synchronised only) */
+    .sw = 190,      /* fitted: wang1993 Table 2, 4096 B, d = 4, 16, 31 */
     .pj = 64,       /* a loop of probes: up to 64 polls at once */
 };
 
@@ -73,10 +74,11 @@ static const model_key_t model_keys[] = {
     {"ms", F(ms), 0, KEY_US},      {"mr", F(mr), 0, KEY_US},
     {"mx", F(mx), 0, KEY_US},      {"irq", F(irq), 0, KEY_US},
     {"il", F(il), 0, KEY_FLAG},    {"bc", F(bc), 0, KEY_FLAG},
-    {"pj", F(pj), 0, KEY_COUNT},   {"bar", F(bar), 0, KEY_US},
-    {"red", F(red), 0, KEY_US},    {"redf", F(redf), 0, KEY_US},
-    {"redv", F(redv), 0, KEY_US},  {"cnb", F(cnb), 0, KEY_US},
-    {"clk", F(clk), 0, KEY_US},    {"poll", F(poll), 0, KEY_US},
+    {"sw", F(sw), 0, KEY_US},      {"pj", F(pj), 0, KEY_COUNT},
+    {"bar", F(bar), 0, KEY_US},    {"red", F(red), 0, KEY_US},
+    {"redf", F(redf), 0, KEY_US},  {"redv", F(redv), 0, KEY_US},
+    {"cnb", F(cnb), 0, KEY_US},    {"clk", F(clk), 0, KEY_US},
+    {"poll", F(poll), 0, KEY_US},
 };
 #undef F
 #define NKEYS (sizeof(model_keys) / sizeof(*model_keys))

@@ -26,6 +26,9 @@ typedef struct {
                         on (the CM-5's interrupt; doc/model.md) */
     int64_t il;      /* non-zero: interleaved receipt (synchronised;
                         doc/model.md), il=1 */
+    int64_t sw;      /* more per packet for a receiver interleaving c >= 2
+                        pushes: sw * floor(log2 c) (synchronised, il=1;
+                        doc/model.md, "Switching between pushes") */
     int64_t bc;      /* non-zero: receipt beside the clock (synchronised,
                         interleaved; doc/model.md): a busy receiver takes
                         what comes due between its packets, bc=1 */

@@ -61,9 +61,9 @@ left_behind
 # RV = 2 (or + L) the rendezvous (RTS, CTS) before the data, S = P
 # max(or, link) + mr a receipt, a step of xor ms + os + L + RV + S.
 CM5_MODEL=cm5:clk=0
-D=$((19600 + 256 * 1600)) RV=$((2 * (1700 + 6000))) S=$((256 * 1700 + 13000))
-naive=$((6 * D + 19600 + 1600 + 6000 + RV + 7 * S))
-xor=$((7 * (19600 + 1600 + 6000 + RV + S)))
+D=$((28300 + 256 * 1600)) RV=$((2 * (1700 + 6000))) S=$((256 * 1700 + 4300))
+naive=$((6 * D + 28300 + 1600 + 6000 + RV + 7 * S))
+xor=$((7 * (28300 + 1600 + 6000 + RV + S)))
 for run in 1 2; do
     job "a2a run $run" 120 8 shm prog_model a2a 4096
     grep -E '^prog_model: node [0-9]+ (naive|reap|xor)' out | sort >a2a$run
@@ -125,7 +125,7 @@ left_behind
 CM5_MODEL=cm5
 job "late" 60 2 shm prog_model late
 expect_ok "late: ran"
-r1=$((1000000 + 2 * 1700 + 2 * 6000 + 256 * 1700 + 13000 + 1000))
+r1=$((1000000 + 2 * 1700 + 2 * 6000 + 256 * 1700 + 4300 + 1000))
 s0=$((1000000 + 2 * 1700 + 6000 + 255 * 1600 + 1000))
 check "late: receiver $r1 ns (got $(val 'node 1 late' 1)), sender $s0 ns (got $(val 'node 0 late' 1))" \
     '[ "$(val "node 1 late" 1)" = "$r1" ] && [ "$(val "node 0 late" 1)" = "$s0" ]'

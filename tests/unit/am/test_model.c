@@ -43,6 +43,9 @@ Test(model, parses_presets_and_parameters)
     cr_expect_eq(p.irq, 0, "logp: no interrupt cost");
     p = parse("cm5");
     cr_expect_eq(p.pj, 64, "cm5: a loop of empty probes, 64 polls at once");
+    cr_expect_eq(p.sw, 190, "cm5: switching between pushes, fitted");
+    cr_expect_eq(p.ms + p.mr, 32600, "cm5: a message's software, fitted");
+    cr_expect_eq(parse("logp:L=6").sw, 0, "logp: no switching cost");
     cr_expect_eq(parse("cm5:pj=3").pj, 3, "pj is a count, not microseconds");
     cr_expect_eq(parse("cm5:pj=0").pj, 0);
     cr_expect_eq(cm5i_model_parse("off", &on, &p, err, sizeof(err)), 0);
@@ -54,7 +57,7 @@ Test(model, rejects_bad_values_with_one_reason)
     static const char *bad[] = {
         "cm6",       "cm5:",     "cm5:L",      "cm5:L=x",   "cm5:L=-1",
         "cm5:bw1=0", "logp:q=1", "cm5:L=1e99", "cm5:o=nan", "cm5:pj=1.5",
-        "cm5:pj=-1", "cm5:il=2", "cm5:bc=0.5", "cm5:il=on"};
+        "cm5:pj=-1", "cm5:il=2", "cm5:bc=0.5", "cm5:il=on", "cm5:sw=-1"};
     cm5i_model_params_t p;
     char err[200];
     int on;
@@ -180,7 +183,7 @@ Test(model, receipts_are_served_in_virtual_time_order)
 {
     static const int orders[3][7] = {
         {0, 1, 2, 4, 5, 6, 7}, {7, 6, 5, 4, 2, 1, 0}, {4, 0, 6, 2, 7, 1, 5}};
-    cm5i_model_params_t p = parse("cm5");
+    cm5i_model_params_t p = parse("cm5:mr=13");
     uint64_t D = 35000 + 256 * 1600, S = 256 * 1700 + 13000, d0A = 100000;
 
     for (int o = 0; o < 3; o++) {
@@ -273,7 +276,7 @@ Test(model, hot_spot_holds_the_kth_sender)
  * until its last packet, near the end. */
 Test(model, interleaved_receipts_hold_every_sender_to_the_end)
 {
-    cm5i_model_params_t p = parse("cm5");
+    cm5i_model_params_t p = parse("cm5:sw=0"); /* (sw: the next test) */
     const uint64_t q = 1700, L = 6000, b = 100000, e = 13000;
     cm5i_vnode_t r = {b, 0};
     cm5i_take_job_t j[3], one;
@@ -315,4 +318,63 @@ Test(model, interleaved_receipts_hold_every_sender_to_the_end)
     cr_expect_eq(end, cm5i_model_take(&p, &r, 1, b - L, 100, e, &left, &ack));
     cr_expect_eq(one.left, left);
     cr_expect_eq(one.ack, ack);
+}
+
+/* Switching between pushes (sw, synchronised, interleaved receipt): while
+ * c >= 2 receipts are open in a batch, each packet costs at least
+ * orr + sw * floor(log2 c); the links' own time still bounds it; one
+ * receipt alone pays nothing more. */
+Test(model, switching_between_pushes_costs_sw_per_halving)
+{
+    cm5i_model_params_t p = parse("cm5:sw=1");
+    const uint64_t L = 6000, b = 100000;
+    cm5i_vnode_t r = {b, 0};
+    cm5i_take_job_t j[4], one;
+    uint64_t left, ack, end;
+
+    cr_expect_eq(p.sw, 1000);
+    cr_expect_eq(cm5i_model_switch_q(&p, 1), 0, "one: no switching");
+    cr_expect_eq(cm5i_model_switch_q(&p, 3), 2700);
+    cr_expect_eq(cm5i_model_switch_q(&p, 4), 3700);
+    cr_expect_eq(cm5i_model_switch_q(&p, 31), 5700, "floor(log2 31) = 4");
+    /* four receipts of two packets from the same cluster (q = orr):
+     * floor(log2 4) = 2, every packet 1700 + 2000 while all four are
+     * open; in the last round each that ends leaves one fewer: 3 and 2
+     * open, 1 sw; the last alone, orr */
+    for (int k = 0; k < 4; k++)
+        j[k] = (cm5i_take_job_t){.npk = 2, .q = 1700, .extra = 0};
+    end = cm5i_model_take_batch(&p, &r, b, j, 4);
+    cr_expect_eq(j[0].left, b + 4 * 3700 - L);
+    cr_expect_eq(j[0].end, b + 5 * 3700);
+    cr_expect_eq(j[1].end, b + 5 * 3700 + 2700);
+    cr_expect_eq(j[2].end, b + 5 * 3700 + 2 * 2700);
+    cr_expect_eq(j[3].left, j[2].end - L);
+    cr_expect_eq(j[3].end, b + 5 * 3700 + 2 * 2700 + 1700);
+    cr_expect_eq(end, j[3].end, "sw = 0 would end at b + 8 * 1700");
+    /* 1 and 3 packets across the root (q = 2000): 2700 while both are
+     * open (log2 2 = 1), then the link's 2000 alone */
+    r.clock = b;
+    j[0] = (cm5i_take_job_t){.npk = 1, .q = 2000, .extra = 0};
+    j[1] = (cm5i_take_job_t){.npk = 3, .q = 2000, .extra = 0};
+    end = cm5i_model_take_batch(&p, &r, b, j, 2);
+    cr_expect_eq(j[0].end, b + 2700);
+    cr_expect_eq(j[1].left, b + 2700 + 2 * 2000 - L);
+    cr_expect_eq(j[1].end, b + 2700 + 3 * 2000);
+    cr_expect_eq(end, j[1].end);
+    /* a switch cost under the link's time: the link's time */
+    p = parse("cm5:sw=0.1");
+    r.clock = b;
+    j[0] = (cm5i_take_job_t){.npk = 1, .q = 2000, .extra = 0};
+    j[1] = (cm5i_take_job_t){.npk = 3, .q = 2000, .extra = 0};
+    end = cm5i_model_take_batch(&p, &r, b, j, 2);
+    cr_expect_eq(end, b + 4 * 2000, "1800 < 2000: the link's time");
+    /* one receipt alone: as without sw */
+    p = parse("cm5:sw=1");
+    r.clock = b;
+    one = (cm5i_take_job_t){.npk = 100, .q = 1700, .extra = 13000};
+    end = cm5i_model_take_batch(&p, &r, b, &one, 1);
+    r.clock = b;
+    cr_expect_eq(end,
+                 cm5i_model_take(&p, &r, 1, b - L, 100, 13000, &left, &ack));
+    cr_expect_eq(end, b + 100 * 1700 + 13000);
 }
