@@ -367,7 +367,8 @@ T3_CONCAT = {32: 6.62, 128: 106.8, 256: 424.8}
 # Rows the model's parameters were fitted on (doc/model.md): they are
 # shown, not counted as validation.
 CALIBRATION = {("T2", "k=1", 256): "ms", ("T2", "k=31", 256): "mr",
-               ("T2", "k=31", 4096): "bw3",
+               ("T2", "k=31", 4096): "bw3, sw",
+               ("T2", "k=4", 4096): "sw", ("T2", "k=16", 4096): "sw",
                ("T3", "concat n=32", 16): "cnb",
                ("T3", "concat n=128", 16): "cnb",
                ("T3", "concat n=256", 16): "cnb",
