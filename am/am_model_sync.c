@@ -70,12 +70,6 @@
 #include "boot/boot_proto.h"
 
 #define MS_INF UINT64_MAX
-/* A node that keeps taking packets in one pass, its clock never catching
- * up with what comes due (three nodes whose inquiries a node denies
- * faster than it can answer them, each answer an interrupt), runs its
- * deferred protocol steps after every MS_DEFER_EVERY packets instead of
- * only once the pass ends, which then it never does (ms_take_through). */
-#define MS_DEFER_EVERY 64
 
 int cm5i_msync_on;
 
@@ -1345,7 +1339,7 @@ static void ms_run(ms_ev_t *e)
  * still come.  Returns the packets run. */
 static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
 {
-    unsigned spins = 0, since = 0;
+    unsigned spins = 0;
     int n = 0;
 
     for (;;) {
@@ -1360,26 +1354,24 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
             if (ms_safe(ms.heap[0].due, &ms.heap[0]) &&
                 ms_notice_ready(&ms.heap[0], &want)) {
                 ms_ev_t e;
-                size_t nprom = ms.nprom;
-                int notice;
 
                 ms_pop(&e);
-                notice = e.pkt.type == CM5I_PKT_INTERNAL &&
-                         e.pkt.obj == CM5I_INT_MSG_DATA;
                 if (jump && ms.v->clock < e.due)
                     ms.v->clock = e.due;
                 ms_run(&e);
-                /* What it promised to send (an acknowledgement: held
-                 * senders) goes now: a node waiting for this node's
-                 * bound to pass its clock may wait for that packet.
-                 * (A data notice's acknowledgement may have been
-                 * promised earlier: its receipt was taken with
-                 * another's.) */
-                if (ms.nprom > nprom || (notice && ms_notice) ||
-                    ++since == MS_DEFER_EVERY) {
-                    cm5i_progress_run_deferred();
-                    since = 0;
-                }
+                /* The protocol steps it queued (a go-ahead, an
+                 * acknowledgement: held senders) run now, in its turn,
+                 * at the clock it left: where a pass ends depends on
+                 * when the others' bounds passed (real time), so steps
+                 * run at its end came at a clock that did too; and a
+                 * node whose pass never ends (three DRS_N senders that
+                 * ask it again as soon as it denies them) never sent
+                 * them.  What it promised to send goes now as well: a
+                 * node waiting for this node's bound to pass its clock
+                 * may wait for that packet.  (A data notice's
+                 * acknowledgement may have been promised earlier: its
+                 * receipt was taken with another's.) */
+                cm5i_progress_run_deferred();
                 if (ms_after)
                     ms_after();
                 n++;

@@ -505,7 +505,8 @@ check "DRS_N, 16 nodes, d = 8, interrupts and CMMD data: the same table four tim
 # their pace, so its clock never catches up with what comes due.  Its
 # pass ran their packets forever and never the step that sends node 2
 # the go-ahead of the message node 29 had granted (its lock stayed busy:
-# a livelock, found 2026-11-30); now deferred steps run every 64 packets.
+# a livelock, found 2026-11-30); now a packet's deferred steps run right
+# after it.
 flood() { drsn "$1" 32 mesh:airfoil9428,part=grow 16 "$2" -o seed=1; }
 three flood fl
 flood fl.4 "--provider udp"
