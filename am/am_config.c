@@ -126,6 +126,12 @@ static const cm5_config_var_t config_table[] = {
      "hosts\"); net: as packets on one host too (the same times); off: "
      "packets are taken as they land, the first model (the times of "
      "active messages then follow the host's interleaving)"},
+    {CM5_ENV_MODEL_JITTER, "0",
+     "virtual time, synchronised, for testing: a seed; each node then "
+     "yields or sleeps up to 0.5 ms at random points of the "
+     "synchronisation (before it publishes its bound, takes a packet, "
+     "waits), so that the nodes meet in other real-time orders; the "
+     "virtual times must not change (tests/cmmd/vsync.sh); 0: off"},
     {CM5_ENV_CMA, "auto",
      "single copy between nodes of one host on the fast path: point-to-point "
      "messages longer than " CM5_ENV_EAGER_MAX " and CMAML_scopy data are "

@@ -50,6 +50,7 @@
  */
 #include "am_model_sync.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "am_config.h"
 #include "am_ctx.h"
 #include "am_guard.h"
 #include "am_irq.h"
@@ -146,6 +148,63 @@ struct ms_peer {
     int dirty; /* to send */
 };
 
+/* ---- jitter (CM5_MODEL_JITTER, testing) ----
+ *
+ * With a seed, a node yields or sleeps at random points of the
+ * synchronisation, so that the nodes meet in real-time orders a quiet
+ * run rarely shows (a bound published late, a packet landing while a
+ * pass is under way).  Nothing here may change a virtual time: a test
+ * compares a jittered run's times with a plain run's. */
+static uint64_t ms_jit_seed; /* 0: off */
+static _Thread_local uint64_t ms_jit_s;
+
+static void ms_jitter(void)
+{
+    uint64_t x;
+
+    if (!ms_jit_seed)
+        return;
+    if (!ms_jit_s) /* (the interrupt thread draws its own) */
+        ms_jit_s = ms_jit_seed ^ (cm5i_irq_thread() ? 0x94d049bb133111ebull
+                                                    : 0x2545f4914f6cdd1dull);
+    x = ms_jit_s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    ms_jit_s = x;
+    if (x >> 59 == 0) { /* 1 in 32: sleep up to 0.5 ms */
+        struct timespec ts = {0, (long)((x >> 20) % 500000)};
+
+        nanosleep(&ts, NULL);
+    } else if (x >> 59 < 4) { /* 3 in 32: hand the CPU over */
+        sched_yield();
+    }
+}
+
+static int ms_jitter_setup(void)
+{
+    const char *js = cm5i_config_str(CM5_ENV_MODEL_JITTER);
+    unsigned long long seed = 0;
+    char *end = NULL;
+
+    ms_jit_seed = 0;
+    if (js && *js) {
+        errno = 0;
+        seed = strtoull(js, &end, 0);
+        if (*js == '-' || !end || *end || errno) {
+            cm5i_log(CM5I_LOG_ERROR, "model",
+                     "%s=%s: expected a seed (a non-negative integer; 0: off)",
+                     CM5_ENV_MODEL_JITTER, js);
+            return -1;
+        }
+    }
+    if (seed)
+        ms_jit_seed = (seed * 0x9e3779b97f4a7c15ull) ^
+                      ((uint64_t)(cm5i_ctx.rank + 1) * 0xbf58476d1ce4e5b9ull) ^
+                      1;
+    return 0;
+}
+
 static void ms_net_mark(int j)
 {
     if (!ms.peer[j].dirty) {
@@ -201,6 +260,8 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
                  "synchronised through messages: every node sends its "
                  "record to the others as packets (%s)",
                  can ? CM5_ENV_MODEL_SYNC "=net" : why);
+    if (ms_jitter_setup() < 0)
+        return -1;
     ms.p = p;
     ms.v = v;
     ms.L = (uint64_t)p->L;
@@ -642,6 +703,7 @@ void cm5i_msync_sent(int node, const cm5i_pkt_t *pkt, int promised)
     if (!cm5i_msync_on || ms.done || !cm5i_msync_ordered(pkt, &due))
         return;
     ms_ready();
+    ms_jitter();
     if (due < ms.published) {
         char what[256];
 
@@ -776,6 +838,7 @@ int cm5i_msync_take(int ch, const cm5i_pkt_t *pkt, const void *body, size_t len)
     if (!cm5i_msync_on || ms.done || !cm5i_msync_ordered(pkt, &e.due))
         return 0;
     ms_ready();
+    ms_jitter();
     if (e.due < ms.through)
         ms_violation("a packet came after this node passed its due time",
                      (int)src, e.due, ms.through);
@@ -1089,6 +1152,7 @@ static void ms_publish_mode(int mode)
 
     if (!ms.rec)
         return;
+    ms_jitter();
     if (mode == MS_CN || (mode == MS_JUMP && ms.irq_wait))
         ms_snapshot(v);
     b = ms_bound(mode, v);
@@ -1252,6 +1316,7 @@ static void ms_wait_step(int mode, uint64_t want, unsigned *spins)
 {
     uint32_t seq;
 
+    ms_jitter();
     /* More nodes than CPUs: no spinning (the node it waits for needs
      * this CPU), yields first (AC at d = 16, 128 KiB: 17 -> 12 s; going
      * to sleep at once, 72 s) */
@@ -1324,13 +1389,24 @@ void cm5i_msync_peek(uint64_t c,
                ms.heap[i].place, arg);
 }
 
+/* Run e, then the protocol steps it queued (a go-ahead, an
+ * acknowledgement: held senders), in its turn, at the clock it left:
+ * run where the caller's pass ends, they would come at a clock that
+ * depends on when the others' bounds passed (real time), and a node
+ * whose pass never ends (three DRS_N senders that ask it again as soon
+ * as it denies them) would never send them.  What it promised to send
+ * goes now as well: a node waiting for this node's bound to pass its
+ * clock may wait for that packet.  (A data notice's acknowledgement may
+ * have been promised earlier: its receipt was taken with another's.) */
 static void ms_run(ms_ev_t *e)
 {
+    ms_jitter();
     ms.runs++;
     if (e->due > ms.through)
         ms.through = e->due;
     cm5i_pkt_dispatch((int)e->ch, &e->pkt, e->body, e->len);
     free(e->body);
+    cm5i_progress_run_deferred();
 }
 
 /* Take every packet due by t (by the clock, when to_clock: a node that
@@ -1347,6 +1423,7 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
 
         if (to_clock)
             t = ms.v->clock;
+        ms_jitter();
         cm5i_progress_pull();
         ms_publish_mode(mode);
         if (ms.nheap && ms.heap[0].due <= t) {
@@ -1358,20 +1435,7 @@ static int ms_take_through(int mode, uint64_t t, int to_clock, int jump)
                 ms_pop(&e);
                 if (jump && ms.v->clock < e.due)
                     ms.v->clock = e.due;
-                ms_run(&e);
-                /* The protocol steps it queued (a go-ahead, an
-                 * acknowledgement: held senders) run now, in its turn,
-                 * at the clock it left: where a pass ends depends on
-                 * when the others' bounds passed (real time), so steps
-                 * run at its end came at a clock that did too; and a
-                 * node whose pass never ends (three DRS_N senders that
-                 * ask it again as soon as it denies them) never sent
-                 * them.  What it promised to send goes now as well: a
-                 * node waiting for this node's bound to pass its clock
-                 * may wait for that packet.  (A data notice's
-                 * acknowledgement may have been promised earlier: its
-                 * receipt was taken with another's.) */
-                cm5i_progress_run_deferred();
+                ms_run(&e); /* (and the steps it queued) */
                 if (ms_after)
                     ms_after();
                 n++;
@@ -1486,6 +1550,7 @@ static int ms_dispatch_jump(int mode)
 {
     ms_ev_t e;
 
+    ms_jitter();
     ms_publish_mode(mode);
     /* A completion callback runs inside the wait that took the packet
      * which completed it.  That wait takes one packet a pass and looks at
@@ -1628,7 +1693,6 @@ void cm5i_msync_run_top(void)
     if (ms.v->clock < e.due)
         ms.v->clock = e.due;
     ms_run(&e);
-    cm5i_progress_run_deferred();
 }
 
 void cm5i_msync_bc_publish(void) { ms_publish_mode(MS_RUN); }
@@ -1662,6 +1726,7 @@ int cm5i_msync_irq_begin(void)
         return 0;
     ms.irq_wait = 1;
     ms_publish_mode(MS_JUMP);
+    ms_jitter();
     return 1;
 }
 
@@ -1671,6 +1736,7 @@ void cm5i_msync_irq_resume(void)
 {
     if (!ms.irq_wait)
         return;
+    ms_jitter();
     ms.irq_wait = 0;
     /* It let the others pass what it published as it waited (never
      * beyond what they could send it: ms_bound): it has waited until

@@ -47,6 +47,7 @@ void cr_check_model(const struct opts *o)
     const char *scale = getenv(CM5_ENV_MODEL_CPU_SCALE);
     const char *floor_us = getenv(CM5_ENV_MODEL_CPU_FLOOR);
     const char *sync = getenv(CM5_ENV_MODEL_SYNC);
+    const char *jitter = getenv(CM5_ENV_MODEL_JITTER);
     cm5i_model_params_t p;
     char err[200];
     double f;
@@ -74,6 +75,19 @@ void cr_check_model(const struct opts *o)
         fprintf(stderr, "cm5run: %s=%s: expected auto, on, net or off\n",
                 CM5_ENV_MODEL_SYNC, sync);
         exit(EXIT_USAGE);
+    }
+    if (jitter && *jitter) {
+        char *end = NULL;
+
+        errno = 0;
+        (void)strtoull(jitter, &end, 0);
+        if (*jitter == '-' || *end || errno) {
+            fprintf(stderr,
+                    "cm5run: %s=%s: expected a seed (a non-negative "
+                    "integer; 0: off)\n",
+                    CM5_ENV_MODEL_JITTER, jitter);
+            exit(EXIT_USAGE);
+        }
     }
 }
 

@@ -32,6 +32,7 @@
     X(CM5_ENV_MODEL_CPU_SCALE, "CM5_MODEL_CPU_SCALE")                          \
     X(CM5_ENV_MODEL_CPU_FLOOR, "CM5_MODEL_CPU_FLOOR")                          \
     X(CM5_ENV_MODEL_SYNC, "CM5_MODEL_SYNC")                                    \
+    X(CM5_ENV_MODEL_JITTER, "CM5_MODEL_JITTER")                                \
     X(CM5_ENV_CMA, "CM5_CMA")                                                  \
     X(CM5_ENV_BARRIER, "CM5_BARRIER")                                          \
     X(CM5_ENV_TIMEOUT, "CM5_TIMEOUT")                                          \
@@ -64,6 +65,8 @@
 #define CM5_ENV_MODEL_CPU_SCALE "CM5_MODEL_CPU_SCALE"
 #define CM5_ENV_MODEL_CPU_FLOOR "CM5_MODEL_CPU_FLOOR"
 #define CM5_ENV_MODEL_SYNC "CM5_MODEL_SYNC"
+/* Testing: random real-time delays in the synchronisation (am_model_sync.c). */
+#define CM5_ENV_MODEL_JITTER "CM5_MODEL_JITTER"
 #define CM5_ENV_CMA "CM5_CMA"
 #define CM5_ENV_BARRIER "CM5_BARRIER"
 /* cm5run's default --timeout. */

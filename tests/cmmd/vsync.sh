@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=54
+PLAN=62
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -23,7 +23,12 @@ export CM5_MODEL CM5_MODEL_SYNC CM5_MODEL_CPU_SCALE
 
 # the per-node lines of a run, in node order
 lines() { grep '^prog_vsync: node [0-9]* clock' out | sort -k3,3n; }
-broken() { grep -c 'synchronisation:' err; }
+# (each broken bound's first line goes to the log: a rare fault under
+# load, seen 2026-12-01 over tcp beside another test suite)
+broken() {
+    grep 'synchronisation:' err | head -n 2 | sed 's/^/# broken bound: /' >&2
+    grep -c 'synchronisation:' err
+}
 
 trap 'hogs_off; cd / && rm -rf "$scratch"' EXIT
 
@@ -59,6 +64,37 @@ unset CM5_SHM
 lines >mixed.fshm
 check "mixed on libfabric shm (CM5_SHM=off): the rings' virtual times" \
     '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.fshm'
+
+# jittered (CM5_MODEL_JITTER, doc/model.md "Determinism, stressed"):
+# every node yields or sleeps up to 0.5 ms at random points of the
+# synchronisation (publishing its bound, taking a packet, waiting), so
+# the nodes meet in real-time orders a quiet run rarely shows; the
+# virtual times stay those of the plain run, on the rings and over udp
+for m in "hot 16 1" "mixed 8 2" "token 16 3"; do
+    set -- $m
+    mode=$1
+    CM5_MODEL_JITTER=$3
+    export CM5_MODEL_JITTER
+    job "$mode jittered" 180 8 shm prog_vsync "$mode" "$2"
+    lines >"$mode.jit"
+    check "$mode, jittered (seed $3): the plain run's virtual times ($(broken) broken bounds)" \
+        '[ "$rc" -eq 0 ] && cmp -s "$mode.1" "$mode.jit" && [ "$(broken)" -eq 0 ]'
+    unset CM5_MODEL_JITTER
+done
+CM5_MODEL_JITTER=4
+export CM5_MODEL_JITTER
+job "mixed jittered udp" 180 8 udp prog_vsync mixed 8
+unset CM5_MODEL_JITTER
+lines >mixed.judp
+check "mixed over udp, jittered (seed 4): the rings' virtual times" \
+    '[ "$rc" -eq 0 ] && cmp -s mixed.1 mixed.judp'
+left_behind
+CM5_MODEL_JITTER=seven
+export CM5_MODEL_JITTER
+job "bad jitter" 30 2 shm prog_vsync storm 4
+unset CM5_MODEL_JITTER
+check "CM5_MODEL_JITTER=seven: cm5run refuses it in one line, exit 2" \
+    '[ "$rc" -eq 2 ] && [ "$(grep -c "CM5_MODEL_JITTER=seven" err)" -eq 1 ]'
 
 # held senders: 7 senders of 4 KiB (256 packets) to node 0 at once; with
 # cm5:il=0 node 0's processor takes one message after the other (1.7 us
@@ -458,6 +494,21 @@ check "cm5sched --alg all as wang1993 ran (interrupts, irq, mx, DRS_N's data by 
     '[ "$wang_rc" -eq 0 ] && [ "$rc" -eq 0 ] && grep -q "drsn" wang.1 &&
      cmp -s wang.1 wang.2 && ! cmp -s wang.1 irqs.1 &&
      [ "$(broken)" -eq 0 ]'
+# the same, jittered, on the rings and on libfabric shm (the nodes
+# meeting in other real-time orders: DRS_N's inquiries, the interrupts)
+CM5_MODEL=cm5:mx=125,irq=23
+for j in 5 6; do
+    CM5_MODEL_JITTER=$j
+    export CM5_MODEL_JITTER
+    [ $j -eq 6 ] && CM5_SHM=off && export CM5_SHM
+    sched "" wang.j$j "--recv am --interrupts -o drs_data=cmmd"
+    unset CM5_MODEL_JITTER CM5_SHM
+    [ "$rc" -eq 0 ] && ! cmp -s wang.1 wang.j$j &&
+        diff wang.1 wang.j$j | head -n 8 | sed 's/^/# /'
+    check "cm5sched --alg all as wang1993 ran, jittered (seed $j$([ $j -eq 6 ] && echo ', libfabric shm')): the same table (exit $rc; $(broken) broken bounds)" \
+        '[ "$rc" -eq 0 ] && cmp -s wang.1 wang.j$j && [ "$(broken)" -eq 0 ]'
+done
+CM5_MODEL=cm5
 
 # DRS_N's receipt callback reads the clock (its transfer estimate) inside
 # the wait that took the packet which completed it: that wait must not
