@@ -13,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/vsync.sh
 
-PLAN=62
+PLAN=63
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL=cm5
@@ -508,6 +508,32 @@ for j in 5 6; do
     check "cm5sched --alg all as wang1993 ran, jittered (seed $j$([ $j -eq 6 ] && echo ', libfabric shm')): the same table (exit $rc; $(broken) broken bounds)" \
         '[ "$rc" -eq 0 ] && cmp -s wang.1 wang.j$j && [ "$(broken)" -eq 0 ]'
 done
+# the same, while a random node of the job is stopped (SIGSTOP) for
+# 10-30 ms at a time, again and again, as a host under heavy load
+# deschedules processes: the same table
+timeout -k 2 300 "$CM5RUN" -n 16 --timeout 290 \
+    "$abs_top_builddir/tools/cm5sched" --alg all \
+    --workload density:d=4 --sizes 512,4096 --reps 1 --warmup 0 \
+    --recv am --interrupts -o drs_data=cmmd >out 2>err &
+spid=$!
+stops=0
+while kill -0 "$spid" 2>/dev/null; do
+    runner=$(pgrep -P "$spid" | head -n 1)
+    p=$([ -n "$runner" ] && pgrep -P "$runner" | shuf -n 1)
+    if [ -z "$p" ]; then
+        sleep 0.02
+        continue
+    fi
+    kill -STOP "$p" 2>/dev/null && stops=$((stops + 1))
+    sleep 0.0$(shuf -i 10-30 -n 1)
+    kill -CONT "$p" 2>/dev/null
+done
+wait "$spid"
+rc=$?
+grep -v '^#' out >wang.stop
+check "cm5sched --alg all as wang1993 ran, a random node stopped for 10-30 ms at a time throughout ($stops stops): the same table (exit $rc; $(broken) broken bounds)" \
+    '[ "$rc" -eq 0 ] && [ "$stops" -ge 10 ] && cmp -s wang.1 wang.stop &&
+     [ "$(broken)" -eq 0 ]'
 CM5_MODEL=cm5
 
 # DRS_N's receipt callback reads the clock (its transfer estimate) inside
