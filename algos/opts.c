@@ -103,7 +103,7 @@ static const cm5s_opt_t opts[] = {
     BOOL("rsn_phase_barrier", rsn_phase_barrier,
          "RS_N/RS_NH: barrier between phases (0)"),
     {"rsnh_cutoff", set_cutoff, 0, NULL, 0, 0,
-     "RS_NH cutoff: quantile:Q, critical or none (quantile:0.9)"},
+     "RS_NH cutoff: none, quantile:Q or critical (none)"},
     DBL("drs_retry_delay_us", drs_retry_delay_us,
         "DRS_N: wait before asking a node that denied again (0)"),
     ENUM("drs_release", drs_release_sender, e_release,

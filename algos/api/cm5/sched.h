@@ -74,8 +74,8 @@ typedef enum {
 
 typedef enum {
     CM5_SCHED_CUTOFF_CRITICAL = 0, /* ceil(T_rem / D_rem) (an option) */
-    CM5_SCHED_CUTOFF_QUANTILE,     /* phase's q-quantile (default, [AMB-4]) */
-    CM5_SCHED_CUTOFF_NONE          /* RS_N in heap order */
+    CM5_SCHED_CUTOFF_QUANTILE,     /* phase's q-quantile (an option) */
+    CM5_SCHED_CUTOFF_NONE          /* the heaps alone (default, [AMB-4]) */
 } cm5_sched_cutoff_t;
 
 typedef enum {

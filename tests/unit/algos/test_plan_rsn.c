@@ -382,13 +382,13 @@ Test(plan_rsn, rsnh_uniform_same_as_rsn, .timeout = 60)
 /* The paper check, with the default cutoff.  wang1993 Table 5 (test set
  * 2: exactly d messages per row and column, sizes uniform on 1..32): RS_NH
  * 5.66 / 19.1 / 34.56 phases against RS_N's 5.54 / 18.56 / 34.2 for d = 4
- * / 16 / 31, and Table 6 (meshes) +30-46 %: RS_NH never needs more than
- * about 1.5x RS_N's phases.  Here the sizes differ, so a cutoff does cut.
- * Measured on 50 matrices (RS_NH / RS_N): quantile:0.9, the default of
- * [AMB-4], 7.08 / 5.84, 23.30 / 19.10, 42.76 / 34.04 (1.21-1.26x, more
- * than Table 5's 1.01-1.03x, less than Table 6's 1.30-1.46x); critical,
- * the old default, 12.70, 49.42, 93.32 (2.17-2.74x), which fails here;
- * quantile:0.95 1.07-1.09x; none 1.00-1.01x. */
+ * / 16 / 31: 1.02, 1.03, 1.01 times as many; the default must come
+ * within 10 % of those ratios (bench/verdicts.py's tolerance).  Measured
+ * on 50 matrices (RS_NH / RS_N): none, the default since 2026-12-01
+ * ([AMB-4]), 1.00-1.01x; quantile:0.9, the default before, 7.08 / 5.84,
+ * 23.30 / 19.10, 42.76 / 34.04 (1.21-1.26x), which fails here; critical,
+ * the first default, 12.70, 49.42, 93.32 (2.17-2.74x); quantile:0.95
+ * 1.07-1.09x. */
 Test(plan_rsn, rsnh_default_phases_match_table5, .timeout = 90)
 {
     static const int d[3] = {4, 16, 31};
@@ -403,12 +403,12 @@ Test(plan_rsn, rsnh_default_phases_match_table5, .timeout = 90)
                     "paper %.2f / %.2f, %.2fx)",
                     d[t], h, rsn, h / rsn, paper_rsnh[t], paper_rsn[t],
                     paper_rsnh[t] / paper_rsn[t]);
-        cr_assert(h >= rsn, "d=%d: RS_NH %.2f phases, fewer than RS_N %.2f",
-                  d[t], h, rsn);
-        cr_assert(h <= 1.5 * rsn,
+        double want = paper_rsnh[t] / paper_rsn[t];
+
+        cr_assert(h / rsn >= 0.9 * want && h / rsn <= 1.1 * want,
                   "d=%d: RS_NH %.2f phases, %.2fx RS_N's %.2f; the paper "
-                  "never needs more than 1.46x (Table 5: %.2f vs %.2f)",
-                  d[t], h, h / rsn, rsn, paper_rsnh[t], paper_rsn[t]);
+                  "%.2fx (Table 5: %.2f vs %.2f)",
+                  d[t], h, h / rsn, rsn, want, paper_rsnh[t], paper_rsn[t]);
     }
 }
 
