@@ -50,7 +50,6 @@
  */
 #include "am_model_sync.h"
 
-#include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -185,13 +184,10 @@ static int ms_jitter_setup(void)
 {
     const char *js = cm5i_config_str(CM5_ENV_MODEL_JITTER);
     unsigned long long seed = 0;
-    char *end = NULL;
 
     ms_jit_seed = 0;
     if (js && *js) {
-        errno = 0;
-        seed = strtoull(js, &end, 0);
-        if (*js == '-' || !end || *end || errno) {
+        if (cm5i_model_seed(js, &seed) < 0) {
             cm5i_log(CM5I_LOG_ERROR, "model",
                      "%s=%s: expected a seed (a non-negative integer; 0: off)",
                      CM5_ENV_MODEL_JITTER, js);

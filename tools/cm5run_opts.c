@@ -48,6 +48,7 @@ void cr_check_model(const struct opts *o)
     const char *floor_us = getenv(CM5_ENV_MODEL_CPU_FLOOR);
     const char *sync = getenv(CM5_ENV_MODEL_SYNC);
     const char *jitter = getenv(CM5_ENV_MODEL_JITTER);
+    unsigned long long seed;
     cm5i_model_params_t p;
     char err[200];
     double f;
@@ -76,18 +77,12 @@ void cr_check_model(const struct opts *o)
                 CM5_ENV_MODEL_SYNC, sync);
         exit(EXIT_USAGE);
     }
-    if (jitter && *jitter) {
-        char *end = NULL;
-
-        errno = 0;
-        (void)strtoull(jitter, &end, 0);
-        if (*jitter == '-' || *end || errno) {
-            fprintf(stderr,
-                    "cm5run: %s=%s: expected a seed (a non-negative "
-                    "integer; 0: off)\n",
-                    CM5_ENV_MODEL_JITTER, jitter);
-            exit(EXIT_USAGE);
-        }
+    if (jitter && *jitter && cm5i_model_seed(jitter, &seed) < 0) {
+        fprintf(stderr,
+                "cm5run: %s=%s: expected a seed (a non-negative integer; 0: "
+                "off)\n",
+                CM5_ENV_MODEL_JITTER, jitter);
+        exit(EXIT_USAGE);
     }
 }
 

@@ -5,6 +5,7 @@
  */
 #include "boot/model_spec.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -133,6 +134,15 @@ int cm5i_model_number(const char *s, double *v)
 
     *v = strtod(s, &end);
     return end != s && !*end && *v >= 0 && *v <= 1e9 ? 0 : -1;
+}
+
+int cm5i_model_seed(const char *s, unsigned long long *seed)
+{
+    char *end;
+
+    errno = 0;
+    *seed = strtoull(s, &end, 0);
+    return end != s && !*end && *s != '-' && errno == 0 ? 0 : -1;
 }
 
 int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,

@@ -49,6 +49,10 @@ typedef struct {
  * a number from 0 to 1e9, else -1. */
 int cm5i_model_number(const char *s, double *v);
 
+/* Parse CM5_MODEL_JITTER: 0 and *seed when s is a non-negative integer
+ * (0: off), else -1. */
+int cm5i_model_seed(const char *s, unsigned long long *seed);
+
 /* Parse a CM5_MODEL value: 0 and *p filled (on: 1 in *on), or -1 with
  * one line in err saying what is wrong. */
 int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,
