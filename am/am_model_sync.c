@@ -164,8 +164,9 @@ static void ms_jitter(void)
     if (!ms_jit_seed)
         return;
     if (!ms_jit_s) /* (the interrupt thread draws its own) */
-        ms_jit_s = ms_jit_seed ^ (cm5i_irq_thread() ? 0x94d049bb133111ebull
-                                                    : 0x2545f4914f6cdd1dull);
+        ms_jit_s = (ms_jit_seed ^ (cm5i_irq_thread() ? 0x94d049bb133111ebull
+                                                     : 0x2545f4914f6cdd1dull)) |
+                   1; /* (xorshift never leaves 0) */
     x = ms_jit_s;
     x ^= x << 13;
     x ^= x >> 7;
