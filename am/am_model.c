@@ -189,6 +189,13 @@ cm5_status_t cm5i_model_setup(void)
         return CM5_OK;
     if (cm5i_msync_setup(&model.p, &model.v, want) < 0)
         return CM5_ERR_INVALID;
+    if (model.p.lk && !cm5i_msync_on) {
+        cm5i_log(CM5I_LOG_ERROR, "model",
+                 "%s=%s: shared links (lk=1) need the nodes synchronised "
+                 "(%s=on)",
+                 CM5_ENV_MODEL, spec, CM5_ENV_MODEL_SYNC);
+        return CM5_ERR_INVALID;
+    }
     if (cm5i_msync_on) {
         cm5i_clock_orders = 1;
         /* interleaved receipt (doc/model.md; cm5:il=0); beside the
@@ -531,9 +538,45 @@ static uint64_t model_push(size_t len, int phase)
 
 static void model_batch_job(int src, size_t len, int cmmd, cm5i_take_job_t *j)
 {
+    cm5i_links_t *lk = cm5i_depth.cn_hold ? NULL : cm5i_msync_links();
+
     j->npk = cm5i_model_packets(len);
     j->q = cm5i_model_take_q(&model.p, cm5i_model_level(src, cm5i_ctx.rank));
     j->extra = cmmd ? (uint64_t)model.p.mr + batch.mx : 0;
+    j->np = lk ? cm5i_links_path(lk, src, cm5i_ctx.rank, j->path) : 0;
+}
+
+/* Shared links (cm5:lk=1): a receipt whose packets cross a link of the
+ * fat tree places them there in its turn (cm5i_msync_link_turn) at c, the
+ * later of the node's clock and its notice's due time, before which none
+ * of its packets is taken (the node's clock may be behind in a
+ * control-network call, which takes packets without moving it; what the
+ * node published is no later than the notice's due time plus L): the
+ * links, or NULL when none of jobs[0..n) crosses one. */
+static cm5i_links_t *model_links_turn(const cm5i_take_job_t *jobs, size_t n,
+                                      uint64_t c)
+{
+    cm5i_links_t *lk = cm5i_depth.cn_hold ? NULL : cm5i_msync_links();
+    size_t k = 0;
+
+    while (lk && k < n && jobs[k].np == 0)
+        k++;
+    if (!lk || k == n)
+        return NULL;
+    cm5i_msync_link_turn(c);
+    return lk;
+}
+
+static void model_links_check(const cm5i_links_t *lk)
+{
+    if (lk && lk->overflow)
+        cm5_fatal("cm5fab",
+                  "virtual time: a receipt's packets reach more than %llu "
+                  "ms past its start on the fat tree's links (their "
+                  "calendar, cm5:lkb=%llu us: a longer bucket reaches "
+                  "further; lk=0 shares no links)",
+                  (unsigned long long)(lk->R * lk->B / 1000000),
+                  (unsigned long long)(lk->B / 1000));
 }
 
 static void model_batch_add(const cm5i_pkt_t *pkt, uint64_t due, uint32_t src,
@@ -798,6 +841,7 @@ static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
     uint64_t left, ack, due = start + (uint64_t)model.p.L;
     uint64_t c = model.v.clock > due ? model.v.clock : due;
     cm5i_take_job_t *jobs;
+    cm5i_links_t *lk;
 
     if (cm5i_msync_on && others && model.p.bc && !cm5i_depth.cn_hold)
         return model_bc_take(src, start, len, cmmd, ref, end);
@@ -807,10 +851,15 @@ static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
     if (cm5i_msync_on && others && model.p.il)
         cm5i_msync_peek(c, model_batch_add, NULL);
     if (batch.n == 0) {
-        *end = cm5i_model_take(
-            &model.p, &model.v, cm5i_model_level(src, cm5i_ctx.rank), start,
-            cm5i_model_packets(len), cmmd ? (uint64_t)model.p.mr + batch.mx : 0,
-            &left, &ack);
+        cm5i_take_job_t j;
+
+        model_batch_job(src, len, cmmd, &j);
+        lk = model_links_turn(&j, 1, c);
+        *end = cm5i_model_take_lk(
+            &model.p, &model.v, cm5i_model_level(src, cm5i_ctx.rank), lk,
+            j.path, j.np, start, cm5i_model_packets(len),
+            cmmd ? (uint64_t)model.p.mr + batch.mx : 0, &left, &ack);
+        model_links_check(lk);
         cm5i_msync_promise(ack);
         return ack;
     }
@@ -821,7 +870,9 @@ static uint64_t model_bulk_take(int src, uint64_t start, size_t len, int cmmd,
     model_batch_job(src, len, cmmd, &jobs[0]);
     for (size_t k = 0; k < batch.n; k++)
         jobs[k + 1] = batch.v[k].j;
-    cm5i_model_take_batch(&model.p, &model.v, c, jobs, batch.n + 1);
+    lk = model_links_turn(jobs, batch.n + 1, c);
+    cm5i_model_take_batch_lk(&model.p, &model.v, c, lk, jobs, batch.n + 1);
+    model_links_check(lk);
     for (size_t k = 0; k < batch.n; k++) {
         cm5i_msync_promise(jobs[k + 1].ack);
         cm5i_msg_took(batch.v[k].ref, jobs[k + 1].ack, jobs[k + 1].end);

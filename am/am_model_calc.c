@@ -208,3 +208,135 @@ uint64_t cm5i_model_cn_cost(const cm5i_model_params_t *p, cm5i_cn_kind_t kind,
     }
     return 0;
 }
+
+/* ---- the fat tree's shared links (cm5:lk=1) ---- */
+
+int cm5i_links_init(cm5i_links_t *lk, uint32_t *mem, int n, uint32_t R,
+                    const cm5i_model_params_t *p)
+{
+    uint32_t c = ((uint32_t)n + 3) / 4, g = ((uint32_t)n + 15) / 16;
+
+    memset(lk, 0, sizeof(*lk));
+    lk->cal = mem;
+    lk->R = R;
+    lk->nclusters = c > 1 ? c : 0;
+    lk->ngroups = g > 1 ? g : 0;
+    lk->nlinks = 2 * (lk->nclusters + lk->ngroups);
+    if (p->lkb <= 0 || p->lkp[2] <= 0 || p->lkp[3] <= 0)
+        return -1;
+    lk->B = (uint64_t)p->lkb;
+    lk->cap[0] = (uint32_t)(lk->B * 4 / (uint64_t)p->lkp[2]);
+    lk->cap[1] = (uint32_t)(lk->B * 16 / (uint64_t)p->lkp[3]);
+    return lk->cap[0] && lk->cap[1] ? 0 : -1;
+}
+
+int cm5i_links_path(const cm5i_links_t *lk, int a, int b, uint32_t *path)
+{
+    int np = 0;
+
+    if (lk->nclusters && a / 4 != b / 4) {
+        path[np++] = 2 * (uint32_t)(a / 4);
+        path[np++] = 2 * (uint32_t)(b / 4) + 1;
+    }
+    if (lk->ngroups && a / 16 != b / 16) {
+        uint32_t base = 2 * lk->nclusters;
+
+        path[np++] = base + 2 * (uint32_t)(a / 16);
+        path[np++] = base + 2 * (uint32_t)(b / 16) + 1;
+    }
+    return np;
+}
+
+static uint32_t *links_bucket(cm5i_links_t *lk, uint32_t link, uint64_t b)
+{
+    return &lk->cal[2 * ((uint64_t)link * lk->R + b % lk->R)];
+}
+
+uint64_t cm5i_links_place(cm5i_links_t *lk, const uint32_t *path, int np,
+                          uint64_t t)
+{
+    uint64_t b = t / lk->B, end = lk->lo / lk->B + lk->R;
+
+    for (; b < end && b < UINT32_MAX; b++) {
+        int k;
+
+        for (k = 0; k < np; k++) {
+            const uint32_t *e = links_bucket(lk, path[k], b);
+            uint32_t cap =
+                path[k] < 2 * lk->nclusters ? lk->cap[0] : lk->cap[1];
+
+            if (e[0] == (uint32_t)(b + 1) && e[1] >= cap)
+                break;
+        }
+        if (k < np)
+            continue; /* a link on the way is full in this bucket */
+        for (k = 0; k < np; k++) {
+            uint32_t *e = links_bucket(lk, path[k], b);
+
+            if (e[0] != (uint32_t)(b + 1)) { /* (an old bucket's) */
+                e[0] = (uint32_t)(b + 1);
+                e[1] = 0;
+            }
+            e[1]++;
+        }
+        return b == t / lk->B ? t : b * lk->B;
+    }
+    lk->overflow = 1;
+    return t;
+}
+
+uint64_t cm5i_model_take_lk(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                            int lv, cm5i_links_t *lk, const uint32_t *path,
+                            int np, uint64_t start, uint64_t npk,
+                            uint64_t extra, uint64_t *left, uint64_t *ack)
+{
+    uint64_t q = cm5i_model_take_q(p, lv), L = (uint64_t)p->L;
+    uint64_t s0 = start + L, n1 = npk ? npk - 1 : 0, t;
+
+    if (!lk || np == 0)
+        return cm5i_model_take(p, r, lv, start, npk, extra, left, ack);
+    t = cm5i_links_place(lk, path, np, max64(r->clock, s0));
+    for (uint64_t i = 1; i <= n1; i++)
+        t = cm5i_links_place(lk, path, np,
+                             max64(t + q, s0 + i * (uint64_t)p->os));
+    *left = t - L;
+    *ack = max64(*left, r->clock + L);
+    r->clock = t + q + extra;
+    return r->clock;
+}
+
+uint64_t cm5i_model_take_batch_lk(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                                  uint64_t b, cm5i_links_t *lk,
+                                  cm5i_take_job_t *jobs, size_t n)
+{
+    uint64_t t = max64(b, r->clock), L = (uint64_t)p->L, done = 0;
+    uint64_t ack0 = t + L, sq = cm5i_model_switch_q(p, n);
+    uint64_t rem[n ? n : 1];
+
+    if (!lk)
+        return cm5i_model_take_batch(p, r, b, jobs, n);
+    for (size_t k = 0; k < n; k++) {
+        rem[k] = jobs[k].npk ? jobs[k].npk : 1;
+        jobs[k].end = 0;
+    }
+    /* (cm5i_model_take_batch's rounds, a packet at a time) */
+    while (done < n)
+        for (size_t k = 0; k < n; k++) {
+            if (!rem[k])
+                continue;
+            if (jobs[k].np)
+                t = cm5i_links_place(lk, jobs[k].path, jobs[k].np, t);
+            if (--rem[k]) {
+                t += max64(jobs[k].q, sq);
+                continue;
+            }
+            jobs[k].left = t - L;
+            jobs[k].ack = max64(jobs[k].left, ack0);
+            t += max64(jobs[k].q, sq) + jobs[k].extra;
+            jobs[k].end = t;
+            done++;
+            sq = cm5i_model_switch_q(p, n - done);
+        }
+    r->clock = t;
+    return t;
+}

@@ -83,6 +83,38 @@ uint64_t cm5i_model_rx_serve(cm5i_rxjob_t *j, uint64_t t);
  * j's index. */
 size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
                             const cm5i_rxjob_t *j);
+/* The fat tree's shared links (synchronised, cm5:lk=1; doc/model.md,
+ * "Shared links"): the up- and down-link of every cluster of 4 nodes (when
+ * the job has several) and of every group of 16 (when it has several).  A
+ * packet from a to b crosses a's cluster's up-link and b's cluster's
+ * down-link when they are in different clusters, and their groups' too
+ * when in different groups.  Each link has a calendar of buckets of B ns,
+ * each carrying at most cap packets (B times its capacity: the per-node
+ * figure times the nodes below it); a packet wanted at t passes at t if
+ * every link on its path has room in t's bucket, else at the start of the
+ * first later bucket where all have.  The receivers place their packets in
+ * one order, the same on every run (cm5i_msync_link_turn). */
+typedef struct {
+    uint32_t *cal; /* [nlinks * R * 2]: a bucket's number + 1 (0: none
+                    * yet) and its packets, link after link */
+    uint32_t nlinks, R, nclusters, ngroups;
+    uint32_t cap[2]; /* packets a bucket: a cluster's link, a group's */
+    uint64_t B;      /* a bucket (ns) */
+    uint64_t lo;     /* the decision's clock: nothing is placed before it */
+    int overflow;    /* a packet fell past the calendar (lo + R * B) */
+} cm5i_links_t;
+/* Set lk over the calendar mem (zeroed, R buckets a link) of an n-node
+ * job from p's lkb and lkp; 0, or -1 when a bucket carries no packet. */
+int cm5i_links_init(cm5i_links_t *lk, uint32_t *mem, int n, uint32_t R,
+                    const cm5i_model_params_t *p);
+/* The links a packet from a to b crosses (path[4]): their number. */
+int cm5i_links_path(const cm5i_links_t *lk, int a, int b, uint32_t *path);
+/* Place a packet wanted at t on the np links of path: when it passes
+ * (t, or the start of a later bucket); a place past the calendar sets
+ * lk->overflow and returns t. */
+uint64_t cm5i_links_place(cm5i_links_t *lk, const uint32_t *path, int np,
+                          uint64_t t);
+
 /* Synchronised virtual time (doc/model.md, "Held senders"): node r's
  * processor takes a receipt of npk packets from level lv away whose first
  * left its sender at start, at the sender's pace (one per os): it takes
@@ -96,6 +128,13 @@ size_t cm5i_model_rx_insert(cm5i_rxjob_t *q, size_t n, uint64_t base,
 uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
                          uint64_t start, uint64_t npk, uint64_t extra,
                          uint64_t *left, uint64_t *ack);
+/* The same, each packet placed on the np links of path (lk: none when
+ * NULL or np == 0), one after another: packet i is wanted at
+ * max(the previous one's + q, start + L + i * os). */
+uint64_t cm5i_model_take_lk(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                            int lv, cm5i_links_t *lk, const uint32_t *path,
+                            int np, uint64_t start, uint64_t npk,
+                            uint64_t extra, uint64_t *left, uint64_t *ack);
 /* Synchronised, held senders (doc/model.md, "Interleaved receipt"): a
  * busy processor that turns to its input takes together the receipts
  * that came while it was busy, their packets interleaved: one packet of
@@ -108,10 +147,17 @@ uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
  * becomes the last end (returned). */
 typedef struct {
     uint64_t npk, q, extra;  /* in: packets, time a packet, overhead */
+    uint32_t path[4];        /* in: the links its packets cross (shared */
+    int np;                  /* links: cm5i_model_take_batch_lk) */
     uint64_t left, ack, end; /* out */
 } cm5i_take_job_t;
 uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
                                uint64_t b, cm5i_take_job_t *jobs, size_t n);
+/* The same, a packet at a time, each placed on its job's links (lk):
+ * every packet is wanted as the previous one is taken plus its cost. */
+uint64_t cm5i_model_take_batch_lk(const cm5i_model_params_t *p, cm5i_vnode_t *r,
+                                  uint64_t b, cm5i_links_t *lk,
+                                  cm5i_take_job_t *jobs, size_t n);
 /* The least a packet costs while open >= 2 receipts are interleaved:
  * orr + sw * floor(log2 open) (doc/model.md, "Switching between
  * pushes"); 0 (no bound) for one, or with sw = 0. */

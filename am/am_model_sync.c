@@ -122,6 +122,12 @@ static struct {
     uint64_t bc_own; /* a receipt beside the clock: its first end (0: none) */
     uint64_t runs;   /* packets run (a probe loop's jump: am_model.c) */
     uint64_t pj_to;  /* a probe's jump goes no further (0: none under way) */
+    /* The fat tree's shared links (cm5:lk=1): their calendars, in the
+     * shared memory, and its header. */
+    int lk_on;
+    int running; /* packets being run (ms_run, nested) */
+    cm5i_links_t lk;
+    cm5_vsync_links_t *lkh;
     /* Records as messages (ms.net): the copies, what was last sent to
      * each peer and taken from it. */
     int net, flushing, closed;
@@ -252,6 +258,13 @@ int cm5i_msync_setup(const cm5i_model_params_t *p, cm5i_vnode_t *v, int want)
         }
         return 0;
     }
+    if (ms.net && p->lk) {
+        cm5i_log(CM5I_LOG_ERROR, "model",
+                 "shared links (lk=1) need the nodes' shared memory, and %s",
+                 can ? CM5_ENV_MODEL_SYNC "=net sends records as messages"
+                     : why);
+        return -1;
+    }
     if (ms.net && cm5i_ctx.rank == 0)
         cm5i_log(CM5I_LOG_INFO, "model",
                  "synchronised through messages: every node sends its "
@@ -317,6 +330,12 @@ static void ms_ready(void)
     atomic_store(&((cm5_vsync_rec_t *)(base + CM5_VSYNC_RECS(n)))[ms.me].want,
                  MS_INF);
     ms.rec = (cm5_vsync_rec_t *)(base + CM5_VSYNC_RECS(n));
+    if (ms.p->lk && cm5_vsync_link_count(n)) {
+        ms.lkh = (cm5_vsync_links_t *)(base + CM5_VSYNC_LINKS(n));
+        /* (cm5i_model_parse checked that a bucket carries a packet) */
+        ms.lk_on = cm5i_links_init(&ms.lk, (uint32_t *)(ms.lkh + 1), ms.n,
+                                   (uint32_t)cm5_vsync_link_r(n), ms.p) == 0;
+    }
 }
 
 /* ---- records as messages ---- */
@@ -1117,6 +1136,11 @@ static uint64_t ms_bound(int mode, const uint64_t *v)
             own = lo;
     }
     own = ms_add(own, ms.L);
+    /* Shared links: a node running a packet at its clock may take a
+     * receipt there (cm5i_msync_link_turn), whatever it holds next: the
+     * others must not pass its clock meanwhile. */
+    if (ms.lk_on && ms.running && ms_add(ms.v->clock, ms.L) < own)
+        own = ms_add(ms.v->clock, ms.L);
     fl = ms_in_flight(NULL);
     return fl < own ? fl : own;
 }
@@ -1401,9 +1425,11 @@ static void ms_run(ms_ev_t *e)
     ms.runs++;
     if (e->due > ms.through)
         ms.through = e->due;
+    ms.running++;
     cm5i_pkt_dispatch((int)e->ch, &e->pkt, e->body, e->len);
     free(e->body);
     cm5i_progress_run_deferred();
+    ms.running--;
 }
 
 /* Take every packet due by t (by the clock, when to_clock: a node that
@@ -1710,6 +1736,66 @@ void cm5i_msync_bc_wait(uint64_t want, unsigned *spins)
     cm5i_progress_pull();
     ms_publish_mode(MS_RUN);
     ms_wait_step(MS_RUN, want, spins);
+}
+
+/* ---- the fat tree's shared links (cm5:lk=1) ---- */
+
+cm5i_links_t *cm5i_msync_links(void)
+{
+    if (!cm5i_msync_on)
+        return NULL;
+    ms_ready();
+    return ms.lk_on ? &ms.lk : NULL;
+}
+
+/* ms_safe(want, this node), without its pass for a node in the next
+ * control-network operation (ms_cn_ahead): such a node sends nothing
+ * before the operation ends, but takes receipts meanwhile, at their due
+ * times. */
+static int ms_link_safe(uint64_t want)
+{
+    uint64_t self, fl, v[ms.n];
+
+    fl = ms_in_flight(&self); /* (the counts before the values) */
+    if (self <= want || ms_add(fl, ms.L) <= want)
+        return 0;
+    ms_snapshot(v);
+    for (int j = 0; j < ms.n; j++)
+        if (j != ms.me && v[j] < want + (j < ms.me))
+            return 0;
+    return 1;
+}
+
+void cm5i_msync_link_turn(uint64_t c)
+{
+    uint64_t want = ms_add(c, ms.L), last;
+    unsigned spins = 0;
+    uint32_t node, n;
+
+    /* Every other node: nothing it sends is due before c + L, so it
+     * takes no receipt before c (what it holds, or is sent, is due
+     * later; it runs at a clock past c), or it may take one at c and
+     * comes after this node.  Meanwhile this node runs at c. */
+    for (;;) {
+        cm5i_progress_pull();
+        ms_publish_mode(MS_RUN);
+        if (ms_link_safe(want))
+            break;
+        ms_wait_step(MS_RUN, want, &spins);
+    }
+    ms_jitter();
+    last = atomic_load_explicit(&ms.lkh->last_clock, memory_order_acquire);
+    node = atomic_load_explicit(&ms.lkh->last_node, memory_order_acquire);
+    n = atomic_load_explicit(&ms.lkh->decisions, memory_order_acquire);
+    if (n && (c < last || (c == last && (uint32_t)ms.me < node)))
+        ms_violation("shared links: a receipt placed out of order "
+                     "(after a later one's)",
+                     (int)node, c, last);
+    atomic_store_explicit(&ms.lkh->last_clock, c, memory_order_relaxed);
+    atomic_store_explicit(&ms.lkh->last_node, (uint32_t)ms.me,
+                          memory_order_relaxed);
+    atomic_store_explicit(&ms.lkh->decisions, n + 1, memory_order_release);
+    ms.lk.lo = c;
 }
 
 /* ---- interrupts ---- */

@@ -122,6 +122,18 @@ int cm5i_msync_is_done(void);
  * leaves before the others have taken what it sent). */
 int cm5i_msync_net_closed(void);
 
+/* The fat tree's shared links (cm5:lk=1, doc/model.md, "Shared links"):
+ * their calendars in the memory the job's nodes share (NULL: the job has
+ * none, or its nodes share no memory).  A node places packets on them
+ * only in its turn: cm5i_msync_link_turn(c) waits until every other node
+ * may no longer take a receipt at a clock before c (its bound past c + L,
+ * or equal to it and the node after this one), so the receivers place
+ * their packets in the order of their clocks, then node numbers, on every
+ * run; it checks that order (a line, as for a broken bound) and sets
+ * lk->lo.  The node's next publication lets the others on. */
+cm5i_links_t *cm5i_msync_links(void);
+void cm5i_msync_link_turn(uint64_t c);
+
 /* Interrupts under synchronisation (doc/model.md, "Interrupts").  The
  * interrupt thread, owning the runtime while the program computes
  * outside it, for long enough (am_model.c, model_irq_idle): from now on the

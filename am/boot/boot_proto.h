@@ -51,10 +51,40 @@ _Static_assert(CM5_BOOT_MAX_RECORD <= UINT32_MAX,
 #define CM5_VSYNC_RECS(nep) CM5_DOORBELL_SLOTS_SIZE(nep)
 #define CM5_VSYNC_COUNTS(nep)                                                  \
     (CM5_VSYNC_RECS(nep) + (size_t)CM5_DOORBELL_STRIDE * (size_t)(nep))
-#define CM5_DOORBELL_SIZE(nep)                                                 \
+#define CM5_VSYNC_LINKS(nep)                                                   \
     (CM5_VSYNC_COUNTS(nep) +                                                   \
      ((4 * (size_t)(nep) * (size_t)(nep) + CM5_DOORBELL_STRIDE - 1) &          \
       ~(size_t)(CM5_DOORBELL_STRIDE - 1)))
+/* Then the fat tree's shared links (doc/model.md, "Shared links"), when
+ * the job has more than one cluster of 4: a header (cm5_vsync_links_t)
+ * and, for each link (the up- and down-link of every cluster of 4, then
+ * of every group of 16 when there are several), a calendar of
+ * cm5_vsync_link_r(nep) buckets of two uint32_t (the bucket's number + 1,
+ * 0 for none yet; the packets it carries).  The pages are touched only
+ * when the model shares links (the memory is sparse). */
+static inline size_t cm5_vsync_link_count(size_t nep)
+{
+    size_t c = (nep + 3) / 4, g = (nep + 15) / 16;
+
+    return (c > 1 ? 2 * c : 0) + (g > 1 ? 2 * g : 0);
+}
+/* Buckets a link: 2^17, fewer (a power of two, at least 2^10) so that all
+ * calendars stay within 64 MiB. */
+static inline size_t cm5_vsync_link_r(size_t nep)
+{
+    size_t l = cm5_vsync_link_count(nep), r = (size_t)1 << 17;
+
+    while (l && r > 1024 && l * r > ((size_t)1 << 23))
+        r >>= 1;
+    return l ? r : 0;
+}
+#define CM5_VSYNC_LINKS_SIZE(nep)                                              \
+    (cm5_vsync_link_count(nep)                                                 \
+         ? CM5_DOORBELL_STRIDE +                                               \
+               8 * cm5_vsync_link_count(nep) * cm5_vsync_link_r(nep)           \
+         : 0)
+#define CM5_DOORBELL_SIZE(nep)                                                 \
+    (CM5_VSYNC_LINKS(nep) + CM5_VSYNC_LINKS_SIZE(nep))
 
 /* One node's slot.  Senders ring it (seq, a futex) when the node sleeps
  * or takes interrupts; nodes read each other's cpu.  For the launcher's
@@ -112,6 +142,18 @@ typedef struct {
 } cm5_vsync_rec_t;
 _Static_assert(sizeof(cm5_vsync_rec_t) == CM5_DOORBELL_STRIDE,
                "a synchronisation record is one stride");
+
+/* The links' header: the last decision that placed packets on them, its
+ * clock and node, and the decisions so far (their order is checked:
+ * am_model_sync.c, cm5i_msync_link_turn). */
+typedef struct {
+    _Atomic uint64_t last_clock;
+    _Atomic uint32_t last_node;
+    _Atomic uint32_t decisions;
+    char pad[CM5_DOORBELL_STRIDE - 2 * sizeof(uint64_t)];
+} cm5_vsync_links_t;
+_Static_assert(sizeof(cm5_vsync_links_t) == CM5_DOORBELL_STRIDE,
+               "the links' header is one stride");
 
 _Static_assert(sizeof(cm5_doorbell_slot_t) == CM5_DOORBELL_STRIDE,
                "a doorbell slot is one stride");

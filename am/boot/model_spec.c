@@ -36,6 +36,9 @@ static const cm5i_model_params_t model_cm5 = {
     .il = 1,        /* interleaved receipt (synchronised only) */
     .sw = 190,      /* fitted: wang1993 Table 2, 4096 B, d = 4, 16, 31 */
     .pj = 64,       /* a loop of probes: up to 64 polls at once */
+    .lk = 0,        /* shared links: opt-in (doc/model.md, "Shared links") */
+    .lkp = {0, 0, 1600, 3200}, /* 10, 5 MB/s a node (TOP500 1994) */
+    .lkb = 8 * US,             /* chosen: 20 and 40 packets a bucket */
 };
 
 /* LogP with the LogP paper's CM-5 figures; L, o, g may be set. */
@@ -79,7 +82,9 @@ static const model_key_t model_keys[] = {
     {"bar", F(bar), 0, KEY_US},    {"red", F(red), 0, KEY_US},
     {"redf", F(redf), 0, KEY_US},  {"redv", F(redv), 0, KEY_US},
     {"cnb", F(cnb), 0, KEY_US},    {"clk", F(clk), 0, KEY_US},
-    {"poll", F(poll), 0, KEY_US},
+    {"poll", F(poll), 0, KEY_US},  {"lk", F(lk), 0, KEY_FLAG},
+    {"lk2", F(lkp[2]), 0, KEY_BW}, {"lk3", F(lkp[3]), 0, KEY_BW},
+    {"lkb", F(lkb), 0, KEY_US},
 };
 #undef F
 #define NKEYS (sizeof(model_keys) / sizeof(*model_keys))
@@ -89,7 +94,7 @@ static int model_set(cm5i_model_params_t *p, const char *kv, char *err,
 {
     const char *eq = strchr(kv, '=');
     size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
-    char *end, keys[256];
+    char *end, keys[320];
     size_t n = 0;
     double v;
 
@@ -176,6 +181,22 @@ int cm5i_model_parse(const char *spec, int *on, cm5i_model_params_t *p,
              kv = strtok_r(NULL, ",", &save))
             if (model_set(p, kv, err, errlen) < 0)
                 return -1;
+    }
+    if (p->lk) {
+        /* (a bucket carries at least one packet on each link) */
+        if (!p->lkp[2] || !p->lkp[3] || p->lkb * 4 < p->lkp[2] ||
+            p->lkb * 16 < p->lkp[3]) {
+            snprintf(err, errlen,
+                     "lk=1 needs lk2 and lk3 (MB/s a node) and a bucket lkb "
+                     "in which each link carries a packet");
+            return -1;
+        }
+        if (p->bc) {
+            snprintf(err, errlen,
+                     "lk=1 with bc=1 is not built (shared "
+                     "links take receipts as il=1 does)");
+            return -1;
+        }
     }
     *on = 1;
     return 0;

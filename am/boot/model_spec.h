@@ -32,6 +32,13 @@ typedef struct {
     int64_t bc;      /* non-zero: receipt beside the clock (synchronised,
                         interleaved; doc/model.md): a busy receiver takes
                         what comes due between its packets, bc=1 */
+    int64_t lk;      /* non-zero: the fat tree's links are shared
+                        (synchronised; doc/model.md, "Shared links"), lk=1 */
+    int64_t lkp[4];  /* a link's time for one 16-byte packet, per node
+                        below it, by level: [2] a cluster of 4's up- and
+                        down-link (lk2, MB/s a node), [3] a group of
+                        16's (lk3) */
+    int64_t lkb;     /* a bucket of the links' calendars (lkb) */
     int64_t bar;     /* a barrier (control network) */
     int64_t red;     /* an integer reduction or scan of one element */
     int64_t redf;    /* a floating-point one */

@@ -32,6 +32,13 @@
  *               each sender prints when its send returned, "prog_vsync:
  *               node N held NS", every byte is checked; then the line
  *
+ *   perm B S    a partial permutation at once (doc/model.md, "Shared
+ *               links"): every node N with N / S even sends node N + S one
+ *               CMMD message of B bytes (CMMD_send_block after a barrier),
+ *               which receives it (CMMD_receive_block); every byte is
+ *               checked; "prog_vsync: node N sent NS" or "node N got NS"
+ *               (from the barrier's end), then the line
+ *
  *   splitred R  R rounds: node N computes (N + 1) x 10 us (cm5_compute),
  *               starts a split-phase sum (CMMD_reduce_int_start) and
  *               polls CMMD_reduce_done, counting, until it is done; the
@@ -280,6 +287,37 @@ static void held(int bytes, int stagger_us)
     report();
 }
 
+static void perm(int bytes, int s)
+{
+    char *buf = malloc((size_t)bytes);
+    int sender = (t_self / s) % 2 == 0, peer = sender ? t_self + s : t_self - s;
+    double t0, t;
+
+    T_CHECK(buf && s > 0, "out of memory, or a shift %d <= 0", s);
+    if (peer >= t_nodes)
+        peer = -1; /* (the last, odd part of the machine: idle) */
+    for (int i = 0; i < bytes; i++)
+        buf[i] = (char)(sender ? t_self * 7 + i : 0);
+    CMMD_sync_with_nodes();
+    t0 = cm5_wtime();
+    if (peer >= 0 && sender)
+        CMMD_send_block(peer, 9, buf, bytes);
+    else if (peer >= 0) {
+        CMMD_receive_block(peer, 9, buf, bytes);
+        for (int i = 0; i < bytes; i++)
+            T_CHECK(buf[i] == (char)(peer * 7 + i), "byte %d from node %d", i,
+                    peer);
+    }
+    t = cm5_wtime() - t0;
+    if (peer >= 0) {
+        printf("prog_vsync: node %d %s %lld\n", t_self, sender ? "sent" : "got",
+               ns(t));
+        fflush(stdout);
+    }
+    free(buf);
+    report();
+}
+
 static void splitred(int rounds)
 {
     long polls = 0;
@@ -460,6 +498,8 @@ int main(int argc, char **argv)
         lane_order(arg);
     else if (strcmp(mode, "held") == 0)
         held(arg, num_arg(argc, argv, 3, 0));
+    else if (strcmp(mode, "perm") == 0)
+        perm(arg, num_arg(argc, argv, 3, 16));
     else if (strcmp(mode, "irq") == 0)
         irq_wait(arg);
     else if (strcmp(mode, "irqcomp") == 0)

@@ -3,6 +3,7 @@
  * figures doc/model.md derives from it, on explicit node clocks.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 
 #include "am_model_calc.h"
 
@@ -377,4 +378,153 @@ Test(model, switching_between_pushes_costs_sw_per_halving)
     cr_expect_eq(end,
                  cm5i_model_take(&p, &r, 1, b - L, 100, 13000, &left, &ack));
     cr_expect_eq(end, b + 100 * 1700 + 13000);
+}
+
+/* ---- the fat tree's shared links (cm5:lk=1, doc/model.md) ---- */
+
+static cm5i_links_t links(int n, uint32_t R, uint32_t **mem)
+{
+    cm5i_model_params_t p = parse("cm5:lk=1");
+    cm5i_links_t lk;
+    size_t links = 2 * (((size_t)n + 3) / 4 + ((size_t)n + 15) / 16);
+
+    *mem = calloc(2 * links * R, sizeof(uint32_t));
+    cr_assert(*mem);
+    cr_assert_eq(cm5i_links_init(&lk, *mem, n, R, &p), 0);
+    return lk;
+}
+
+Test(model, shared_links_paths_and_capacities)
+{
+    uint32_t *mem, path[4];
+    cm5i_links_t lk = links(32, 16, &mem);
+    cm5i_model_params_t p = parse("cm5:lk=1,lk2=5,lk3=2.5,lkb=16");
+    int on;
+    char err[200];
+
+    cr_expect_eq(lk.nlinks, 20, "8 clusters and 2 groups, up and down");
+    cr_expect_eq(lk.cap[0], 20,
+                 "a cluster of 4 at 10 MB/s a node: 20 "
+                 "packets in 8 us");
+    cr_expect_eq(lk.cap[1], 40, "a group of 16 at 5 MB/s a node: 40");
+    cr_expect_eq(cm5i_links_path(&lk, 0, 3, path), 0, "within a cluster");
+    cr_expect_eq(cm5i_links_path(&lk, 0, 5, path), 2);
+    cr_expect(path[0] == 0 && path[1] == 3, "cluster 0 up, cluster 1 down");
+    cr_expect_eq(cm5i_links_path(&lk, 17, 2, path), 4);
+    cr_expect(path[0] == 8 && path[1] == 1 && path[2] == 18 && path[3] == 17,
+              "cluster 4 up, cluster 0 down, group 1 up, group 0 down");
+    free(mem);
+    lk = links(8, 16, &mem);
+    cr_expect_eq(lk.nlinks, 4, "8 nodes: two clusters, one group");
+    cr_expect_eq(cm5i_links_path(&lk, 1, 6, path), 2);
+    free(mem);
+    cr_assert_eq(cm5i_links_init(&lk, NULL, 32, 16, &p), 0);
+    cr_expect(lk.cap[0] == 20 && lk.cap[1] == 40, "half the rate, twice the "
+                                                  "bucket");
+    cr_expect_eq(
+        cm5i_model_parse("cm5:lk=1,lkb=0.1", &on, &p, err, sizeof(err)), -1,
+        "a bucket in which a cluster's link carries nothing");
+    cr_expect_eq(cm5i_model_parse("cm5:lk=1,bc=1", &on, &p, err, sizeof(err)),
+                 -1, "not built with bc=1");
+    cr_expect_eq(cm5i_model_parse("logp:lk=1", &on, &p, err, sizeof(err)), -1,
+                 "logp has no capacities");
+}
+
+Test(model, shared_links_fill_a_bucket_then_the_next)
+{
+    uint32_t *mem, a[4], b[4], c[4];
+    cm5i_links_t lk = links(32, 4, &mem);
+
+    /* 0 -> 16 and 4 -> 20: different clusters, the same groups */
+    cr_assert_eq(cm5i_links_path(&lk, 0, 16, a), 4);
+    cr_assert_eq(cm5i_links_path(&lk, 4, 20, b), 4);
+    cr_assert_eq(cm5i_links_path(&lk, 8, 24, c), 4);
+    for (int i = 0; i < 20; i++)
+        cr_expect_eq(cm5i_links_place(&lk, a, 4, 8100 + (uint64_t)i), 8100 + i);
+    cr_expect_eq(cm5i_links_place(&lk, a, 4, 9000), 16000,
+                 "cluster 0's up-link full (20): the next bucket's start");
+    for (int i = 0; i < 20; i++)
+        cr_expect_eq(cm5i_links_place(&lk, b, 4, 8500), 8500);
+    cr_expect_eq(cm5i_links_place(&lk, c, 4, 15999), 16000,
+                 "group 0's up-link full (40), cluster 2's empty");
+    cr_expect_eq(cm5i_links_place(&lk, c, 4, 16000), 16000);
+    cr_expect_eq(lk.overflow, 0);
+    /* four buckets from lo on: bucket 4 is past the calendar; once lo
+     * passes bucket 0, bucket 4 takes its place, empty */
+    cr_expect_eq(cm5i_links_place(&lk, c, 4, 32000), 32000);
+    cr_expect_eq(lk.overflow, 1, "past lo + R * B");
+    lk.overflow = 0;
+    lk.lo = 16000;
+    for (int i = 0; i < 20; i++)
+        cr_expect_eq(cm5i_links_place(&lk, a, 4, 32000), 32000,
+                     "bucket 1's old count is not bucket 4's");
+    cr_expect_eq(lk.overflow, 0);
+    free(mem);
+}
+
+Test(model, shared_links_leave_a_receipt_alone_until_they_bind)
+{
+    cm5i_model_params_t p = parse("cm5:lk=1");
+    uint32_t *mem, path[4];
+    cm5i_links_t lk = links(32, 1024, &mem);
+    cm5i_vnode_t r1 = {0, 0}, r2 = {0, 0};
+    uint64_t l1, a1, l2, a2, e1, e2;
+    cm5i_take_job_t j1[3], j2[3];
+
+    /* one receipt of 256 packets across the root: as without links */
+    cr_assert_eq(cm5i_links_path(&lk, 3, 29, path), 4);
+    e1 = cm5i_model_take(&p, &r1, 3, 74000, 256, 4300, &l1, &a1);
+    e2 = cm5i_model_take_lk(&p, &r2, 3, &lk, path, 4, 74000, 256, 4300, &l2,
+                            &a2);
+    cr_expect(e1 == e2 && l1 == l2 && a1 == a2, "%llu %llu",
+              (unsigned long long)e1, (unsigned long long)e2);
+    /* three interleaved receipts (one across the root): as the rounds */
+    for (int k = 0; k < 3; k++) {
+        j1[k] = (cm5i_take_job_t){.npk = 100 + 37 * (uint64_t)k,
+                                  .q = k == 2 ? 2000 : 1700,
+                                  .extra = 4300};
+        j2[k] = j1[k];
+    }
+    j2[2].np = cm5i_links_path(&lk, 2, 30, j2[2].path);
+    r1.clock = r2.clock = 500000;
+    e1 = cm5i_model_take_batch(&p, &r1, 510000, j1, 3);
+    e2 = cm5i_model_take_batch_lk(&p, &r2, 510000, &lk, j2, 3);
+    cr_expect_eq(e1, e2);
+    for (int k = 0; k < 3; k++)
+        cr_expect(j1[k].left == j2[k].left && j1[k].ack == j2[k].ack &&
+                      j1[k].end == j2[k].end,
+                  "job %d", k);
+    free(mem);
+}
+
+Test(model, shared_links_hold_the_eleventh_receipt_across_the_root)
+{
+    cm5i_model_params_t p = parse("cm5:lk=1");
+    uint32_t *mem, path[4];
+    cm5i_links_t lk = links(32, 1024, &mem);
+    uint64_t left, ack, end;
+
+    /* 11 receipts of 256 packets from group 0 to group 1, each from its
+     * own sender, spread over the clusters (at most 3 a cluster: 12
+     * packets a bucket, under 20), all at b = 80 us (a bucket's start),
+     * one packet every q = 2 us: 4 a bucket each.  The first ten fill
+     * group 0's up-link and group 1's down-link (40 a bucket) from bucket
+     * 10 to bucket 73; the eleventh's first packet passes at bucket 74's
+     * start, its last 255 x 2 us later. */
+    for (int k = 0; k < 11; k++) {
+        cm5i_vnode_t r = {0, 0};
+        int np = cm5i_links_path(&lk, (k * 5) % 16, 16 + (k * 7) % 16, path);
+
+        cr_assert_eq(np, 4);
+        end = cm5i_model_take_lk(&p, &r, 3, &lk, path, np, 74000, 256, 4300,
+                                 &left, &ack);
+        if (k < 10) {
+            cr_expect_eq(left, 80000 + 255 * 2000 - 6000, "receipt %d", k);
+            cr_expect_eq(end, 80000 + 256 * 2000 + 4300);
+        } else {
+            cr_expect_eq(left, 74 * 8000 + 255 * 2000 - 6000);
+            cr_expect_eq(end, 74 * 8000 + 256 * 2000 + 4300);
+        }
+    }
+    free(mem);
 }
