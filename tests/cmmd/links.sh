@@ -45,7 +45,7 @@ broken() {
     grep -c 'synchronisation:' err
 }
 
-CM5_MODEL=cm5
+CM5_MODEL=cm5:lk=0
 export CM5_MODEL
 job "across the root, no links" 120 32 shm prog_vsync perm 4096 16
 ptimes >perm.0
@@ -95,7 +95,7 @@ left_behind
 
 # counter-patterns: no link binds, the times without links
 for s in 8 1; do
-    CM5_MODEL=cm5
+    CM5_MODEL=cm5:lk=0
     job "shift $s, no links" 120 32 shm prog_vsync perm 4096 $s
     ptimes >shift$s.0
     CM5_MODEL=cm5:lk=1
@@ -106,7 +106,7 @@ for s in 8 1; do
          [ "$(broken)" -eq 0 ]'
 done
 held_times() { grep '^prog_vsync: node [0-9]* held' out | sort -k3n | awk '{print $5}'; }
-CM5_MODEL=cm5
+CM5_MODEL=cm5:lk=0
 job "hot spot, no links" 120 16 shm prog_vsync held 4096
 held_times >held.0
 CM5_MODEL=cm5:lk=1
@@ -124,7 +124,7 @@ sched() {
     rc=$?
     grep -v '^#' out >"$1"
 }
-CM5_MODEL=cm5:mx=125,irq=23
+CM5_MODEL=cm5:mx=125,irq=23,lk=0
 sched wang.0
 CM5_MODEL=cm5:mx=125,irq=23,lk=1
 sched wang.1

@@ -428,6 +428,7 @@ Test(model, shared_links_paths_and_capacities)
                  -1, "not built with bc=1");
     cr_expect_eq(cm5i_model_parse("logp:lk=1", &on, &p, err, sizeof(err)), -1,
                  "logp has no capacities");
+    cr_expect_eq(parse("cm5").lk, 0, "cm5: opt-in");
 }
 
 Test(model, shared_links_fill_a_bucket_then_the_next)
