@@ -23,12 +23,13 @@
 #     (interrupts, irq, mx, DRS_N's data by CMMD) at d = 8, plain and
 #     jittered, with no broken bound (the order of the placements is
 #     checked at each);
+#   - a cluster's links binding, at a capacity set low (lk2=2.5);
 #   - lk=1 refused in one line where it cannot work.
 # Computation is free (CM5_MODEL_CPU_SCALE=0).  TAP.
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/links.sh
 
-PLAN=19
+PLAN=20
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_SYNC=on
@@ -105,6 +106,20 @@ for s in 8 1; do
         '[ "$rc" -eq 0 ] && [ -s shift$s.0 ] && cmp -s shift$s.0 shift$s.1 &&
          [ "$(broken)" -eq 0 ]'
 done
+# a cluster's links binding: at lk2 = 2.5 MB/s a node a cluster of 4's
+# up- and down-link carry 5 packets a bucket, about what one receiver
+# takes (8 / 1.7 us): the four streams from cluster 0 to cluster 1 pass
+# one after another, node 4's as without links, the last 1024 packets
+# after the first at 5 a bucket (at least 1638 us) later
+CM5_MODEL=cm5:lk=1,lk2=2.5
+job "a cluster's links" 120 8 shm prog_vsync perm 4096 4
+ptimes >cl.1
+job "a cluster's links again" 120 8 shm prog_vsync perm 4096 4
+ptimes >cl.2
+check "cluster 0 to cluster 1 at lk2 = 2.5: receivers at $(col got)ns, one after another, the same twice" \
+    '[ "$rc" -eq 0 ] && [ "$(col got)" = "488400 891900 1299900 1709600 " ] &&
+     [ "$(col sent)" = "476400 879900 1287900 1697600 " ] && cmp -s cl.1 cl.2 &&
+     [ "$(broken)" -eq 0 ]'
 held_times() { grep '^prog_vsync: node [0-9]* held' out | sort -k3n | awk '{print $5}'; }
 CM5_MODEL=cm5:lk=0
 job "hot spot, no links" 120 16 shm prog_vsync held 4096
