@@ -148,6 +148,20 @@ uint64_t cm5i_model_take(const cm5i_model_params_t *p, cm5i_vnode_t *r, int lv,
     return r->clock;
 }
 
+/* A batch's job j, its last packet taken at *t: when it left its sender,
+ * when the sender learns it, when the node has it (*t moves past its
+ * cost, at least *sq, and its extra); then open receipts are left, which
+ * sets *sq. */
+static void take_ends(const cm5i_model_params_t *p, cm5i_take_job_t *j,
+                      uint64_t *t, uint64_t ack0, uint64_t *sq, uint64_t open)
+{
+    j->left = *t - (uint64_t)p->L;
+    j->ack = max64(j->left, ack0);
+    *t += max64(j->q, *sq) + j->extra;
+    j->end = *t;
+    *sq = cm5i_model_switch_q(p, open); /* (one fewer open) */
+}
+
 uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
                                uint64_t b, cm5i_take_job_t *jobs, size_t n)
 {
@@ -181,12 +195,7 @@ uint64_t cm5i_model_take_batch(const cm5i_model_params_t *p, cm5i_vnode_t *r,
                 t += max64(jobs[k].q, sq);
                 continue;
             }
-            jobs[k].left = t - L;
-            jobs[k].ack = max64(jobs[k].left, ack0);
-            t += max64(jobs[k].q, sq) + jobs[k].extra;
-            jobs[k].end = t;
-            done++;
-            sq = cm5i_model_switch_q(p, n - done); /* (one fewer open) */
+            take_ends(p, &jobs[k], &t, ack0, &sq, n - ++done);
         }
     }
     r->clock = t;
@@ -330,12 +339,7 @@ uint64_t cm5i_model_take_batch_lk(const cm5i_model_params_t *p, cm5i_vnode_t *r,
                 t += max64(jobs[k].q, sq);
                 continue;
             }
-            jobs[k].left = t - L;
-            jobs[k].ack = max64(jobs[k].left, ack0);
-            t += max64(jobs[k].q, sq) + jobs[k].extra;
-            jobs[k].end = t;
-            done++;
-            sq = cm5i_model_switch_q(p, n - done);
+            take_ends(p, &jobs[k], &t, ack0, &sq, n - ++done);
         }
     r->clock = t;
     return t;
