@@ -536,9 +536,16 @@ static uint64_t model_push(size_t len, int phase)
     return model.v.clock;
 }
 
+/* The fat tree's shared links, when the receipts under way place their
+ * packets there (cm5:lk=1; not the control network's own messages). */
+static cm5i_links_t *model_links(void)
+{
+    return cm5i_depth.cn_hold ? NULL : cm5i_msync_links();
+}
+
 static void model_batch_job(int src, size_t len, int cmmd, cm5i_take_job_t *j)
 {
-    cm5i_links_t *lk = cm5i_depth.cn_hold ? NULL : cm5i_msync_links();
+    cm5i_links_t *lk = model_links();
 
     j->npk = cm5i_model_packets(len);
     j->q = cm5i_model_take_q(&model.p, cm5i_model_level(src, cm5i_ctx.rank));
@@ -556,7 +563,7 @@ static void model_batch_job(int src, size_t len, int cmmd, cm5i_take_job_t *j)
 static cm5i_links_t *model_links_turn(const cm5i_take_job_t *jobs, size_t n,
                                       uint64_t c)
 {
-    cm5i_links_t *lk = cm5i_depth.cn_hold ? NULL : cm5i_msync_links();
+    cm5i_links_t *lk = model_links();
     size_t k = 0;
 
     while (lk && k < n && jobs[k].np == 0)

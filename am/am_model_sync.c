@@ -1307,7 +1307,7 @@ static int ms_cn_ahead(int j, uint64_t c)
  * to come to this node starts at some node: its value bounds it (a
  * chain through others only adds latencies); this node's own packets in
  * flight come back no earlier than a latency after they land. */
-static int ms_safe(uint64_t c, const ms_ev_t *e)
+static int ms_safe_by(uint64_t c, const ms_ev_t *e, int cn)
 {
     uint64_t self, fl, v[ms.n];
 
@@ -1324,12 +1324,16 @@ static int ms_safe(uint64_t c, const ms_ev_t *e)
             continue;
         if (v[j] > c || (e && v[j] == c && (uint32_t)j > e->src))
             continue;
-        if (ms_cn_ahead(j, c))
+        if (cn && ms_cn_ahead(j, c))
             continue;
         return 0;
     }
     return 1;
 }
+
+/* ... passing a node in the next control-network operation whose reach
+ * is past c (ms_cn_ahead): it sends nothing before the operation ends. */
+static int ms_safe(uint64_t c, const ms_ev_t *e) { return ms_safe_by(c, e, 1); }
 
 /* One step of a wait for the other nodes: take packets, keep the bound
  * published, back off to a sleep that a bound passing want wakes. */
@@ -1731,11 +1735,18 @@ uint64_t cm5i_msync_bc_next(void)
     return a;
 }
 
-void cm5i_msync_bc_wait(uint64_t want, unsigned *spins)
+/* One step of a wait for the others to pass want, the node running at
+ * its clock (a receipt beside the clock, a placement on the links). */
+static void ms_run_wait(uint64_t want, unsigned *spins)
 {
     cm5i_progress_pull();
     ms_publish_mode(MS_RUN);
     ms_wait_step(MS_RUN, want, spins);
+}
+
+void cm5i_msync_bc_wait(uint64_t want, unsigned *spins)
+{
+    ms_run_wait(want, spins);
 }
 
 /* ---- the fat tree's shared links (cm5:lk=1) ---- */
@@ -1748,41 +1759,26 @@ cm5i_links_t *cm5i_msync_links(void)
     return ms.lk_on ? &ms.lk : NULL;
 }
 
-/* ms_safe(want, this node), without its pass for a node in the next
- * control-network operation (ms_cn_ahead): such a node sends nothing
- * before the operation ends, but takes receipts meanwhile, at their due
- * times. */
-static int ms_link_safe(uint64_t want)
-{
-    uint64_t self, fl, v[ms.n];
-
-    fl = ms_in_flight(&self); /* (the counts before the values) */
-    if (self <= want || ms_add(fl, ms.L) <= want)
-        return 0;
-    ms_snapshot(v);
-    for (int j = 0; j < ms.n; j++)
-        if (j != ms.me && v[j] < want + (j < ms.me))
-            return 0;
-    return 1;
-}
-
 void cm5i_msync_link_turn(uint64_t c)
 {
     uint64_t want = ms_add(c, ms.L), last;
     unsigned spins = 0;
     uint32_t node, n;
+    ms_ev_t me;
 
     /* Every other node: nothing it sends is due before c + L, so it
      * takes no receipt before c (what it holds, or is sent, is due
      * later; it runs at a clock past c), or it may take one at c and
-     * comes after this node.  Meanwhile this node runs at c. */
-    for (;;) {
-        cm5i_progress_pull();
-        ms_publish_mode(MS_RUN);
-        if (ms_link_safe(want))
-            break;
-        ms_wait_step(MS_RUN, want, &spins);
-    }
+     * comes after this node (ms_safe's tie, this node as the source).
+     * Not passed: a node in the next control-network operation, which
+     * sends nothing before the operation ends but takes receipts
+     * meanwhile, at their due times.  Meanwhile this node runs at c. */
+    memset(&me, 0, sizeof(me));
+    me.src = (uint32_t)ms.me;
+    cm5i_progress_pull();
+    ms_publish_mode(MS_RUN);
+    while (!ms_safe_by(want, &me, 0))
+        ms_run_wait(want, &spins);
     ms_jitter();
     last = atomic_load_explicit(&ms.lkh->last_clock, memory_order_acquire);
     node = atomic_load_explicit(&ms.lkh->last_node, memory_order_acquire);
