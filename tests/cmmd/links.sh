@@ -16,7 +16,7 @@
 #     packet is taken (that packet's time less L: 552.9 us without).  The same twice,
 #     beside two CPU hogs, jittered, on every path;
 #   - the counter-patterns, where no link binds, give the times without
-#     links exactly: 4 streams from each cluster to another of its group
+#     links exactly (one of them over tcp and udp and beside hogs too): 4 streams from each cluster to another of its group
 #     (16 packets a bucket on a cluster's link, under 20), pairs inside
 #     the clusters, a hot spot (15 senders to one node, whose processor
 #     takes a packet at a time), and wang1993's cm5sched --alg all job
@@ -29,7 +29,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/cmmd/links.sh
 
-PLAN=20
+PLAN=24
 . "$(dirname "$0")/lib.sh"
 
 CM5_MODEL_SYNC=on
@@ -106,6 +106,21 @@ for s in 8 1; do
         '[ "$rc" -eq 0 ] && [ -s shift$s.0 ] && cmp -s shift$s.0 shift$s.1 &&
          [ "$(broken)" -eq 0 ]'
 done
+# ... on the other paths and beside hogs too (shift 8: every receipt
+# crosses a cluster's links, none binds)
+for p in tcp udp; do
+    job "shift 8 $p" 180 32 $p prog_vsync perm 4096 8
+    ptimes >shift8.$p
+    check "node N to N + 8 over $p, links shared: the times without links on the rings" \
+        '[ "$rc" -eq 0 ] && cmp -s shift8.0 shift8.$p'
+done
+hogs_on
+job "shift 8 beside hogs" 120 32 shm prog_vsync perm 4096 8
+hogs_off
+ptimes >shift8.h
+check "node N to N + 8 beside two CPU hogs, links shared: the times without links" \
+    '[ "$rc" -eq 0 ] && cmp -s shift8.0 shift8.h && [ "$(broken)" -eq 0 ]'
+left_behind
 # a cluster's links binding: at lk2 = 2.5 MB/s a node a cluster of 4's
 # up- and down-link carry 5 packets a bucket, about what one receiver
 # takes (8 / 1.7 us): the four streams from cluster 0 to cluster 1 pass
