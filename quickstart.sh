@@ -192,7 +192,8 @@ check)
     install_legacy
     build
     cd "$build"
-    make -j"$(nproc)" check
+    # VERBOSE: a failing test's whole log (its diagnostics) is printed
+    make -j"$(nproc)" check VERBOSE=yes
     ;;
 bench)
     # The benchmarks against Open MPI, MPICH and fi_pingpong (doc/bench.md).
