@@ -68,6 +68,7 @@ static const char *const e_hdr[] = {"auto", "dense", "sparse", NULL};
 static const char *const e_a4[] = {"b", "n1", "n2", NULL};
 static const char *const e_release[] = {"receiver", "sender", NULL};
 static const char *const e_drs_data[] = {"scopy", "cmmd", NULL};
+static const char *const e_ts_data[] = {"scopy", "cmmd", NULL};
 static const char *const e_a2[] = {"ranka", "bader", NULL};
 
 #define BOOL(n, f, h)                                                          \
@@ -122,6 +123,9 @@ static const cm5s_opt_t opts[] = {
          "posted at the start (scopy)"),
     {"twostage_engine", set_engine, 0, NULL, 0, 0,
      "two-stage: lp or drsn for each stage (lp)"},
+    ENUM("twostage_data", twostage_data_cmmd, e_ts_data,
+         "two-stage, LP stages: data by CMAML_scopy or by CMMD messages "
+         "(scopy)"),
     BOOL("stg1_rotate", stg1_rotate,
          "two-stage: round robin starts at k = i (0)"),
     BOOL("stg1_shuffle", stg1_shuffle,

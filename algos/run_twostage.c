@@ -27,7 +27,7 @@
 /* One call's buffers and counts (bytes unless named *_el). */
 typedef struct {
     cm5s_xfer_t *x;
-    int bader, sparse;
+    int a2, bader, sparse;
     cm5_sched_alg_t engine;
     cm5_sched_opts_t so; /* options of the stage exchanges */
     size_t t;
@@ -111,6 +111,7 @@ static void ts_exchange(ts_t *ts, int stage, const char *sb, size_t *sc,
     sx.rdispl = rd;
     sx.st = &sst;
     sx.call = call;
+    sx.lp_scopy = !ts->a2 && !ts->so.twostage_data_cmmd;
     sc[x->me] = 0; /* the self part stays here */
     if (ts->engine == CM5_SCHED_DRSN)
         cm5s_run_drsn(&sx);
@@ -365,6 +366,7 @@ static void ts_run(cm5s_xfer_t *x, int a2)
     ts.so = *x->o;
     ts.so.elem_size = 1;
     ts.so.recv = CM5_SCHED_RECV_GIVEN;
+    ts.a2 = a2;
     if (a2) { /* liu2002: two all-to-alls in the A1 shift order */
         ts.bader = x->o->a2_bader;
         ts.engine = CM5_SCHED_LP;
@@ -394,6 +396,9 @@ static void ts_run(cm5s_xfer_t *x, int a2)
     ts.off1 = ts.len1 + (size_t)p * p;
     ts.fwd = ts.off1 + (size_t)p * p;
 
+    /* (before the global max: no READY of LP by scopy comes sooner) */
+    if (!a2 && ts.engine == CM5_SCHED_LP && !ts.so.twostage_data_cmmd)
+        cm5s_lp_scopy_prepare(p);
     ts_stage1(&ts);
     if (ts.t > 0)
         ts_stage2(&ts);

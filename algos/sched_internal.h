@@ -36,6 +36,8 @@ typedef struct {
                                   copy); the others follow */
     cm5_sched_stats_t *st;     /* never NULL; zeroed by the dispatcher */
     const char *call;          /* "cm5_sched_alltoallv(lp)", for errors */
+    int lp_scopy;              /* LP with lp_barrier: the data by
+                                  CMAML_scopy (a two-stage stage) */
 } cm5s_xfer_t;
 
 /* An algorithm: move every scount/rcount entry, fill st (phases, msgs,
@@ -44,6 +46,9 @@ typedef void (*cm5s_run_func_t)(cm5s_xfer_t *x);
 
 void cm5s_run_ac(cm5s_xfer_t *x);
 void cm5s_run_lp(cm5s_xfer_t *x);
+/* Before a call that runs LP by scopy, ahead of its first collective:
+ * where READYs that come early wait (run_lp.c). */
+void cm5s_lp_scopy_prepare(int p);
 void cm5s_run_rsn(cm5s_xfer_t *x);
 void cm5s_run_rsnh(cm5s_xfer_t *x);
 void cm5s_run_drsn(cm5s_xfer_t *x);

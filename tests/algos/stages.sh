@@ -3,8 +3,9 @@
 # (every byte checked on every node) on 1, 2, 3, 5, 8, 16 and 31 nodes
 # over shm and tcp, with random, exact, uniform, full, hotspot,
 # permutation and zero matrices, stg1_rotate, stg1_shuffle, dense and
-# sparse headers, A2 after Bader, 8-byte elements, interrupts, recv=am
-# and the DRS_N engine.
+# sparse headers, A2 after Bader, 8-byte elements, interrupts, recv=am,
+# the DRS_N engine, and the stages' data by CMAML_scopy (the default, on
+# shm, tcp and udp) and by CMMD messages (twostage_data=cmmd).
 # Asserts from node 0's stats line: two stages; the stage-1 messages at
 # most ceil(t/p) (exactly ceil(t/p) on equal traffic), at most t/p + p
 # with Bader's bins; the stage-2 messages at most t/p + p; the step counts
@@ -12,7 +13,7 @@
 #
 #   abs_top_builddir=BUILD sh tests/algos/stages.sh
 
-PLAN=42
+PLAN=50
 : "${abs_top_builddir:=$(pwd)}"
 CM5RUN=$abs_top_builddir/tools/cm5run
 PROG=$abs_top_builddir/tests/algos/prog_a2av
@@ -88,6 +89,28 @@ check "two-stage zero: no message, no step" '[ "$(val msgs)" = 0 ] &&
 job "two-stage p=16 shm: random, sparse headers" 16 shm two-stage \
     --matrix random --density 4 --max 64 -o hdr_format=sparse
 check "two-stage p=16: 15 + 15 LP steps" '[ "$(val phases)" = 30 ]'
+
+# ---- the stages' data by CMAML_scopy (the default) or CMMD messages -----
+job "two-stage p=8 udp: random, data by scopy, 3 calls" 8 udp two-stage \
+    --matrix random --density 5 --max 120 --reps 3 --seed 7
+for d in scopy cmmd; do
+    run 40 6 shm two-stage --matrix random --density 4 --max 90 --seed 5 \
+        -o twostage_data=$d
+    eval "ok_$d=\$(good && echo 1)"
+    eval "c_$d='$(val msgs) $(val bytes) $(val phases) $(val stage1_maxlen) $(val stage2_maxlen)'"
+done
+check "two-stage p=6: data by scopy and by CMMD, every byte right, the same messages, bytes, steps and stage bounds ($c_scopy)" \
+    '[ "$ok_scopy" = 1 ] && [ "$ok_cmmd" = 1 ] && [ "$c_scopy" = "$c_cmmd" ]'
+job "two-stage p=5 tcp: hotspot, data by CMMD, interrupts, 2 calls" 5 tcp \
+    two-stage --matrix hotspot --max 97 -o twostage_data=cmmd \
+    -o interrupts=1 --reps 2
+job "two-stage p=7 shm: full, data by scopy, interrupts, recv=am" 7 shm \
+    two-stage --matrix full --max 50 -o interrupts=1 -o recv=am
+timeout -k 2 30 "$CM5RUN" -n 4 --timeout 20 "$abs_top_builddir/tools/cm5sched" \
+    --alg two-stage -o twostage_data=rdma >out 2>err
+rc=$?
+check "cm5sched -o twostage_data=rdma: refused in one line naming the option, exit 2" \
+    '[ "$rc" -eq 2 ] && [ "$(grep -c "twostage_data: .rdma. is not scopy or cmmd" err)" -eq 1 ]'
 
 # ---- A2 (two all-to-alls in the A1 shift order) ------------------------
 job "a2 p=3 tcp: permutation, sparse" 3 tcp a2 --matrix permutation \

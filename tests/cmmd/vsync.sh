@@ -471,9 +471,11 @@ sched "" drs.3
 hogs_off
 check "cm5sched: the same table beside two CPU hogs" 'same drs.1 drs.3'
 sched "--provider tcp" drs.tcp
-check "cm5sched over tcp: the same table" '[ "$rc" -eq 0 ] && same drs.1 drs.tcp'
+check "cm5sched over tcp: the same table (exit $rc; $(broken) broken bounds)" \
+    '[ "$rc" -eq 0 ] && same drs.1 drs.tcp && [ "$(broken)" -eq 0 ]'
 sched "--provider udp" drs.udp
-check "cm5sched over udp: the same table" '[ "$rc" -eq 0 ] && same drs.1 drs.udp'
+check "cm5sched over udp: the same table (exit $rc; $(broken) broken bounds)" \
+    '[ "$rc" -eq 0 ] && same drs.1 drs.udp && [ "$(broken)" -eq 0 ]'
 sched "" recv.1 "--recv am"
 sched "" recv.2 "--recv am"
 check "cm5sched --recv am (Generate_Recv by active messages): the same table twice" \

@@ -122,6 +122,10 @@ typedef struct {
                                   CMAML_scopy into rports (0, default) */
     /* two-stage / A2 */
     cm5_sched_alg_t twostage_engine; /* LP or DRSN per stage (LP) */
+    int twostage_data_cmmd;          /* LP stages: the data by CMMD
+                                        messages (1), or by CMAML_scopy
+                                        (0, default: ranka1995 ran on
+                                        active messages) */
     int stg1_rotate;                 /* round robin starts at k = i (0) */
     int stg1_shuffle;                /* ranka1995 6.3 random reshuffle (0) */
     cm5_sched_hdr_t hdr_format;
